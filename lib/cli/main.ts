@@ -1,0 +1,46 @@
+// `npx kafka-responder <command>`: a router only; each command lives in its own
+// module and is loaded on demand so `help` stays instant.
+
+type CommandModule = { run(argv: string[]): Promise<number> };
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  sandbox: {
+    summary: 'local 3-broker Kafka cluster: up, down, status, env, stop|kill|start|wipe <id>, scenario <name>',
+    load: () => import('../../sandbox/cli.ts'),
+  },
+  diagnose: {
+    summary: 'diagnose a cluster: [--bootstrap host:port,...] [--topic T] [--json]',
+    load: () => import('./diagnose.ts'),
+  },
+  'can-restart': {
+    summary: 'can broker <id> be restarted safely right now? [--json]',
+    load: () => import('./can-restart.ts'),
+  },
+};
+
+function usage(): string {
+  const lines = ['usage: kafka-responder <command> [args]', '', 'commands:'];
+  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
+  return lines.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    console.log(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`unknown command: ${name}\n\n${usage()}`);
+    return 2;
+  }
+  try {
+    return await (await command.load()).run(rest);
+  } catch (err) {
+    // A tool people rely on at 3 a.m. says what went wrong in one line, not a stack.
+    console.error(`kafka-responder ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    if (process.env.KR_DEBUG) console.error(err);
+    return 1;
+  }
+}

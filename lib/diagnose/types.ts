@@ -1,0 +1,76 @@
+// The stable contract of a diagnosis: CLI --json, Slack rendering, alert dedupe
+// and operations all read these fields, so change them only additively.
+
+export const FINDING_KINDS = [
+  'offline-partition',
+  'isr-single-replica',
+  'replication-factor-one',
+  'under-min-isr',
+  'under-replicated',
+  'coordinator-loading',
+  'consumer-offsets-oversized',
+  'log-cleaner-stalled',
+  'unclean-shutdown-recovery',
+  'corrupt-index',
+  'index-append-fatal',
+  'unsupported-request-version',
+  'missing-segments',
+  'risky-log-dir',
+  'disk-pressure',
+  'inode-pressure',
+  'fd-pressure',
+  'mmap-pressure',
+  'short-stop-timeout',
+  'broker-crash-loop',
+  'broker-unreachable',
+  'host-unreachable',
+  // Not a cluster symptom: the probe answered with something we could not read.
+  'probe-error',
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface TopicPartitionRef {
+  topic: string;
+  partition: number;
+}
+
+export interface Evidence {
+  /** What this piece of evidence is, e.g. "server.log", "min.insync.replicas", "isr". */
+  label: string;
+  /** The exact value: a log line, a number, a config value. */
+  value: string;
+  /** Where it was read: broker id, host name, or "metadata". */
+  source?: string;
+}
+
+export interface Finding {
+  kind: FindingKind;
+  severity: Severity;
+  title: string;
+  summary: string;
+  affected: {
+    partitions: TopicPartitionRef[];
+    brokers: number[];
+    groups: string[];
+  };
+  evidence: Evidence[];
+  /** Id of the runbook in runbooks/<id>.md; equals the kind. */
+  runbook: string;
+  nextActions: string[];
+  /** Stable across re-runs of the same problem: kind + the identity of what is affected. */
+  fingerprint: string;
+}
+
+export interface DiagnosisReport {
+  cluster: string;
+  startedAt: string;
+  durationMs: number;
+  findings: Finding[];
+  /** Host checks that could not run (e.g. Amazon MSK: no host access), said plainly. */
+  skippedChecks: string[];
+  /** The snapshot was incomplete (a broker or call timed out); findings may be too. */
+  partial: boolean;
+}

@@ -1,0 +1,138 @@
+// Host access: the same read-only probe script runs on a real broker host
+// through SSM Run Command and on a sandbox broker's host directory through the
+// local executor. Both return raw stdout; lib/hosts parses it into ProbeReport.
+
+/** Where a broker's host lives: an EC2 instance for SSM, a host directory for the sandbox. */
+export interface HostTarget {
+  brokerId: number;
+  /** EC2 instance id (SSM) or sandbox host directory (local). */
+  address: string;
+}
+
+export type ExecutionStatus =
+  | 'Success'
+  | 'Failed'
+  | 'TimedOut'
+  | 'Cancelled'
+  | 'Undeliverable'
+  | 'Delayed'
+  | 'Unreachable';
+
+export interface ExecutionResult {
+  target: HostTarget;
+  status: ExecutionStatus;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** Output was cut by the transport (SSM keeps the first 24,000 characters). */
+  truncated: boolean;
+  /** Transport's id for the run (SSM command id), for logs and audit. */
+  commandId: string | null;
+  durationMs: number;
+  /** Human-readable reason when status is not Success. */
+  detail?: string;
+}
+
+export interface ScriptRun {
+  /** The script body. Never built from user text: arguments go in `args`. */
+  script: string;
+  /** Positional arguments, each validated by the caller (broker ids, topic names, paths). */
+  args: string[];
+  timeoutMs: number;
+  /** Shown in SSM's Comment field (≤ 100 chars) and logs. */
+  comment: string;
+}
+
+export interface Executor {
+  readonly kind: 'ssm' | 'local';
+  run(targets: HostTarget[], run: ScriptRun): Promise<ExecutionResult[]>;
+}
+
+// ---------------------------------------------------------------- probe report
+
+export interface LogDirReport {
+  path: string;
+  exists: boolean;
+  cleanShutdownMarker: boolean;
+  fsType: string | null;
+  mountPoint: string | null;
+  underVarLog: boolean;
+  onTmpfs: boolean;
+  diskUsedPercent: number | null;
+  diskAvailableBytes: number | null;
+  inodeUsedPercent: number | null;
+  partitionDirCount: number;
+  /** Partition directories holding no .log segment (capped list, full count below). */
+  partitionDirsWithoutSegments: string[];
+  partitionDirsWithoutSegmentsCount: number;
+}
+
+export interface ConsumerOffsetsPartitionReport {
+  partition: number;
+  logDir: string;
+  segments: number;
+  bytes: number;
+  /** Latest "Scheduling loading ..." line for this partition, if any. */
+  lastLoadStart: string | null;
+  /** Latest "Finished loading ..." line for this partition, if any. */
+  lastLoadFinish: string | null;
+  /** A load started and has not finished (same partition and epoch). */
+  loading: boolean;
+}
+
+/** Log lines classified by what they mean; each list holds the exact lines (capped). */
+export interface LogSignals {
+  /** Log dirs recovered because no clean-shutdown marker was found (never __cluster_metadata). */
+  uncleanShutdownRecovery: string[];
+  /** Recovery progress lines since the latest start. */
+  recoveryProgress: string[];
+  corruptIndex: string[];
+  indexAppendFatal: string[];
+  logCleanerFailure: string[];
+  uncleanablePartitions: string[];
+  unsupportedRequestVersion: string[];
+  consumerOffsetsLoadErrors: string[];
+}
+
+export interface SystemdReport {
+  unit: string;
+  activeState: string | null;
+  timeoutStopSec: number | null;
+  restarts: number | null;
+  lastExitStatus: number | null;
+  lastExitCode: string | null;
+}
+
+export interface ProbeReport {
+  hostname: string;
+  brokerId: number | null;
+  collectedAt: string;
+  probeDurationMs: number;
+  kafkaVersion: string | null;
+  process: {
+    running: boolean;
+    pid: number | null;
+    startedAt: string | null;
+    configPath: string | null;
+    logsDir: string | null;
+  };
+  logDirs: LogDirReport[];
+  /** Log recovery is still running on the current process (started, not completed). */
+  recoveryInProgress: boolean;
+  logs: LogSignals;
+  consumerOffsets: ConsumerOffsetsPartitionReport[];
+  limits: {
+    openFds: number | null;
+    maxFds: number | null;
+    mapCount: number | null;
+    maxMapCount: number | null;
+  };
+  systemd: SystemdReport | null;
+  /** Things the probe tried and could not read (permissions, missing tools). */
+  warnings: string[];
+}
+
+/** One host's probe outcome as detectors see it. */
+export type HostProbeOutcome =
+  | { brokerId: number; ok: true; report: ProbeReport; execution: ExecutionResult }
+  | { brokerId: number; ok: false; reason: 'unreachable' | 'malformed' | 'failed'; message: string; execution: ExecutionResult | null };

@@ -1,0 +1,4 @@
+export async function run(_argv: string[]): Promise<number> {
+  console.error('not implemented yet');
+  return 2;
+}
