@@ -1,4 +1,80 @@
-export async function run(_argv: string[]): Promise<number> {
-  console.error('not implemented yet');
-  return 2;
+// `npx kafka-responder sandbox <subcommand>`
+import { BROKER_IDS } from './layout.ts';
+import { Sandbox } from './cluster.ts';
+import { SCENARIOS, runScenario } from './scenarios.ts';
+
+const USAGE = `usage: kafka-responder sandbox <command>
+  up                 start the controller and brokers ${BROKER_IDS.join(', ')} (no-op when running)
+  down [--purge]     stop every sandbox process (--purge: also delete its data)
+  status [--json]    per node: running, pid, port, host dir
+  env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME
+  stop <id>          graceful stop (controlled shutdown)
+  kill <id>          SIGKILL
+  start <id>         start one broker
+  wipe <id>          delete a stopped broker's data
+  scenario <name>    reproduce an incident: ${Object.keys(SCENARIOS).join(', ')}
+
+env: KR_SANDBOX_HOME, KR_SANDBOX_PORT_BASE (default 19090), KAFKA_VERSION (4.1.1 | 3.9.1), KR_KAFKA_CACHE`;
+
+function brokerArg(arg: string | undefined): number {
+  if (!arg || !/^\d+$/.test(arg)) throw new Error(`a broker id is required (${BROKER_IDS.join(', ')})`);
+  return Number(arg);
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [cmd, arg, ...rest] = argv;
+  const sandbox = new Sandbox();
+  switch (cmd) {
+    case 'up':
+      await sandbox.up();
+      return 0;
+    case 'down':
+      await sandbox.down({ purge: arg === '--purge' });
+      console.error('sandbox stopped');
+      return 0;
+    case 'status': {
+      const statuses = await sandbox.status();
+      if (arg === '--json') {
+        console.log(JSON.stringify({ home: sandbox.settings.home, nodes: statuses }, null, 2));
+      } else {
+        console.log(`sandbox ${sandbox.settings.home} (Kafka ${sandbox.settings.kafkaVersion})`);
+        for (const s of statuses) {
+          const name = s.role === 'controller' ? `controller ${s.id}` : `broker ${s.id}`;
+          console.log(`${name.padEnd(15)} ${(s.running ? 'running' : 'stopped').padEnd(8)} pid ${String(s.pid ?? '-').padEnd(8)} port ${s.port}  ${s.hostDir}`);
+        }
+      }
+      return statuses.every((s) => s.running) ? 0 : 3;
+    }
+    case 'env':
+      console.log(`export KAFKA_BOOTSTRAP_SERVERS=${sandbox.bootstrapServers}`);
+      console.log(`export KAFKA_BIN=${sandbox.binDir}`);
+      console.log(`export KR_SANDBOX_HOME=${sandbox.settings.home}`);
+      return 0;
+    case 'stop':
+      console.error(`broker ${arg}: ${await sandbox.stop(brokerArg(arg))}`);
+      return 0;
+    case 'kill':
+      console.error(`broker ${arg}: ${await sandbox.kill(brokerArg(arg))}`);
+      return 0;
+    case 'start':
+      await sandbox.start(brokerArg(arg));
+      console.error(`broker ${arg}: started`);
+      return 0;
+    case 'wipe':
+      await sandbox.wipe(brokerArg(arg));
+      console.error(`broker ${arg}: data wiped`);
+      return 0;
+    case 'scenario': {
+      if (!arg || !(arg in SCENARIOS)) {
+        console.error(`unknown scenario ${arg ?? ''}; one of: ${Object.keys(SCENARIOS).join(', ')}`);
+        return 2;
+      }
+      const result = await runScenario(sandbox, arg, rest);
+      console.log(JSON.stringify(result, null, 2));
+      return 0;
+    }
+    default:
+      console.error(USAGE);
+      return cmd ? 2 : 0;
+  }
 }

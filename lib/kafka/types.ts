@@ -15,6 +15,8 @@ export interface PartitionState {
   replicas: number[];
   isr: number[];
   offlineReplicas: number[];
+  /** Replicas being added by an in-progress reassignment (kafka-topics.sh does not count them as missing). */
+  addingReplicas?: number[];
 }
 
 export interface TopicConfigSubset {
@@ -64,4 +66,19 @@ export interface ClusterSnapshot {
   unreachableBrokers: number[];
   errors: SnapshotError[];
   partial: boolean;
+  /**
+   * Brokers whose ListGroups answered with a coordinator error. Since 4.x a broker
+   * still loading any __consumer_offsets partition answers ListGroups with
+   * COORDINATOR_LOAD_IN_PROGRESS and lists no group at all, so this is often the
+   * only metadata-side sign of a load that never finishes.
+   */
+  coordinatorErrors?: BrokerCoordinatorError[];
+  /** True when the snapshot was limited to some topics (plus __consumer_offsets). */
+  topicFilter?: string[] | null;
+}
+
+export interface BrokerCoordinatorError {
+  brokerId: number;
+  code: number;
+  type: string;
 }

@@ -1,0 +1,350 @@
+// The approval state machine as pure functions: no clock, no I/O. The store
+// applies a decision with one conditional write; a lost race re-reads and
+// decides again, so every rule here holds under concurrency too.
+//
+//   REQUESTED ─approve×N→ APPROVED ─claim→ EXECUTING ─finish→ SUCCEEDED | FAILED | STALE
+//   REQUESTED|APPROVED ─reject→ REJECTED, ─cancel→ CANCELLED, ─(ttl)→ EXPIRED
+//   EXECUTING (lease expired, worker gone) ─abandon by a human→ FAILED
+
+import { digestOf } from '../operations/fingerprint.ts';
+import type { ApprovalPolicy } from './policy.ts';
+import { MIN_REQUIRED_APPROVALS } from './policy.ts';
+import type {
+  Action,
+  ApprovablePlan,
+  ApprovalRequest,
+  ApprovalStatus,
+  AuditEvent,
+  AuditEventType,
+  Decision,
+  Refusal,
+  RefusalCode,
+} from './types.ts';
+import { OPEN_STATUSES } from './types.ts';
+
+/** Audit detail is stored inside the record (400 KB item limit): keep each event small. */
+const MAX_EVENT_DATA_CHARS = 4_000;
+const MAX_TEXT_CHARS = 1_000;
+
+export interface NewRequestInput<P extends ApprovablePlan> {
+  id: string;
+  plan: P;
+  requester: string;
+  context?: Record<string, string>;
+}
+
+export function createRequest<P extends ApprovablePlan>(
+  input: NewRequestInput<P>,
+  policy: ApprovalPolicy,
+  now: number,
+): { ok: true; request: ApprovalRequest<P>; event: AuditEvent } | { ok: false; refusal: Refusal } {
+  const required = requiredApprovals(policy);
+  if (policy.approvers.size < required) {
+    return refuse(
+      'policy-unsatisfiable',
+      `only ${policy.approvers.size} authorized approver(s) are configured but ${required} approvals are required`,
+    );
+  }
+  const requesterCounts = policy.approvers.has(input.requester);
+  const request: ApprovalRequest<P> = {
+    id: input.id,
+    status: 'REQUESTED',
+    version: 1,
+    plan: input.plan,
+    planDigest: digestOf(input.plan),
+    requester: input.requester,
+    requiredApprovals: required,
+    createdAt: now,
+    expiresAt: now + policy.ttlMs,
+    approvals: requesterCounts ? [{ user: input.requester, at: now, via: 'request' }] : [],
+    events: [],
+    ...(input.context ? { context: input.context } : {}),
+  };
+  const event = makeEvent(
+    request,
+    1,
+    now,
+    'requested',
+    input.requester,
+    `requested ${input.plan.kind}: ${input.plan.title}` +
+      (requesterCounts ? ` (counts as approval 1 of ${required})` : ` (needs ${required} approvals)`),
+    { planId: input.plan.id, fingerprint: input.plan.fingerprint, planDigest: request.planDigest },
+  );
+  request.events = [event];
+  return { ok: true, request, event };
+}
+
+export function decide<P extends ApprovablePlan>(
+  request: ApprovalRequest<P>,
+  action: Action,
+  policy: ApprovalPolicy,
+  now: number,
+): Decision<P> {
+  // Expiry first: an open request past its deadline accepts nothing but becoming EXPIRED.
+  if (OPEN_STATUSES.has(request.status) && now >= request.expiresAt) {
+    const expired = transition(request, 'EXPIRED', now, 'expired', actorOf(action), 'expired before it was executed', {
+      approvals: request.approvals.length,
+      required: request.requiredApprovals,
+    });
+    if (action.type === 'expire') return { ok: true, ...expired };
+    return { ok: false, refusal: refusal('expired', `request ${request.id} expired unexecuted`), transition: expired };
+  }
+
+  switch (action.type) {
+    case 'expire':
+      return refuse('not-expired', `request ${request.id} is ${request.status}, not expired`);
+
+    case 'approve': {
+      if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
+      const { user } = action;
+      if (user === request.requester) {
+        return refuse(
+          'self-approval',
+          policy.approvers.has(user)
+            ? 'your request already counts as your approval; a second person must approve'
+            : 'you cannot approve your own request',
+        );
+      }
+      if (!policy.approvers.has(user)) return refuse('unauthorized', `<@${user}> is not an authorized approver`);
+      const previous = request.approvals.find((a) => a.user === user);
+      if (previous) {
+        return refuse(
+          'duplicate-approval',
+          previous.actionTs !== undefined && previous.actionTs === action.actionTs
+            ? 'this click was already recorded'
+            : 'you already approved; nobody counts twice',
+        );
+      }
+      if (request.status === 'APPROVED') return refuse('already-approved', 'already has the approvals it needs');
+      const approvals = [
+        ...request.approvals,
+        { user, at: now, via: 'button' as const, ...(action.actionTs ? { actionTs: action.actionTs } : {}) },
+      ];
+      const count = validApprovals(request.approvals, policy).length + 1;
+      const required = Math.max(request.requiredApprovals, requiredApprovals(policy));
+      const next: ApprovalStatus = count >= required ? 'APPROVED' : 'REQUESTED';
+      const message =
+        next === 'APPROVED'
+          ? `approved (${count} of ${required}): ready to execute`
+          : `approved (${count} of ${required})`;
+      return { ok: true, ...transition({ ...request, approvals }, next, now, 'approved', user, message, { count, required }) };
+    }
+
+    case 'reject': {
+      if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
+      if (!policy.approvers.has(action.user)) {
+        return refuse(
+          'unauthorized',
+          action.user === request.requester
+            ? 'only an authorized approver can reject; use Cancel to withdraw your request'
+            : `<@${action.user}> is not an authorized approver`,
+        );
+      }
+      return {
+        ok: true,
+        ...transition(
+          { ...request, closedBy: closedBy(action.user, now, action.reason) },
+          'REJECTED',
+          now,
+          'rejected',
+          action.user,
+          `rejected${action.reason ? `: ${clip(action.reason)}` : ''}`,
+        ),
+      };
+    }
+
+    case 'cancel': {
+      if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
+      if (action.user !== request.requester) return refuse('not-requester', 'only the requester can cancel');
+      return {
+        ok: true,
+        ...transition(
+          { ...request, closedBy: closedBy(action.user, now, action.reason) },
+          'CANCELLED',
+          now,
+          'cancelled',
+          action.user,
+          `cancelled by the requester${action.reason ? `: ${clip(action.reason)}` : ''}`,
+        ),
+      };
+    }
+
+    case 'claim': {
+      if (request.status === 'REQUESTED') {
+        return refuse('not-approved', `has ${request.approvals.length} of ${request.requiredApprovals} approvals`);
+      }
+      if (request.status === 'EXECUTING') {
+        const lease = request.lease;
+        return lease && lease.until > now
+          ? refuse('already-claimed', `already running on ${lease.owner}`)
+          : refuse(
+              'lease-expired',
+              `a run by ${lease?.owner ?? 'an unknown worker'} stopped reporting; it is never re-run automatically: check the cluster, then abandon it`,
+            );
+      }
+      if (request.status !== 'APPROVED') return notOpen(request);
+      // Re-check the quorum against today's approvers: someone removed since does not count.
+      const count = validApprovals(request.approvals, policy).length;
+      const required = Math.max(request.requiredApprovals, requiredApprovals(policy));
+      if (count < required) {
+        return refuse('quorum-lost', `only ${count} of ${required} approvals are from current approvers`);
+      }
+      const lease = { owner: action.workerId, claimedAt: now, until: now + action.leaseMs };
+      return {
+        ok: true,
+        ...transition({ ...request, lease }, 'EXECUTING', now, 'claimed', action.workerId, 'execution started', {
+          leaseUntil: lease.until,
+        }),
+      };
+    }
+
+    case 'step': {
+      const owned = ownLease(request, action.workerId);
+      if (owned) return owned;
+      const lease = { ...request.lease!, until: now + action.leaseMs };
+      const { step } = action;
+      return {
+        ok: true,
+        ...transition(
+          { ...request, lease },
+          'EXECUTING',
+          now,
+          'step',
+          action.workerId,
+          `step ${step.index + 1} ${step.name}: ${step.status}${step.detail ? ` — ${clip(step.detail)}` : ''}`,
+          { index: step.index, name: step.name, status: step.status, ...(step.data ? { data: step.data } : {}) },
+        ),
+      };
+    }
+
+    case 'finish': {
+      const owned = ownLease(request, action.workerId);
+      if (owned) return owned;
+      const type = action.outcome === 'SUCCEEDED' ? 'succeeded' : action.outcome === 'FAILED' ? 'failed' : 'stale';
+      return {
+        ok: true,
+        ...transition(
+          { ...request, outcome: { status: action.outcome, summary: clip(action.summary), at: now } },
+          action.outcome,
+          now,
+          type,
+          action.workerId,
+          clip(action.summary),
+          action.data,
+        ),
+      };
+    }
+
+    case 'abandon': {
+      if (request.status !== 'EXECUTING') return refuse('not-executing', `request is ${request.status}`);
+      if (!policy.approvers.has(action.user)) return refuse('unauthorized', `<@${action.user}> is not an authorized approver`);
+      if (request.lease && request.lease.until > now) {
+        return refuse('lease-active', `${request.lease.owner} is still running it (lease until ${new Date(request.lease.until).toISOString()})`);
+      }
+      const summary = `abandoned after the worker stopped reporting${action.reason ? `: ${clip(action.reason)}` : ''}`;
+      return {
+        ok: true,
+        ...transition(
+          { ...request, closedBy: closedBy(action.user, now, action.reason), outcome: { status: 'FAILED', summary, at: now } },
+          'FAILED',
+          now,
+          'abandoned',
+          action.user,
+          summary,
+        ),
+      };
+    }
+  }
+}
+
+/** Approvals from people who are approvers under the current policy. */
+export function validApprovals(approvals: readonly ApprovalRequest['approvals'][number][], policy: ApprovalPolicy) {
+  return approvals.filter((a) => policy.approvers.has(a.user));
+}
+
+export function isExpired(request: ApprovalRequest, now: number): boolean {
+  return OPEN_STATUSES.has(request.status) && now >= request.expiresAt;
+}
+
+function requiredApprovals(policy: ApprovalPolicy): number {
+  return Math.max(MIN_REQUIRED_APPROVALS, policy.requiredApprovals);
+}
+
+function ownLease<P extends ApprovablePlan>(request: ApprovalRequest<P>, workerId: string): Decision<P> | null {
+  if (request.status !== 'EXECUTING') {
+    return request.status === 'SUCCEEDED' || request.status === 'FAILED' || request.status === 'STALE'
+      ? refuse('already-executed', `request is already ${request.status}`)
+      : refuse('not-executing', `request is ${request.status}`);
+  }
+  if (request.lease?.owner !== workerId) {
+    return refuse('not-lease-owner', `running on ${request.lease?.owner ?? 'nobody'}, not ${workerId}`);
+  }
+  return null;
+}
+
+function notOpen<P extends ApprovablePlan>(request: ApprovalRequest<P>): Decision<P> {
+  switch (request.status) {
+    case 'EXECUTING':
+    case 'SUCCEEDED':
+    case 'FAILED':
+    case 'STALE':
+      return refuse('already-executed', `request is already ${request.status}`);
+    default:
+      return refuse('closed', `request is ${request.status}`);
+  }
+}
+
+function transition<P extends ApprovablePlan>(
+  request: ApprovalRequest<P>,
+  status: ApprovalStatus,
+  now: number,
+  type: AuditEventType,
+  actor: string,
+  message: string,
+  data?: Record<string, unknown>,
+): { request: ApprovalRequest<P>; event: AuditEvent } {
+  const version = request.version + 1;
+  const event = makeEvent(request, version, now, type, actor, message, data);
+  return { request: { ...request, status, version, events: [...request.events, event] }, event };
+}
+
+function makeEvent(
+  request: ApprovalRequest,
+  seq: number,
+  at: number,
+  type: AuditEventType,
+  actor: string,
+  message: string,
+  data?: Record<string, unknown>,
+): AuditEvent {
+  const event: AuditEvent = { requestId: request.id, seq, at, type, actor, message: clip(message) };
+  if (data) event.data = boundData(data);
+  return event;
+}
+
+function boundData(data: Record<string, unknown>): Record<string, unknown> {
+  const json = JSON.stringify(data);
+  return json.length <= MAX_EVENT_DATA_CHARS ? data : { truncated: true, preview: json.slice(0, MAX_EVENT_DATA_CHARS) };
+}
+
+function actorOf(action: Action): string {
+  if ('user' in action) return action.user;
+  if ('workerId' in action) return action.workerId;
+  return 'system';
+}
+
+function closedBy(user: string, at: number, reason?: string) {
+  return reason ? { user, at, reason: clip(reason) } : { user, at };
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_TEXT_CHARS ? text : `${text.slice(0, MAX_TEXT_CHARS - 1)}…`;
+}
+
+function refusal(code: RefusalCode, message: string): Refusal {
+  return { code, message };
+}
+
+function refuse(code: RefusalCode, message: string): { ok: false; refusal: Refusal } {
+  return { ok: false, refusal: refusal(code, message) };
+}

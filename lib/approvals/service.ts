@@ -1,0 +1,227 @@
+// The facade the Slack layer and the worker call. Each call: validate input,
+// read the request (consistent read), decide with the pure state machine,
+// write with one conditional UpdateItem; if another writer won the race, read
+// again and re-decide. Results are plain data the Slack layer can render.
+
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { createRequest, decide } from './machine.ts';
+import type { ApprovalPolicy } from './policy.ts';
+import { SLACK_USER_ID } from './policy.ts';
+import type { ApprovalStore } from './store.ts';
+import type {
+  Action,
+  ApprovablePlan,
+  ApprovalRequest,
+  AuditEvent,
+  FinalOutcome,
+  RefusalCode,
+  StepReport,
+} from './types.ts';
+
+export const DEFAULT_LEASE_MS = 10 * 60_000;
+/** DynamoDB items stop at 400 KB; leave room for the audit events stored beside the plan. */
+export const MAX_PLAN_JSON_CHARS = 300_000;
+
+const RequestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a request id');
+const UserId = z.string().regex(SLACK_USER_ID, 'not a Slack user id');
+const WorkerId = z.string().regex(/^[\w.:@/-]{1,128}$/, 'not a worker id');
+const ActionTs = z.string().regex(/^\d{1,12}\.\d{1,9}$/, 'not a Slack action_ts').optional();
+const Reason = z.string().max(2_000).optional();
+
+export type ServiceResult<P extends ApprovablePlan = ApprovablePlan> =
+  | {
+      ok: true;
+      request: ApprovalRequest<P>;
+      event: AuditEvent;
+      /** One line for the thread, e.g. "<@U1> approved (2 of 2): ready to execute". */
+      message: string;
+      /** True only for the one call that moved the request to APPROVED: enqueue execution then. */
+      readyToExecute: boolean;
+    }
+  | {
+      ok: false;
+      code: RefusalCode;
+      message: string;
+      /** Current state when known, so the Slack layer can refresh the message. */
+      request: ApprovalRequest<P> | null;
+    };
+
+export interface ApprovalServiceOptions {
+  store: ApprovalStore;
+  /** The policy, or a function resolving it (user-group members change). */
+  policy: ApprovalPolicy | (() => Promise<ApprovalPolicy>);
+  now?: () => number;
+  leaseMs?: number;
+  /** Re-decide attempts after losing a race. Each lost race means someone else progressed. */
+  maxAttempts?: number;
+}
+
+export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
+  private readonly store: ApprovalStore;
+  private readonly now: () => number;
+  private readonly leaseMs: number;
+  private readonly maxAttempts: number;
+
+  constructor(private readonly options: ApprovalServiceOptions) {
+    this.store = options.store;
+    this.now = options.now ?? Date.now;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.maxAttempts = options.maxAttempts ?? 25;
+  }
+
+  async request(
+    plan: P,
+    requester: string,
+    options: { id?: string; context?: Record<string, string> } = {},
+  ): Promise<ServiceResult<P>> {
+    const bad = invalid(UserId, requester) ?? (options.id !== undefined ? invalid(RequestId, options.id) : null);
+    if (bad) return bad;
+    if (JSON.stringify(plan).length > MAX_PLAN_JSON_CHARS) {
+      return refused('plan-too-large', `the plan is too large to store for approval; split it`, null);
+    }
+    const policy = await this.policy();
+    const id = options.id ?? randomUUID();
+    const created = createRequest({ id, plan, requester, ...(options.context ? { context: options.context } : {}) }, policy, this.now());
+    if (!created.ok) return refused(created.refusal.code, created.refusal.message, null);
+    if (!(await this.store.create(created.request, created.event))) {
+      return refused('invalid-input', `a request with id ${id} already exists`, await this.store.get<P>(id));
+    }
+    return { ok: true, request: created.request, event: created.event, message: line(created.event), readyToExecute: false };
+  }
+
+  approve(id: string, user: string, actionTs?: string) {
+    return this.apply(id, { type: 'approve', user, ...(actionTs ? { actionTs } : {}) }, invalid(UserId, user) ?? invalid(ActionTs, actionTs));
+  }
+
+  reject(id: string, user: string, reason?: string) {
+    return this.apply(id, { type: 'reject', user, ...(reason ? { reason } : {}) }, invalid(UserId, user) ?? invalid(Reason, reason));
+  }
+
+  cancel(id: string, user: string, reason?: string) {
+    return this.apply(id, { type: 'cancel', user, ...(reason ? { reason } : {}) }, invalid(UserId, user) ?? invalid(Reason, reason));
+  }
+
+  /** Moves an open request past its deadline to EXPIRED (e.g. from a scheduled sweep). */
+  expire(id: string) {
+    return this.apply(id, { type: 'expire' }, null);
+  }
+
+  /** Exactly one caller wins: APPROVED → EXECUTING with a lease owned by `workerId`. */
+  claimForExecution(id: string, workerId: string) {
+    return this.apply(id, { type: 'claim', workerId, leaseMs: this.leaseMs }, invalid(WorkerId, workerId));
+  }
+
+  /** Audits one executed step (and renews the lease) before the executor moves on. */
+  recordStep(id: string, workerId: string, step: StepReport) {
+    return this.apply(id, { type: 'step', workerId, leaseMs: this.leaseMs, step }, invalid(WorkerId, workerId));
+  }
+
+  finish(id: string, workerId: string, outcome: FinalOutcome, summary: string, data?: Record<string, unknown>) {
+    return this.apply(
+      id,
+      { type: 'finish', workerId, outcome, summary, ...(data ? { data } : {}) },
+      invalid(WorkerId, workerId),
+    );
+  }
+
+  /** A human closes a run whose worker died: FAILED, never re-run. */
+  abandon(id: string, user: string, reason?: string) {
+    return this.apply(id, { type: 'abandon', user, ...(reason ? { reason } : {}) }, invalid(UserId, user) ?? invalid(Reason, reason));
+  }
+
+  /** Keeps a long-running execution's lease alive (e.g. while polling a reassignment). */
+  async heartbeat(id: string, workerId: string): Promise<boolean> {
+    if (invalid(RequestId, id) || invalid(WorkerId, workerId)) return false;
+    return this.store.renewLease(id, workerId, this.now() + this.leaseMs);
+  }
+
+  /** Current state; an open request past its deadline is expired on read (DynamoDB TTL is lazy). */
+  async get(id: string): Promise<ApprovalRequest<P> | null> {
+    if (invalid(RequestId, id)) return null;
+    const request = await this.store.get<P>(id);
+    if (request && request.expiresAt <= this.now() && (request.status === 'REQUESTED' || request.status === 'APPROVED')) {
+      const result = await this.expire(id);
+      return result.request;
+    }
+    return request;
+  }
+
+  private async apply(id: string, action: Action, inputError: InputRefusal | null): Promise<ServiceResult<P>> {
+    const bad = invalid(RequestId, id) ?? inputError;
+    if (bad) return bad;
+    const policy = await this.policy();
+    let current: ApprovalRequest<P> | null = null;
+    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
+      current = await this.store.get<P>(id);
+      if (!current) return refused('not-found', `no approval request ${id}`, null);
+      const now = this.now();
+      const decision = decide(current, action, policy, now);
+      if (!decision.ok) {
+        let shown = current;
+        if (decision.transition) {
+          // Expiry found on the way: record it (if someone else already did, fine).
+          const won = await this.store.transition(current, decision.transition.request, decision.transition.event);
+          shown = won ? decision.transition.request : ((await this.store.get<P>(id)) ?? current);
+        }
+        await this.store.putRefusal({ requestId: id, at: now, actor: actorOf(action), action: action.type, refusal: decision.refusal });
+        return refused(decision.refusal.code, decision.refusal.message, shown);
+      }
+      const won = await this.store.transition(
+        current,
+        decision.request,
+        decision.event,
+        action.type === 'approve' ? { addApprover: action.user } : {},
+      );
+      if (won) {
+        return {
+          ok: true,
+          request: decision.request,
+          event: decision.event,
+          message: line(decision.event),
+          readyToExecute: current.status === 'REQUESTED' && decision.request.status === 'APPROVED',
+        };
+      }
+      // Lost the race: someone else changed the request. Back off a little and decide again.
+      await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+    }
+    return refused('contention', `too many concurrent changes to ${id}; try again`, current);
+  }
+
+  private async policy(): Promise<ApprovalPolicy> {
+    const p = this.options.policy;
+    return typeof p === 'function' ? p() : p;
+  }
+}
+
+/** One thread line for an audit event. */
+export function line(event: AuditEvent): string {
+  const who = /^[UW][A-Z0-9]+$/.test(event.actor) ? `<@${event.actor}>` : event.actor;
+  return `${who} ${event.message}`;
+}
+
+function actorOf(action: Action): string {
+  if ('user' in action) return action.user;
+  if ('workerId' in action) return action.workerId;
+  return 'system';
+}
+
+type InputRefusal = { ok: false; code: 'invalid-input'; message: string; request: null };
+
+function invalid(schema: z.ZodType, value: unknown): InputRefusal | null {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return null;
+  return { ok: false, code: 'invalid-input', message: parsed.error.issues.map((i) => i.message).join('; '), request: null };
+}
+
+function refused<P extends ApprovablePlan>(
+  code: RefusalCode,
+  message: string,
+  request: ApprovalRequest<P> | null,
+): ServiceResult<P> {
+  return { ok: false, code, message, request };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

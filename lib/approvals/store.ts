@@ -1,0 +1,286 @@
+// DynamoDB persistence for approval requests. One table, composite key:
+//   pk = REQ#<id>, sk = STATE            the request (status, version, events...)
+//   pk = REQ#<id>, sk = AUDIT#<seq>      one audit record per transition
+//   pk = REQ#<id>, sk = NOTE#<at>#<rnd>  refused actions (who tried what, why)
+// Every transition is one UpdateItem conditioned on the status and version it
+// was decided from, so concurrent writers serialize and losers re-decide.
+// No TransactWriteItems (dynalite lacks it): the transition's audit event is
+// appended to the request item in that same write, then mirrored to its own
+// AUDIT# item with an attribute_not_exists put (idempotent, safe to repeat).
+
+import {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import type { ApprovablePlan, ApprovalRequest, AuditEvent, Refusal } from './types.ts';
+
+/** Records are kept this long after their request stops being open (DynamoDB TTL deletes lazily). */
+export const DEFAULT_RETENTION_DAYS = 400;
+
+const STATE_SK = 'STATE';
+/** Storage-only attributes, not part of ApprovalRequest. */
+const KEY_ATTRS = new Set(['pk', 'sk', 'ttl', 'approverIds', 'recordType']);
+
+export interface ApprovalStoreOptions {
+  tableName: string;
+  retentionDays?: number;
+}
+
+export interface RefusalNote {
+  requestId: string;
+  at: number;
+  actor: string;
+  action: string;
+  refusal: Refusal;
+}
+
+export class ApprovalStore {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly table: string;
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    options: ApprovalStoreOptions,
+  ) {
+    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.table = options.tableName;
+    this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
+  }
+
+  /** Creates the table (pay per request) if it does not exist; for local use and tests. */
+  async ensureTable(): Promise<void> {
+    try {
+      await this.client.send(new DescribeTableCommand({ TableName: this.table }));
+      return;
+    } catch (err) {
+      if (!(err instanceof ResourceNotFoundException)) throw err;
+    }
+    await this.client.send(
+      new CreateTableCommand({
+        TableName: this.table,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+  }
+
+  /** false when a request with this id already exists. */
+  async create(request: ApprovalRequest, event: AuditEvent): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...request,
+            pk: pkOf(request.id),
+            sk: STATE_SK,
+            recordType: 'request',
+            ttl: this.ttlFor(request),
+            ...(request.approvals.length > 0 ? { approverIds: new Set(request.approvals.map((a) => a.user)) } : {}),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+    await this.putAudit(event);
+    return true;
+  }
+
+  async get<P extends ApprovablePlan = ApprovablePlan>(id: string): Promise<ApprovalRequest<P> | null> {
+    const out = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: pkOf(id), sk: STATE_SK }, ConsistentRead: true }),
+    );
+    if (!out.Item) return null;
+    const request: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(out.Item)) if (!KEY_ATTRS.has(k)) request[k] = v;
+    return request as unknown as ApprovalRequest<P>;
+  }
+
+  /**
+   * Writes `next` if the stored request is still exactly `prev` (same status and
+   * version). Returns false when another writer got there first.
+   * `addApprover`: also require that this user is not yet in the approver set and add them.
+   */
+  async transition(
+    prev: ApprovalRequest,
+    next: ApprovalRequest,
+    event: AuditEvent,
+    options: { addApprover?: string } = {},
+  ): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status', '#version': 'version' };
+    const values: Record<string, unknown> = { ':fromStatus': prev.status, ':fromVersion': prev.version };
+    const sets: string[] = [];
+    const removes: string[] = [];
+    let i = 0;
+    const placeholder = (attr: string) => {
+      const n = `#a${i++}`;
+      names[n] = attr;
+      return n;
+    };
+    const record = { ...next, ttl: this.ttlFor(next) } as Record<string, unknown>;
+    for (const [attr, value] of Object.entries(record)) {
+      if (attr === 'id' || value === undefined) continue;
+      const n = attr === 'status' ? '#status' : attr === 'version' ? '#version' : placeholder(attr);
+      const v = `:v${i++}`;
+      values[v] = value;
+      sets.push(`${n} = ${v}`);
+    }
+    for (const attr of Object.keys(prev)) {
+      if ((record as Record<string, unknown>)[attr] === undefined) removes.push(placeholder(attr));
+    }
+    let condition = '#status = :fromStatus AND #version = :fromVersion';
+    let add = '';
+    if (options.addApprover) {
+      names['#approverIds'] = 'approverIds';
+      values[':approver'] = options.addApprover;
+      values[':approverSet'] = new Set([options.addApprover]);
+      condition += ' AND NOT contains(#approverIds, :approver)';
+      add = ' ADD #approverIds :approverSet';
+    }
+    const update = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}${add}`;
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: pkOf(prev.id), sk: STATE_SK },
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+    await this.putAudit(event);
+    return true;
+  }
+
+  /**
+   * Extends the lease of a running request without a version bump (heartbeats
+   * are not audit events). false when the caller no longer owns a running request.
+   */
+  async renewLease(id: string, workerId: string, until: number): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: pkOf(id), sk: STATE_SK },
+          UpdateExpression: 'SET #lease.#until = :until',
+          ConditionExpression: '#status = :executing AND #lease.#owner = :owner',
+          ExpressionAttributeNames: { '#status': 'status', '#lease': 'lease', '#until': 'until', '#owner': 'owner' },
+          ExpressionAttributeValues: { ':executing': 'EXECUTING', ':owner': workerId, ':until': until },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /** Idempotent: the same (request, seq) is written once; repeating it is a no-op. */
+  async putAudit(event: AuditEvent): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...event,
+            pk: pkOf(event.requestId),
+            sk: `AUDIT#${String(event.seq).padStart(6, '0')}`,
+            recordType: 'audit',
+            ttl: Math.floor((event.at + this.retentionMs) / 1000),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
+  }
+
+  /** Refused actions change nothing, so they get their own record instead of a version bump. */
+  async putRefusal(note: RefusalNote): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: {
+          ...note,
+          pk: pkOf(note.requestId),
+          sk: `NOTE#${String(note.at).padStart(15, '0')}#${randomUUID().slice(0, 8)}`,
+          recordType: 'refusal',
+          ttl: Math.floor((note.at + this.retentionMs) / 1000),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  /** The audit trail as separate records, in order. */
+  async auditTrail(id: string): Promise<AuditEvent[]> {
+    return (await this.queryPrefix(id, 'AUDIT#')) as unknown as AuditEvent[];
+  }
+
+  async refusals(id: string): Promise<RefusalNote[]> {
+    return (await this.queryPrefix(id, 'NOTE#')) as unknown as RefusalNote[];
+  }
+
+  /**
+   * Copies every event held in the request item to its AUDIT# record. Repairs
+   * the mirror after a crash between a transition and its audit put.
+   */
+  async syncAudit(request: ApprovalRequest): Promise<void> {
+    for (const event of request.events) await this.putAudit(event);
+  }
+
+  private async queryPrefix(id: string, prefix: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pkOf(id), ':prefix': prefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const clean: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(item)) if (!KEY_ATTRS.has(k)) clean[k] = v;
+        items.push(clean);
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  /** Open requests must survive past expiry so the EXPIRED transition and its audit can be written. */
+  private ttlFor(request: ApprovalRequest): number {
+    const lastActivity = request.events.at(-1)?.at ?? request.createdAt;
+    return Math.floor((Math.max(request.expiresAt, lastActivity) + this.retentionMs) / 1000);
+  }
+}
+
+function pkOf(id: string): string {
+  return `REQ#${id}`;
+}

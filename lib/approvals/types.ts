@@ -1,0 +1,161 @@
+// The approval record as the state machine sees it. Times are epoch
+// milliseconds; the store adds its own key and TTL attributes around it.
+
+export const APPROVAL_STATUSES = [
+  'REQUESTED',
+  'APPROVED',
+  'EXECUTING',
+  'SUCCEEDED',
+  'FAILED',
+  'REJECTED',
+  'EXPIRED',
+  'STALE',
+  'CANCELLED',
+] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** Still waiting for a decision: the only states that can expire, be rejected or cancelled. */
+export const OPEN_STATUSES: ReadonlySet<ApprovalStatus> = new Set(['REQUESTED', 'APPROVED']);
+export const FINAL_STATUSES: ReadonlySet<ApprovalStatus> = new Set([
+  'SUCCEEDED',
+  'FAILED',
+  'REJECTED',
+  'EXPIRED',
+  'STALE',
+  'CANCELLED',
+]);
+
+/** What the approval binds to. lib/operations' Plan satisfies it; the full plan is stored as approved. */
+export interface ApprovablePlan {
+  id: string;
+  kind: string;
+  /** One line for humans. */
+  title: string;
+  /** Preconditions: sha256 of the relevant cluster state when the plan was made. */
+  fingerprint: string;
+}
+
+export interface Approval {
+  user: string;
+  at: number;
+  /** 'request': the requester is an authorized approver, so asking counts as their approval. */
+  via: 'request' | 'button';
+  /** Slack action_ts of the click, to recognise a retried click. */
+  actionTs?: string;
+}
+
+export interface Lease {
+  owner: string;
+  claimedAt: number;
+  until: number;
+}
+
+export type AuditEventType =
+  | 'requested'
+  | 'approved'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired'
+  | 'claimed'
+  | 'step'
+  | 'succeeded'
+  | 'failed'
+  | 'stale'
+  | 'abandoned';
+
+/** One line of the audit trail; `seq` equals the request version it produced. */
+export interface AuditEvent {
+  requestId: string;
+  seq: number;
+  at: number;
+  type: AuditEventType;
+  /** Slack user id or worker id. */
+  actor: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+/** What an executor reports after each step (kept small: it is stored in the record). */
+export interface StepReport {
+  index: number;
+  name: string;
+  status: 'ok' | 'failed' | 'skipped' | 'dry-run';
+  detail?: string;
+  data?: Record<string, unknown>;
+}
+
+export type FinalOutcome = 'SUCCEEDED' | 'FAILED' | 'STALE';
+
+export interface ApprovalRequest<P extends ApprovablePlan = ApprovablePlan> {
+  id: string;
+  status: ApprovalStatus;
+  /** +1 on every transition; the optimistic-concurrency token. */
+  version: number;
+  plan: P;
+  /** sha256 of the canonical plan: what was approved is exactly what runs. */
+  planDigest: string;
+  requester: string;
+  requiredApprovals: number;
+  createdAt: number;
+  expiresAt: number;
+  /** Distinct users, in the order they approved. */
+  approvals: Approval[];
+  /** Who rejected or cancelled, and why. */
+  closedBy?: { user: string; at: number; reason?: string };
+  lease?: Lease;
+  outcome?: { status: FinalOutcome; summary: string; at: number };
+  /** Where the Slack layer posts progress: channel, thread ts, message ts... */
+  context?: Record<string, string>;
+  /** Audit trail, appended in the same conditional write as the transition it records. */
+  events: AuditEvent[];
+}
+
+export type Action =
+  | { type: 'approve'; user: string; actionTs?: string }
+  | { type: 'reject'; user: string; reason?: string }
+  | { type: 'cancel'; user: string; reason?: string }
+  | { type: 'expire' }
+  | { type: 'claim'; workerId: string; leaseMs: number }
+  | { type: 'step'; workerId: string; leaseMs: number; step: StepReport }
+  | { type: 'finish'; workerId: string; outcome: FinalOutcome; summary: string; data?: Record<string, unknown> }
+  /** A human closes a run whose worker died (lease expired): it becomes FAILED, never re-run. */
+  | { type: 'abandon'; user: string; reason?: string };
+
+export const REFUSAL_CODES = [
+  'self-approval',
+  'duplicate-approval',
+  'unauthorized',
+  'not-requester',
+  'expired',
+  'not-expired',
+  'already-approved',
+  'not-approved',
+  'already-executed',
+  'already-claimed',
+  'lease-expired',
+  'lease-active',
+  'not-lease-owner',
+  'not-executing',
+  'quorum-lost',
+  'closed',
+  'policy-unsatisfiable',
+  'not-found',
+  'invalid-input',
+  'contention',
+  'plan-too-large',
+] as const;
+export type RefusalCode = (typeof REFUSAL_CODES)[number];
+
+export interface Refusal {
+  code: RefusalCode;
+  message: string;
+}
+
+export type Decision<P extends ApprovablePlan = ApprovablePlan> =
+  | { ok: true; request: ApprovalRequest<P>; event: AuditEvent }
+  | {
+      ok: false;
+      refusal: Refusal;
+      /** A refusal that still changes state: an action on an expired request moves it to EXPIRED. */
+      transition?: { request: ApprovalRequest<P>; event: AuditEvent };
+    };

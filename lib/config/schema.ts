@@ -1,0 +1,173 @@
+// One zod-validated configuration for every entry point (Lambda handlers, the
+// local server, the worker). It comes from KR_CONFIG (JSON text) or
+// KR_CONFIG_FILE (a JSON file); secrets never live here: they come from the
+// environment (locally) or SSM Parameter Store (in AWS), see lib/config/secrets.ts.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
+const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
+const SLACK_USERGROUP_ID = /^S[A-Z0-9]{2,}$/;
+const EC2_INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
+/** Same rule as Kafka's own topic-name check. */
+export const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+export const CLUSTER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
+
+const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'expected host:port');
+
+const authSchema = z.discriminatedUnion('mechanism', [
+  z.object({ mechanism: z.literal('none') }),
+  z.object({
+    mechanism: z.enum(['scram-sha-256', 'scram-sha-512']),
+    /** Name of the secret (SSM parameter or env var) holding "user:password"; never the password itself. */
+    credentialsParameter: z.string().min(1),
+  }),
+  z.object({
+    mechanism: z.literal('tls'),
+    caParameter: z.string().min(1).optional(),
+    certParameter: z.string().min(1).optional(),
+    keyParameter: z.string().min(1).optional(),
+  }),
+  z.object({ mechanism: z.literal('msk-iam'), region: z.string().min(1) }),
+]);
+
+const brokerIdKey = z.string().regex(/^\d+$/, 'broker ids are non-negative integers');
+
+const hostsSchema = z.discriminatedUnion('executor', [
+  z.object({
+    executor: z.literal('ssm'),
+    /** broker id → EC2 instance id */
+    instances: z.record(brokerIdKey, z.string().regex(EC2_INSTANCE_ID, 'expected an EC2 instance id like i-0123456789abcdef0')),
+  }),
+  z.object({
+    executor: z.literal('local'),
+    /** broker id → host directory (the sandbox's <home>/broker-<id>) */
+    hostDirs: z.record(brokerIdKey, z.string().min(1)),
+  }),
+  /** Amazon MSK: no host access; host checks are reported as skipped. */
+  z.object({ executor: z.literal('none') }),
+]);
+
+export const clusterSchema = z.object({
+  name: z.string().regex(CLUSTER_NAME, 'cluster names are letters, digits, ".", "_" or "-"'),
+  bootstrap: z.array(hostPort).min(1),
+  auth: authSchema.default({ mechanism: 'none' }),
+  hosts: hostsSchema.default({ executor: 'none' }),
+  /** Names this cluster goes by in alerts, e.g. the MSK "Cluster Name" dimension or a Prometheus label. */
+  aliases: z.array(z.string().min(1)).default([]),
+});
+
+/** Which diagnosis an alert needs. Matched in order; the first match wins. */
+export const alertRouteSchema = z.object({
+  match: z
+    .object({
+      /** Alertmanager alertname or CloudWatch MetricName. */
+      alertname: z.string().min(1).optional(),
+      source: z.enum(['alertmanager', 'cloudwatch']).optional(),
+      /** Exact label / dimension values that must all be present. */
+      labels: z.record(z.string(), z.string()).optional(),
+    })
+    .default({}),
+  /** What the worker should look at. */
+  diagnose: z.array(z.enum(['cluster', 'brokers', 'topics'])).min(1),
+  /** Override the incident channel for this route. */
+  channel: z.string().regex(SLACK_CHANNEL_ID).optional(),
+  /** A short why, shown in the triage summary. */
+  note: z.string().max(500).optional(),
+});
+
+export const configSchema = z
+  .object({
+    clusters: z.array(clusterSchema).min(1, 'configure at least one cluster'),
+    defaultCluster: z.string().optional(),
+    slack: z
+      .object({
+        allowedChannels: z.array(z.string().regex(SLACK_CHANNEL_ID, 'channel ids look like C0123ABCD')).default([]),
+        allowedUsers: z.array(z.string().regex(SLACK_USER_ID, 'user ids look like U0123ABCD')).default([]),
+        allowedUserGroup: z.string().regex(SLACK_USERGROUP_ID, 'user group ids look like S0123ABCD').optional(),
+        incidentChannel: z.string().regex(SLACK_CHANNEL_ID, 'channel ids look like C0123ABCD'),
+      })
+      .refine((s) => s.allowedUsers.length > 0 || s.allowedUserGroup !== undefined || s.allowedChannels.length > 0, {
+        message: 'set at least one of allowedChannels, allowedUsers or allowedUserGroup: an empty allow-list would let nobody in',
+      }),
+    alerts: z
+      .object({
+        routes: z.array(alertRouteSchema).default([]),
+        /** Fire/resolve transitions of one alert group within this window count towards flapping. */
+        flappingWindowSeconds: z.number().int().positive().default(3600),
+        /** This many fire→resolve cycles within the window make a group flapping. */
+        flappingCycles: z.number().int().min(2).default(2),
+      })
+      .prefault({}),
+    approvals: z
+      .object({
+        approvers: z.array(z.string().regex(SLACK_USER_ID)).default([]),
+        approverGroup: z.string().regex(SLACK_USERGROUP_ID).optional(),
+        required: z.number().int().min(2, 'at least two distinct approvals are required').default(2),
+        ttlSeconds: z.number().int().positive().max(86_400).default(1800),
+      })
+      .prefault({}),
+  })
+  .superRefine((c, ctx) => {
+    const names = new Set<string>();
+    for (const [i, cl] of c.clusters.entries()) {
+      if (names.has(cl.name)) ctx.addIssue({ code: 'custom', path: ['clusters', i, 'name'], message: `duplicate cluster name "${cl.name}"` });
+      names.add(cl.name);
+    }
+    if (c.defaultCluster !== undefined && !names.has(c.defaultCluster)) {
+      ctx.addIssue({ code: 'custom', path: ['defaultCluster'], message: `"${c.defaultCluster}" is not one of the configured clusters (${[...names].join(', ')})` });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema>;
+export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type AlertRoute = z.infer<typeof alertRouteSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** "clusters.0.bootstrap.1: expected host:port" — one line per problem, paths a human can follow. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `  - ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('\n');
+}
+
+export function parseConfig(input: unknown, origin = 'config'): Config {
+  const result = configSchema.safeParse(input);
+  if (!result.success) throw new ConfigError(`invalid ${origin}:\n${formatIssues(result.error)}`);
+  return result.data;
+}
+
+/** Reads KR_CONFIG (JSON text) or KR_CONFIG_FILE (path to JSON). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  let text: string;
+  let origin: string;
+  if (env.KR_CONFIG) {
+    text = env.KR_CONFIG;
+    origin = 'KR_CONFIG';
+  } else if (env.KR_CONFIG_FILE) {
+    origin = env.KR_CONFIG_FILE;
+    try {
+      text = readFileSync(env.KR_CONFIG_FILE, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`cannot read KR_CONFIG_FILE ${env.KR_CONFIG_FILE}: ${(err as Error).message}`);
+    }
+  } else {
+    throw new ConfigError('no configuration: set KR_CONFIG (JSON) or KR_CONFIG_FILE (path to a JSON file)');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${origin} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseConfig(json, origin);
+}
+
+export function findCluster(config: Config, nameOrAlias: string | undefined): ClusterConfig | undefined {
+  if (nameOrAlias === undefined) {
+    if (config.defaultCluster) return config.clusters.find((c) => c.name === config.defaultCluster);
+    return config.clusters.length === 1 ? config.clusters[0] : undefined;
+  }
+  return config.clusters.find((c) => c.name === nameOrAlias || c.aliases.includes(nameOrAlias));
+}

@@ -1,0 +1,18 @@
+// The pure core of a diagnosis: (snapshot, host probe outcomes) → findings,
+// most severe first. No I/O here; run.ts gathers the inputs.
+
+import type { ClusterSnapshot } from '../kafka/types.ts';
+import type { HostProbeOutcome } from '../hosts/types.ts';
+import type { Finding } from './types.ts';
+import { sortFindings } from './finding.ts';
+import { detectMetadataFindings } from './detectors/metadata.ts';
+import { detectCoordinatorLoading } from './detectors/coordinators.ts';
+import { detectHostFindings } from './detectors/hosts.ts';
+
+export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
+  return sortFindings([
+    ...detectMetadataFindings(snapshot),
+    ...detectCoordinatorLoading(snapshot, probes),
+    ...detectHostFindings(snapshot, probes),
+  ]);
+}

@@ -1,0 +1,109 @@
+// Incident 2: consumer groups that cannot consume because their coordinator
+// has not finished loading the group's __consumer_offsets partition. The
+// signals come from three places and are joined on the offsets partition and
+// its leader: groups answering DescribeGroups with 14/15/16, brokers answering
+// ListGroups with COORDINATOR_LOAD_IN_PROGRESS (4.x lists nothing while any
+// partition loads), and the host probe's "load started, never finished" lines.
+
+import type { ClusterSnapshot } from '../../kafka/types.ts';
+import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
+import type { HostProbeOutcome } from '../../hosts/types.ts';
+import type { Evidence, Finding } from '../types.ts';
+import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
+
+/** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
+export const COORDINATOR_ERROR_CODES: ReadonlySet<number> = new Set([14, 15, 16]);
+export const LOAD_IN_PROGRESS = 14;
+
+interface CoordinatorBucket {
+  /** Broker leading the offsets partitions (the coordinator), or null when the partition has no leader. */
+  broker: number | null;
+  offsetsPartitions: Set<number>;
+  groups: Set<string>;
+  evidence: Evidence[];
+}
+
+export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
+  const offsetsTopic = snapshot.topics.find((t) => t.name === CONSUMER_OFFSETS_TOPIC);
+  const leaderOf = new Map<number, number>();
+  for (const p of offsetsTopic?.partitions ?? []) leaderOf.set(p.partition, p.leader);
+
+  const buckets = new Map<string, CoordinatorBucket>();
+  const bucket = (broker: number | null): CoordinatorBucket => {
+    const key = String(broker);
+    let b = buckets.get(key);
+    if (!b) buckets.set(key, (b = { broker, offsetsPartitions: new Set(), groups: new Set(), evidence: [] }));
+    return b;
+  };
+
+  for (const g of snapshot.groups) {
+    if (!g.error || !COORDINATOR_ERROR_CODES.has(g.error.code)) continue;
+    const leader = leaderOf.get(g.offsetsPartition);
+    const broker = leader !== undefined && leader >= 0 ? leader : g.coordinator;
+    const b = bucket(broker);
+    b.groups.add(g.groupId);
+    b.offsetsPartitions.add(g.offsetsPartition);
+    if (b.evidence.length < MAX_EVIDENCE_SAMPLES) {
+      b.evidence.push({
+        label: 'describe group',
+        value: `${g.groupId} → ${CONSUMER_OFFSETS_TOPIC}-${g.offsetsPartition}: ${g.error.type} (${g.error.code})`,
+        source: broker === null ? 'metadata' : `broker:${broker}`,
+      });
+    }
+  }
+
+  for (const e of snapshot.coordinatorErrors ?? []) {
+    if (!COORDINATOR_ERROR_CODES.has(e.code)) continue;
+    bucket(e.brokerId).evidence.push({ label: 'list groups', value: `${e.type} (${e.code})`, source: `broker:${e.brokerId}` });
+  }
+
+  for (const o of probes) {
+    if (!o.ok) continue;
+    for (const cp of o.report.consumerOffsets) {
+      if (!cp.loading) continue;
+      // Only the leader loads a partition: a follower's stale start line is not a stuck coordinator.
+      const leader = leaderOf.get(cp.partition);
+      if (leader !== undefined && leader !== o.brokerId) continue;
+      const b = bucket(o.brokerId);
+      b.offsetsPartitions.add(cp.partition);
+      b.evidence.push({
+        label: 'load started, not finished',
+        value: cp.lastLoadStart ?? `${CONSUMER_OFFSETS_TOPIC}-${cp.partition} loading`,
+        source: `broker:${o.brokerId}`,
+      });
+      b.evidence.push({ label: `${CONSUMER_OFFSETS_TOPIC}-${cp.partition} size`, value: `${cp.segments} segments, ${cp.bytes} bytes`, source: `broker:${o.brokerId}` });
+    }
+  }
+
+  const findings: Finding[] = [];
+  for (const b of buckets.values()) {
+    const parts = [...b.offsetsPartitions].sort((x, y) => x - y);
+    const groups = [...b.groups].sort();
+    const who = b.broker === null ? 'no coordinator (offsets partition has no leader)' : `broker ${b.broker}`;
+    const partList = parts.length ? parts.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).join(', ') : 'its __consumer_offsets partitions';
+    findings.push(
+      makeFinding({
+        kind: 'coordinator-loading',
+        severity: 'error',
+        title:
+          `Group coordinator on ${who} not serving` +
+          (groups.length ? `: ${plural(groups.length, 'group')} cannot consume` : parts.length ? `: loading ${plural(parts.length, 'offsets partition')}` : ''),
+        summary:
+          `${b.broker === null ? 'The' : `Broker ${b.broker}`} coordinator answers "load in progress" / "not coordinator" for ${partList}. ` +
+          'Until the load finishes, member joins, heartbeats and offset commits/fetches for those groups fail and consumers stop. ' +
+          'A load that never finishes usually means an oversized, uncompacted partition (check log-cleaner and segment counts).',
+        partitions: parts.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p })),
+        brokers: b.broker === null ? [] : [b.broker],
+        groups,
+        evidence: b.evidence,
+        identity: [`coordinator:${b.broker ?? 'none'}`, ...parts.map((p) => `offsets:${p}`)],
+        nextActions: [
+          b.broker === null ? 'Bring the offsets partition back online first (see offline-partition).' : `Watch broker ${b.broker}'s log for "Finished loading" of ${partList}.`,
+          'Check __consumer_offsets segment counts and log-cleaner health on the leader.',
+          'Never restart every replica holder of a __consumer_offsets partition at once: each restart restarts the load.',
+        ],
+      }),
+    );
+  }
+  return findings;
+}

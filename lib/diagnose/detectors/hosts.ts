@@ -1,0 +1,347 @@
+// Detectors over host probe reports (one per broker host). None of these can
+// run on Amazon MSK; run.ts lists them as skipped there.
+
+import type { ClusterSnapshot } from '../../kafka/types.ts';
+import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
+import type { HostProbeOutcome, ProbeReport } from '../../hosts/types.ts';
+import type { Evidence, Finding, Severity } from '../types.ts';
+import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
+
+// Incident 2: a healthy compacted partition holds a handful of 100 MB segments
+// (offsets.topic.segment.bytes); 50 segments or 1 GiB means compaction has not
+// kept up and a coordinator load will take minutes. The incident had 2,000+.
+export const OFFSETS_SEGMENTS_WARNING = 50;
+export const OFFSETS_BYTES_WARNING = 1024 ** 3;
+export const OFFSETS_SEGMENTS_ERROR = 500;
+export const OFFSETS_BYTES_ERROR = 10 * 1024 ** 3;
+
+/** Usage of disk, inodes, file descriptors, memory maps: warn at 85 %, critical at 95 %. */
+export const PRESSURE_WARNING_PERCENT = 85;
+export const PRESSURE_CRITICAL_PERCENT = 95;
+
+/** Incident 1: systemd's default 90 s is shorter than a large broker's controlled shutdown. */
+export const MIN_STOP_TIMEOUT_SEC = 300;
+
+/** systemd restarts of the unit before we call it a crash loop. */
+export const CRASH_LOOP_RESTARTS = 3;
+
+/** Exported for can-restart and the CLI: every host check, named as the report names skipped checks. */
+export const HOST_CHECKS = [
+  'unclean-shutdown-recovery',
+  'corrupt-index',
+  'index-append-fatal',
+  'log-cleaner-stalled',
+  'consumer-offsets-oversized',
+  'unsupported-request-version',
+  'missing-segments',
+  'risky-log-dir',
+  'disk-pressure',
+  'inode-pressure',
+  'fd-pressure',
+  'mmap-pressure',
+  'short-stop-timeout',
+  'broker-crash-loop',
+  'coordinator-loading (host log lines)',
+] as const;
+
+function lines(label: string, values: readonly string[], brokerId: number): Evidence[] {
+  return values.slice(0, MAX_EVIDENCE_SAMPLES).map((value) => ({ label, value, source: `broker:${brokerId}` }));
+}
+
+function pressureSeverity(percent: number): Severity | null {
+  if (percent >= PRESSURE_CRITICAL_PERCENT) return 'critical';
+  if (percent >= PRESSURE_WARNING_PERCENT) return 'warning';
+  return null;
+}
+
+function pct(used: number, max: number): number {
+  return max > 0 ? Math.round((used / max) * 1000) / 10 : 0;
+}
+
+function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
+  const out: Finding[] = [];
+  const host = r.hostname || `broker ${brokerId}`;
+  const b = [brokerId];
+  const id = (...rest: string[]) => [`broker:${brokerId}`, ...rest];
+
+  if (r.logs.indexAppendFatal.length > 0) {
+    out.push(
+      makeFinding({
+        kind: 'index-append-fatal',
+        severity: 'critical',
+        title: `Broker ${brokerId} hit a fatal offset-index append during log recovery`,
+        summary:
+          `On ${host}, rebuilding an offset index failed with "Attempt to append an offset ... no larger than the last offset appended". ` +
+          'This exception stops the whole broker, so one bad segment takes every partition on it down (incident 1).',
+        brokers: b,
+        evidence: lines('server.log', r.logs.indexAppendFatal, brokerId),
+        identity: id(),
+        nextActions: [
+          'Identify the segment named in the error; inspect it with kafka-dump-log.sh --files <segment>.log.',
+          'If other replicas are in sync, move the damaged partition directory aside (do not delete it) and let the broker re-fetch from the leader.',
+          'Never delete the log of the last in-sync replica.',
+        ],
+      }),
+    );
+  }
+
+  if (r.recoveryInProgress || r.logs.uncleanShutdownRecovery.length > 0) {
+    out.push(
+      makeFinding({
+        kind: 'unclean-shutdown-recovery',
+        severity: r.recoveryInProgress ? 'error' : 'warning',
+        title: r.recoveryInProgress
+          ? `Broker ${brokerId} is still recovering logs after an unclean shutdown`
+          : `Broker ${brokerId} last started after an unclean shutdown`,
+        summary:
+          `${host} found no .kafka_cleanshutdown marker and ran log recovery` +
+          (r.recoveryInProgress ? ', which is still running: its partitions are not served until it completes. Do not restart it again now.' : '. The previous stop was a crash or kill -9 (often a stop timeout shorter than the controlled shutdown).'),
+        brokers: b,
+        evidence: [
+          ...lines('server.log', r.logs.uncleanShutdownRecovery, brokerId),
+          ...lines('recovery progress', r.logs.recoveryProgress.slice(-3), brokerId),
+        ],
+        identity: id(),
+        nextActions: r.recoveryInProgress
+          ? ['Wait for "Loaded N logs" / recovery completion in server.log; watch remainingSegmentsToRecover.', 'Do not restart or kill the broker during recovery.']
+          : ['Check the stop timeout (short-stop-timeout) and how the broker was last stopped.'],
+      }),
+    );
+  }
+
+  if (r.logs.corruptIndex.length > 0) {
+    out.push(
+      makeFinding({
+        kind: 'corrupt-index',
+        severity: 'warning',
+        title: `Broker ${brokerId} found ${plural(r.logs.corruptIndex.length, 'corrupt index file')}`,
+        summary: `${host} logged corrupted index files and rebuilt them. Usually a consequence of an unclean shutdown; rebuilding is slow on big segments and, on old brokers, can end in a fatal append.`,
+        brokers: b,
+        evidence: lines('server.log', r.logs.corruptIndex, brokerId),
+        identity: id(),
+        nextActions: ['Confirm the broker finished starting; look for index-append errors.', 'Find why it stopped uncleanly.'],
+      }),
+    );
+  }
+
+  if (r.logs.logCleanerFailure.length > 0 || r.logs.uncleanablePartitions.length > 0) {
+    const all = [...r.logs.logCleanerFailure, ...r.logs.uncleanablePartitions];
+    const touchesOffsets = all.some((l) => l.includes(CONSUMER_OFFSETS_TOPIC));
+    out.push(
+      makeFinding({
+        kind: 'log-cleaner-stalled',
+        severity: touchesOffsets ? 'error' : 'warning',
+        title: `Log cleaner on broker ${brokerId} failed` + (touchesOffsets ? ` (including ${CONSUMER_OFFSETS_TOPIC})` : ''),
+        summary:
+          `${host}'s log cleaner died or marked partitions uncleanable: compacted topics stop being compacted and grow without bound.` +
+          (touchesOffsets ? ' For __consumer_offsets this is how incident 2 started: loads later took hours.' : ''),
+        brokers: b,
+        evidence: lines('log-cleaner.log', all, brokerId),
+        identity: id(),
+        nextActions: ['Read the first error in log-cleaner.log; fix its cause (disk, corrupt segment).', 'A broker restart restarts the cleaner thread; plan it with can-restart.'],
+      }),
+    );
+  }
+
+  const oversized = r.consumerOffsets.filter((p) => p.segments > OFFSETS_SEGMENTS_WARNING || p.bytes > OFFSETS_BYTES_WARNING);
+  if (oversized.length > 0) {
+    const severe = oversized.some((p) => p.segments > OFFSETS_SEGMENTS_ERROR || p.bytes > OFFSETS_BYTES_ERROR);
+    out.push(
+      makeFinding({
+        kind: 'consumer-offsets-oversized',
+        severity: severe ? 'error' : 'warning',
+        title: `${plural(oversized.length, `${CONSUMER_OFFSETS_TOPIC} partition`)} oversized on broker ${brokerId}`,
+        summary: `Compaction of ${CONSUMER_OFFSETS_TOPIC} is behind on ${host}: loading these partitions after a leader change will take long, and groups on them cannot consume meanwhile.`,
+        partitions: oversized.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p.partition })),
+        brokers: b,
+        evidence: oversized.slice(0, MAX_EVIDENCE_SAMPLES).map((p) => ({
+          label: `${CONSUMER_OFFSETS_TOPIC}-${p.partition}`,
+          value: `${p.segments} segments, ${p.bytes} bytes in ${p.logDir}`,
+          source: `broker:${brokerId}`,
+        })),
+        identity: id(...oversized.map((p) => `offsets:${p.partition}`)),
+        nextActions: [
+          'Check log-cleaner health on this broker first.',
+          'Never restart all replica holders of these partitions at once.',
+        ],
+      }),
+    );
+  }
+
+  if (r.logs.unsupportedRequestVersion.length > 0) {
+    out.push(
+      makeFinding({
+        kind: 'unsupported-request-version',
+        severity: 'error',
+        title: `Broker ${brokerId} rejects requests with unsupported API versions`,
+        summary: `${host} received requests it could not parse. On some versions the network layer then drops every request read in the same batch, so failures look intermittent (incident 2).`,
+        brokers: b,
+        evidence: lines('server.log', r.logs.unsupportedRequestVersion, brokerId),
+        identity: id(),
+        nextActions: ['Find the client (connection id / address in the line) and pin or upgrade its library.', 'Do not ignore a flapping write-failure alert.'],
+      }),
+    );
+  }
+
+  const missing = r.logDirs.filter((d) => d.partitionDirsWithoutSegmentsCount > 0 || !d.exists);
+  if (missing.length > 0) {
+    const total = missing.reduce((n, d) => n + d.partitionDirsWithoutSegmentsCount, 0);
+    out.push(
+      makeFinding({
+        kind: 'missing-segments',
+        severity: 'error',
+        title: `Broker ${brokerId}: ${plural(total, 'partition directory', 'partition directories')} without segments` + (missing.some((d) => !d.exists) ? ' / log dir missing' : ''),
+        summary: `On ${host}, partition directories hold no .log segment (or a log dir is gone). Kafka always keeps an active segment, so something removed files under a running broker (incident 4).`,
+        brokers: b,
+        evidence: missing.flatMap((d) => [
+          { label: 'log dir', value: `${d.path}${d.exists ? '' : ' (missing)'}: ${d.partitionDirsWithoutSegmentsCount} of ${d.partitionDirCount} partition dirs empty`, source: `broker:${brokerId}` },
+          ...d.partitionDirsWithoutSegments.slice(0, MAX_EVIDENCE_SAMPLES).map((p) => ({ label: 'empty partition dir', value: p, source: `broker:${brokerId}` })),
+        ]),
+        identity: id(),
+        nextActions: ['Find what deletes files there (cleanup cron, tmp cleaner, rotation) and stop it.', 'Let the broker re-replicate affected partitions from in-sync replicas.'],
+      }),
+    );
+  }
+
+  const risky = r.logDirs.filter((d) => d.underVarLog || d.onTmpfs);
+  if (risky.length > 0) {
+    out.push(
+      makeFinding({
+        kind: 'risky-log-dir',
+        severity: 'warning',
+        title: `Broker ${brokerId} keeps Kafka data in a risky place`,
+        summary: `log.dirs on ${host} are under /var/log or on tmpfs, where log rotation, cleanup tools or a reboot can delete segments.`,
+        brokers: b,
+        evidence: risky.map((d) => ({ label: 'log dir', value: `${d.path} (fs ${d.fsType ?? '?'}${d.underVarLog ? ', under /var/log' : ''}${d.onTmpfs ? ', tmpfs' : ''})`, source: `broker:${brokerId}` })),
+        identity: id(...risky.map((d) => d.path)),
+        nextActions: ['Move log.dirs to a dedicated persistent volume (one broker at a time, with can-restart).'],
+      }),
+    );
+  }
+
+  for (const [kind, getPercent, what] of [
+    ['disk-pressure', (d: ProbeReport['logDirs'][number]) => d.diskUsedPercent, 'disk space'],
+    ['inode-pressure', (d: ProbeReport['logDirs'][number]) => d.inodeUsedPercent, 'inodes'],
+  ] as const) {
+    const hits = r.logDirs
+      .map((d) => ({ d, percent: getPercent(d) }))
+      .filter((x): x is { d: (typeof r.logDirs)[number]; percent: number } => x.percent !== null && pressureSeverity(x.percent) !== null);
+    if (hits.length === 0) continue;
+    const worst = Math.max(...hits.map((h) => h.percent));
+    out.push(
+      makeFinding({
+        kind,
+        severity: pressureSeverity(worst)!,
+        title: `Broker ${brokerId}: log dir ${what} ${worst}% used`,
+        summary: `A full log dir takes the dir (and its partitions) offline on the broker. ${kind === 'inode-pressure' ? 'Tiny segment.bytes exhausts inodes long before space.' : ''}`.trim(),
+        brokers: b,
+        evidence: hits.map((h) => ({ label: `${what} used`, value: `${h.d.path}: ${h.percent}%${kind === 'disk-pressure' && h.d.diskAvailableBytes !== null ? `, ${h.d.diskAvailableBytes} bytes free` : ''}`, source: `broker:${brokerId}` })),
+        identity: id(),
+        nextActions: ['Reduce retention or move partitions to other brokers/dirs; add capacity.', 'Do not delete segment files by hand.'],
+      }),
+    );
+  }
+
+  for (const [kind, used, max, what, limitName] of [
+    ['fd-pressure', r.limits.openFds, r.limits.maxFds, 'open file descriptors', 'ulimit -n'],
+    ['mmap-pressure', r.limits.mapCount, r.limits.maxMapCount, 'memory maps', 'vm.max_map_count'],
+  ] as const) {
+    if (used === null || max === null || max <= 0) continue;
+    const percent = pct(used, max);
+    const sev = pressureSeverity(percent);
+    if (!sev) continue;
+    out.push(
+      makeFinding({
+        kind,
+        severity: sev,
+        title: `Broker ${brokerId}: ${what} at ${percent}% of ${limitName}`,
+        summary: `Every segment costs file descriptors and index memory maps; reaching ${limitName} makes the broker fail to open segments and exit.`,
+        brokers: b,
+        evidence: [{ label: what, value: `${used} of ${max}`, source: `broker:${brokerId}` }],
+        identity: id(),
+        nextActions: [`Raise ${limitName} for the broker (LimitNOFILE / sysctl), then restart it with can-restart.`, 'Check segment counts: tiny segment.bytes multiplies files.'],
+      }),
+    );
+  }
+
+  const sd = r.systemd;
+  if (sd && sd.timeoutStopSec !== null && sd.timeoutStopSec < MIN_STOP_TIMEOUT_SEC) {
+    out.push(
+      makeFinding({
+        kind: 'short-stop-timeout',
+        severity: 'warning',
+        title: `Broker ${brokerId}: systemd stops it after ${sd.timeoutStopSec}s`,
+        summary: `${sd.unit} has TimeoutStopSec=${sd.timeoutStopSec}s. A large broker's controlled shutdown can take longer; systemd then sends SIGKILL and the next start runs a long log recovery (incident 1, default 90 s).`,
+        brokers: b,
+        evidence: [{ label: 'TimeoutStopSec', value: String(sd.timeoutStopSec), source: `broker:${brokerId}` }],
+        identity: id(),
+        nextActions: [`Set TimeoutStopSec=600 in a drop-in for ${sd.unit} and run systemctl daemon-reload.`],
+      }),
+    );
+  }
+  if (sd && ((sd.restarts ?? 0) >= CRASH_LOOP_RESTARTS || sd.activeState === 'failed' || (sd.activeState === 'activating' && (sd.restarts ?? 0) > 0))) {
+    out.push(
+      makeFinding({
+        kind: 'broker-crash-loop',
+        severity: 'critical',
+        title: `Broker ${brokerId} is crash-looping (${plural(sd.restarts ?? 0, 'restart')}, ${sd.activeState ?? 'unknown'})`,
+        summary: `systemd keeps restarting ${sd.unit} on ${host}; the reason is usually in the systemd journal, not server.log (incident 4).`,
+        brokers: b,
+        evidence: [
+          { label: 'ActiveState', value: sd.activeState ?? 'unknown', source: `broker:${brokerId}` },
+          { label: 'NRestarts', value: String(sd.restarts ?? 'unknown'), source: `broker:${brokerId}` },
+          { label: 'last exit', value: `${sd.lastExitCode ?? '?'} status=${sd.lastExitStatus ?? '?'}`, source: `broker:${brokerId}` },
+        ],
+        identity: id(),
+        nextActions: [`journalctl -u ${sd.unit} -n 200 on the host; look for missing segments, fatal index errors, fd/mmap limits.`, 'Stop the restart loop (systemctl stop) while investigating, so each start does not re-run recovery.'],
+      }),
+    );
+  }
+  return out;
+}
+
+export function detectHostFindings(_snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const o of probes) {
+    if (o.ok) {
+      findings.push(...reportFindings(o.brokerId, o.report));
+      continue;
+    }
+    const exec = o.execution;
+    const evidence: Evidence[] = [{ label: 'reason', value: o.message, source: `broker:${o.brokerId}` }];
+    if (exec) {
+      evidence.push({ label: 'status', value: `${exec.status}${exec.exitCode !== null ? ` exit=${exec.exitCode}` : ''}${exec.detail ? `: ${exec.detail}` : ''}`, source: exec.target.address });
+      if (exec.stderr) evidence.push({ label: 'stderr', value: exec.stderr.slice(0, 500), source: exec.target.address });
+      if (o.reason === 'malformed' && exec.stdout) evidence.push({ label: 'stdout (start)', value: exec.stdout.slice(0, 300), source: exec.target.address });
+    }
+    const where = exec?.target.address ?? `broker ${o.brokerId}`;
+    if (o.reason === 'malformed') {
+      findings.push(
+        makeFinding({
+          kind: 'probe-error',
+          severity: 'error',
+          title: `Host probe of broker ${o.brokerId} (${where}) returned unreadable output`,
+          summary: `The probe ran on ${where} but its output could not be parsed${exec?.truncated ? ' (the transport truncated it)' : ''}: host checks for broker ${o.brokerId} are missing from this report.`,
+          brokers: [o.brokerId],
+          evidence,
+          identity: [`broker:${o.brokerId}`],
+          nextActions: ['Run the probe by hand on the host and check its output; report a bug with it.'],
+        }),
+      );
+    } else {
+      findings.push(
+        makeFinding({
+          kind: 'host-unreachable',
+          severity: 'error',
+          title: `Host of broker ${o.brokerId} (${where}) did not answer the probe`,
+          summary: `The host probe for broker ${o.brokerId} ${o.reason === 'unreachable' ? 'could not reach the host' : 'failed'}: its host checks are missing from this report. If the broker is also down, the host itself may be gone.`,
+          brokers: [o.brokerId],
+          evidence,
+          identity: [`broker:${o.brokerId}`],
+          nextActions: ['Check the instance (EC2 status checks, SSM agent) or the sandbox host directory.'],
+        }),
+      );
+    }
+  }
+  return findings;
+}

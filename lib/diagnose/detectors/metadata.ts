@@ -1,0 +1,268 @@
+// Detectors over the Admin API snapshot alone: they work on every cluster,
+// Amazon MSK included. One pass over all partitions sorts each problem
+// partition into a bucket keyed by the brokers behind it, so 300 offline
+// partitions behind one dead broker become one finding naming that broker.
+
+import type { ClusterSnapshot, PartitionState, TopicState } from '../../kafka/types.ts';
+import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
+import {
+  MAX_EVIDENCE_SAMPLES,
+  brokerList,
+  describePartition,
+  makeFinding,
+  plural,
+  topicCounts,
+} from '../finding.ts';
+import { isUnavailable, isUnderReplicated, minIsrOf, replicationFactor } from '../partition-filters.ts';
+
+interface Bucket {
+  brokers: number[];
+  partitions: TopicPartitionRef[];
+  perTopic: Map<string, number>;
+  samples: string[];
+  /** Topics in the bucket with unclean.leader.election.enable=true. */
+  uncleanTopics: Set<string>;
+  minIsrByTopic: Map<string, number>;
+}
+
+function bucketFor(map: Map<string, Bucket>, brokers: number[]): Bucket {
+  const key = brokers.join(',');
+  let b = map.get(key);
+  if (!b) {
+    b = { brokers, partitions: [], perTopic: new Map(), samples: [], uncleanTopics: new Set(), minIsrByTopic: new Map() };
+    map.set(key, b);
+  }
+  return b;
+}
+
+function add(bucket: Bucket, topic: TopicState, p: PartitionState): void {
+  bucket.partitions.push({ topic: topic.name, partition: p.partition });
+  bucket.perTopic.set(topic.name, (bucket.perTopic.get(topic.name) ?? 0) + 1);
+  if (bucket.samples.length < MAX_EVIDENCE_SAMPLES) bucket.samples.push(describePartition(topic.name, p));
+  if (topic.config?.uncleanLeaderElectionEnable) bucket.uncleanTopics.add(topic.name);
+  bucket.minIsrByTopic.set(topic.name, minIsrOf(topic));
+}
+
+function sortedIds(ids: Iterable<number>): number[] {
+  return [...ids].sort((a, b) => a - b);
+}
+
+function notIn(ids: readonly number[], set: { has(id: number): boolean }): number[] {
+  const out: number[] = [];
+  for (const id of ids) if (!set.has(id)) out.push(id);
+  return out.sort((a, b) => a - b);
+}
+
+const NONE: number[] = [];
+
+/** Replicas missing from the ISR, not counting ones a reassignment is still adding. */
+function outOfSyncReplicas(p: PartitionState): number[] {
+  const out: number[] = [];
+  for (const r of p.replicas) if (!p.isr.includes(r) && !p.addingReplicas?.includes(r)) out.push(r);
+  return out.sort((a, b) => a - b);
+}
+
+function bucketEvidence(b: Bucket): Evidence[] {
+  const ev: Evidence[] = [{ label: 'partitions per topic', value: topicCounts(b.perTopic), source: 'metadata' }];
+  for (const s of b.samples) ev.push({ label: 'partition', value: s, source: 'metadata' });
+  return ev;
+}
+
+function minIsrEvidence(b: Bucket): Evidence {
+  const values = [...b.minIsrByTopic].slice(0, MAX_EVIDENCE_SAMPLES).map(([t, n]) => `${t}=${n}`);
+  if (b.minIsrByTopic.size > MAX_EVIDENCE_SAMPLES) values.push(`… (+${b.minIsrByTopic.size - MAX_EVIDENCE_SAMPLES} topics)`);
+  return { label: 'min.insync.replicas', value: values.join(', '), source: 'topic configs' };
+}
+
+export function detectMetadataFindings(snapshot: ClusterSnapshot): Finding[] {
+  const live = new Set(snapshot.brokers.map((b) => b.id));
+  const offline = new Map<string, Bucket>();
+  const underMinIsr = new Map<string, Bucket>();
+  const underReplicated = new Map<string, Bucket>();
+  const singleIsr = new Map<string, Bucket>();
+  const rfOne = new Map<string, Bucket>();
+  /** Brokers that hold replicas but are not in the live broker list, with how many replicas they hold. */
+  const replicasOnDeadBrokers = new Map<number, number>();
+  let offlineTotal = 0;
+
+  for (const topic of snapshot.topics) {
+    const minIsr = minIsrOf(topic);
+    for (const p of topic.partitions) {
+      const replicas = p.replicas;
+      for (let i = 0; i < replicas.length; i++) {
+        const r = replicas[i]!;
+        if (!live.has(r)) replicasOnDeadBrokers.set(r, (replicasOnDeadBrokers.get(r) ?? 0) + 1);
+      }
+      if (replicationFactor(p) === 1) add(bucketFor(rfOne, []), topic, p);
+
+      if (isUnavailable(p, live)) {
+        offlineTotal++;
+        // Group by the replica holders that are down: that is the broker to bring back.
+        add(bucketFor(offline, notIn(replicas, live)), topic, p);
+        continue;
+      }
+      // Partitions with a live leader: the others are all in the offline finding already.
+      const outOfSync = p.isr.length < replicas.length ? outOfSyncReplicas(p) : NONE;
+      if (p.isr.length < minIsr) add(bucketFor(underMinIsr, outOfSync), topic, p);
+      else if (isUnderReplicated(p)) add(bucketFor(underReplicated, outOfSync), topic, p);
+      if (p.isr.length === 1 && replicationFactor(p) > 1) add(bucketFor(singleIsr, [p.isr[0]!]), topic, p);
+    }
+  }
+
+  const findings: Finding[] = [];
+
+  for (const b of offline.values()) {
+    const who = b.brokers.length > 0 ? `replicas on ${brokerList(b.brokers)} ${b.brokers.length === 1 ? 'is' : 'are'} down` : 'all replicas are live but none leads';
+    const uncleanNote =
+      b.uncleanTopics.size > 0
+        ? ` ${plural(b.uncleanTopics.size, 'topic')} allow unclean election, so a live out-of-sync replica may be elected with data loss.`
+        : ' Unclean leader election is off for these topics, so only a replica from the last ISR can lead without an explicit unclean election.';
+    findings.push(
+      makeFinding({
+        kind: 'offline-partition',
+        severity: 'critical',
+        title: `${plural(b.partitions.length, 'partition')} offline: ${who}`,
+        summary:
+          `${plural(b.partitions.length, 'partition')} in ${plural(b.perTopic.size, 'topic')} have no live leader: producers get LEADER_NOT_AVAILABLE / NOT_LEADER and consumers stall on them.` +
+          (b.brokers.length > 0 ? ` Every one has a replica on ${brokerList(b.brokers)}, which is not in the live broker list; bringing it back is the data-preserving fix.` : '') +
+          uncleanNote,
+        partitions: b.partitions,
+        brokers: b.brokers,
+        evidence: bucketEvidence(b),
+        identity: b.brokers.length > 0 ? b.brokers.map((id) => `broker:${id}`) : ['no-dead-replica'],
+        nextActions: [
+          ...(b.brokers.length > 0 ? [`Find out why ${brokerList(b.brokers)} is down (process, host, systemd journal) and start it; then re-run diagnose.`] : []),
+          'If a broker cannot come back, run can-restart / the leader-override plan to choose which surviving replica leads, with its data-loss estimate.',
+          'Do not wipe or delete the log dir of the last in-sync replica.',
+        ],
+      }),
+    );
+  }
+
+  for (const b of underMinIsr.values()) {
+    findings.push(
+      makeFinding({
+        kind: 'under-min-isr',
+        severity: 'error',
+        title: `${plural(b.partitions.length, 'partition')} below min.insync.replicas` + (b.brokers.length ? ` (out of sync: ${brokerList(b.brokers)})` : ''),
+        summary:
+          `${plural(b.partitions.length, 'partition')} in ${plural(b.perTopic.size, 'topic')} have fewer in-sync replicas than min.insync.replicas: producers using acks=all get NOT_ENOUGH_REPLICAS and their writes fail.` +
+          (offlineTotal > 0 ? ` (${plural(offlineTotal, 'offline partition')} also count as under-min-ISR for kafka-topics.sh; they are in the offline-partition finding.)` : ''),
+        partitions: b.partitions,
+        brokers: b.brokers,
+        evidence: [minIsrEvidence(b), ...bucketEvidence(b)],
+        identity: ['out-of-sync:' + b.brokers.join(',')],
+        nextActions: [
+          b.brokers.length ? `Check ${brokerList(b.brokers)}: is it live, catching up (replica lag), or stuck?` : 'Check the replicas outside the ISR.',
+          'Do not restart any broker that is in the ISR of these partitions until they are back at min.insync.replicas (can-restart checks this).',
+        ],
+      }),
+    );
+  }
+
+  for (const b of underReplicated.values()) {
+    findings.push(
+      makeFinding({
+        kind: 'under-replicated',
+        severity: 'warning',
+        title: `${plural(b.partitions.length, 'partition')} under-replicated` + (b.brokers.length ? ` (out of sync: ${brokerList(b.brokers)})` : ''),
+        summary: `${plural(b.partitions.length, 'partition')} in ${plural(b.perTopic.size, 'topic')} have fewer in-sync replicas than their replication factor but still meet min.insync.replicas. Redundancy is reduced: one more failure may stop writes or take them offline.`,
+        partitions: b.partitions,
+        brokers: b.brokers,
+        evidence: bucketEvidence(b),
+        identity: ['out-of-sync:' + b.brokers.join(',')],
+        nextActions: [
+          b.brokers.length ? `Check that ${brokerList(b.brokers)} is live and replicating (ReplicaFetcher errors, disk, network).` : 'Check the replicas outside the ISR.',
+          'Avoid restarting brokers in these ISRs until replication catches up.',
+        ],
+      }),
+    );
+  }
+
+  for (const b of singleIsr.values()) {
+    const holder = b.brokers[0]!;
+    const allUncleanOff = b.uncleanTopics.size === 0;
+    findings.push(
+      makeFinding({
+        kind: 'isr-single-replica',
+        // Incident 1: ISR of one with unclean election off is one failure away from an
+        // offline partition whose only way back loses data. That deserves more than a warning.
+        severity: allUncleanOff ? 'error' : 'warning',
+        title: `${plural(b.partitions.length, 'partition')} rely on broker ${holder} alone (ISR of one)`,
+        summary:
+          `${plural(b.partitions.length, 'partition')} in ${plural(b.perTopic.size, 'topic')} have replicas elsewhere but only broker ${holder} in sync. If broker ${holder} stops (or is killed), these partitions go offline` +
+          (allUncleanOff ? ' and, with unclean leader election off, stay offline until it returns or someone forces an unclean election that loses data.' : '.'),
+        partitions: b.partitions,
+        brokers: [holder],
+        evidence: bucketEvidence(b),
+        identity: [`isr-holder:${holder}`],
+        nextActions: [
+          `Do not stop, restart or kill broker ${holder} now (can-restart ${holder} will say no).`,
+          'Find out why the followers dropped out of the ISR (lag, fetcher errors, down broker) and fix that first.',
+        ],
+      }),
+    );
+  }
+
+  const rf1 = rfOne.get('');
+  if (rf1) {
+    const topics = [...rf1.perTopic.keys()].sort();
+    findings.push(
+      makeFinding({
+        kind: 'replication-factor-one',
+        severity: 'warning',
+        title: `${plural(topics.length, 'topic')} with replication factor 1 (${plural(rf1.partitions.length, 'partition')})`,
+        summary:
+          'These partitions exist on exactly one broker: stopping or losing that broker takes them offline and no election can help (incident 3). ' +
+          'Move them before any broker maintenance, or raise the replication factor.',
+        partitions: rf1.partitions,
+        evidence: [
+          { label: 'topics', value: topics.slice(0, MAX_EVIDENCE_SAMPLES).join(', ') + (topics.length > MAX_EVIDENCE_SAMPLES ? ` … (+${topics.length - MAX_EVIDENCE_SAMPLES})` : ''), source: 'metadata' },
+          ...rf1.samples.map((s) => ({ label: 'partition', value: s, source: 'metadata' })),
+        ],
+        identity: topics.map((t) => `topic:${t}`),
+        nextActions: [
+          'Before stopping a broker, reassign its RF=1 partitions elsewhere (kafka-reassign-partitions.sh).',
+          'Raise the replication factor to 3 with a reassignment that adds replicas.',
+        ],
+      }),
+    );
+  }
+
+  const unreachable = new Set(snapshot.unreachableBrokers);
+  for (const id of sortedIds(new Set([...unreachable, ...replicasOnDeadBrokers.keys()]))) {
+    const isLive = live.has(id);
+    const replicas = replicasOnDeadBrokers.get(id) ?? 0;
+    const summary = isLive
+      ? `Broker ${id} is in the cluster's live broker list but did not answer our requests in time. A broker that is registered but not serving (hung, GC, disk stall) is the first step of incident 1.`
+      : `Broker ${id} holds ${plural(replicas, 'replica')} but is not in the live broker list: it is stopped, crashed, fenced or cut off.`;
+    findings.push(
+      makeFinding({
+        kind: 'broker-unreachable',
+        severity: 'error',
+        title: isLive ? `Broker ${id} is registered but not answering` : `Broker ${id} is down (${plural(replicas, 'replica')} assigned to it)`,
+        summary,
+        brokers: [id],
+        evidence: [
+          { label: 'live brokers', value: sortedIds(live).join(',') || 'none', source: 'metadata' },
+          ...(isLive ? [{ label: 'request', value: errorsFor(snapshot, id) || 'no answer within the timeout', source: `broker:${id}` }] : []),
+          ...(replicas ? [{ label: 'replicas assigned', value: String(replicas), source: 'metadata' }] : []),
+        ],
+        identity: [`broker:${id}`],
+        nextActions: [
+          `Check broker ${id}'s process and host (host probe, systemd journal, server.log).`,
+          'Do not restart other brokers while this one is down.',
+        ],
+      }),
+    );
+  }
+  return findings;
+}
+
+function errorsFor(snapshot: ClusterSnapshot, brokerId: number): string {
+  return snapshot.errors
+    .filter((e) => e.scope === `broker:${brokerId}`)
+    .map((e) => e.message)
+    .slice(0, 3)
+    .join(' | ');
+}

@@ -1,0 +1,83 @@
+// Building blocks shared by the detectors: a finding constructor that derives
+// the runbook and fingerprint the same way everywhere, and small formatters
+// for evidence so every detector quotes partitions alike.
+
+import { createHash } from 'node:crypto';
+import type { PartitionState } from '../kafka/types.ts';
+import type { Evidence, Finding, FindingKind, Severity, TopicPartitionRef } from './types.ts';
+
+/** Evidence lists stay readable (and Slack-sized): the full set is in `affected`. */
+export const MAX_EVIDENCE_SAMPLES = 10;
+
+export const SEVERITY_RANK: Record<Severity, number> = { critical: 0, error: 1, warning: 2, info: 3 };
+
+/**
+ * kind + the identity of what is affected (e.g. "broker:1"), hashed so the id is
+ * short and opaque. Identity strings are built from sorted ids, so re-runs of
+ * the same problem give the same fingerprint whatever order the cluster lists
+ * things in.
+ */
+export function fingerprint(kind: FindingKind, identity: readonly string[]): string {
+  const h = createHash('sha256');
+  h.update(kind);
+  for (const part of [...identity].sort()) h.update('\n' + part);
+  return h.digest('hex').slice(0, 20);
+}
+
+export interface FindingInput {
+  kind: FindingKind;
+  severity: Severity;
+  title: string;
+  summary: string;
+  partitions?: TopicPartitionRef[];
+  brokers?: Iterable<number>;
+  groups?: Iterable<string>;
+  evidence?: Evidence[];
+  nextActions?: string[];
+  /** What makes this finding "the same problem" on a re-run; defaults to the affected brokers and groups. */
+  identity?: string[];
+}
+
+export function makeFinding(input: FindingInput): Finding {
+  const brokers = [...new Set(input.brokers ?? [])].sort((a, b) => a - b);
+  const groups = [...new Set(input.groups ?? [])].sort();
+  const identity = input.identity ?? [...brokers.map((b) => `broker:${b}`), ...groups.map((g) => `group:${g}`)];
+  return {
+    kind: input.kind,
+    severity: input.severity,
+    title: input.title,
+    summary: input.summary,
+    affected: { partitions: input.partitions ?? [], brokers, groups },
+    evidence: input.evidence ?? [],
+    runbook: input.kind,
+    nextActions: input.nextActions ?? [],
+    fingerprint: fingerprint(input.kind, identity),
+  };
+}
+
+export function sortFindings(findings: Finding[]): Finding[] {
+  return findings.sort(
+    (a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.kind.localeCompare(b.kind) || a.title.localeCompare(b.title),
+  );
+}
+
+export function describePartition(topic: string, p: PartitionState): string {
+  return `${topic}-${p.partition} leader=${p.leader < 0 ? 'none' : p.leader} replicas=[${p.replicas.join(',')}] isr=[${p.isr.join(',')}]`;
+}
+
+export function plural(n: number, word: string, pluralWord = `${word}s`): string {
+  return `${n} ${n === 1 ? word : pluralWord}`;
+}
+
+export function brokerList(ids: readonly number[]): string {
+  if (ids.length === 0) return 'no broker';
+  return ids.length === 1 ? `broker ${ids[0]}` : `brokers ${ids.join(', ')}`;
+}
+
+/** Per-topic counts, largest first, capped: "orders: 12, payments: 3, … (+4 topics)". */
+export function topicCounts(counts: Map<string, number>, max = MAX_EVIDENCE_SAMPLES): string {
+  const sorted = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const shown = sorted.slice(0, max).map(([t, n]) => `${t}: ${n}`);
+  if (sorted.length > max) shown.push(`… (+${sorted.length - max} topics)`);
+  return shown.join(', ');
+}

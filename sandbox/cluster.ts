@@ -1,0 +1,361 @@
+// Lifecycle of the sandbox's JVMs: one dedicated KRaft controller and three
+// brokers on loopback. Only processes whose command line names our own config
+// file are ever signalled, so `down` cannot hit anything it did not start.
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, openSync, closeSync } from 'node:fs';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { checkJava, ensureKafkaDist, type KafkaDist } from './dist.ts';
+import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers } from './files.ts';
+import {
+  BROKER_IDS,
+  CONTROLLER_ID,
+  binDir,
+  bootstrapServers,
+  clusterFile,
+  clusterFileSchema,
+  nodeLayout,
+  sandboxSettings,
+  type ClusterFile,
+  type NodeLayout,
+  type SandboxSettings,
+} from './layout.ts';
+
+const exec = promisify(execFile);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const ALL_NODE_IDS = [CONTROLLER_ID, ...BROKER_IDS];
+const START_TIMEOUT_MS = 180_000;
+const STOP_TIMEOUT_MS = 90_000;
+
+export interface NodeStatus {
+  id: number;
+  role: 'broker' | 'controller';
+  running: boolean;
+  pid: number | null;
+  port: number;
+  hostDir: string;
+}
+
+/** Kafka's Uuid.randomUuid().toString(): URL-safe base64 of 16 bytes, never starting with '-'. */
+export function randomClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
+async function readPid(node: NodeLayout): Promise<number | null> {
+  try {
+    const pid = Number((await readFile(node.pidFile, 'utf8')).trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The pid is ours only if that process still runs our config (pids get reused). */
+async function ownedPid(node: NodeLayout): Promise<number | null> {
+  const pid = await readPid(node);
+  if (pid === null) return null;
+  try {
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    return cmdline.includes(node.configFile) && cmdline.includes('kafka.Kafka') ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect({ port, host: '127.0.0.1' });
+    sock.setTimeout(1000);
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+    sock.once('timeout', () => {
+      sock.destroy();
+      resolve(false);
+    });
+  });
+}
+
+async function fileSize(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function readFrom(file: string, offset: number): Promise<string> {
+  try {
+    return (await readFile(file)).subarray(offset).toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function tail(file: string, lines = 25): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log yet)';
+  }
+}
+
+export class Sandbox {
+  readonly settings: SandboxSettings;
+  private dist: KafkaDist | null = null;
+  private log: (m: string) => void;
+
+  constructor(settings: SandboxSettings = sandboxSettings(), log: (m: string) => void = (m) => console.error(m)) {
+    this.settings = settings;
+    this.log = log;
+  }
+
+  node(id: number): NodeLayout {
+    if (!ALL_NODE_IDS.includes(id)) throw new Error(`no such sandbox node: ${id} (brokers are ${BROKER_IDS.join(', ')})`);
+    return nodeLayout(this.settings, id);
+  }
+
+  broker(id: number): NodeLayout {
+    if (!(BROKER_IDS as readonly number[]).includes(id)) throw new Error(`no such broker: ${id} (brokers are ${BROKER_IDS.join(', ')})`);
+    return nodeLayout(this.settings, id);
+  }
+
+  get bootstrapServers(): string {
+    return bootstrapServers(this.settings);
+  }
+
+  get binDir(): string {
+    return binDir(this.settings);
+  }
+
+  async readClusterFile(): Promise<ClusterFile | null> {
+    try {
+      return clusterFileSchema.parse(JSON.parse(await readFile(clusterFile(this.settings), 'utf8')));
+    } catch {
+      return null;
+    }
+  }
+
+  async status(): Promise<NodeStatus[]> {
+    return Promise.all(
+      ALL_NODE_IDS.map(async (id) => {
+        const n = nodeLayout(this.settings, id);
+        const pid = await ownedPid(n);
+        return { id, role: n.role, running: pid !== null, pid, port: n.port, hostDir: n.hostDir };
+      }),
+    );
+  }
+
+  private async ensureDist(): Promise<KafkaDist> {
+    if (!this.dist) {
+      await checkJava();
+      this.dist = await ensureKafkaDist(this.settings, this.log);
+    }
+    return this.dist;
+  }
+
+  /** Idempotent: a running sandbox stays as it is; stopped nodes are started. */
+  async up(): Promise<ClusterFile> {
+    const existing = await this.readClusterFile();
+    if (existing && existing.kafkaVersion !== this.settings.kafkaVersion) {
+      throw new Error(
+        `the sandbox at ${this.settings.home} runs Kafka ${existing.kafkaVersion}, not ${this.settings.kafkaVersion}: ` +
+          '`npx kafka-responder sandbox down --purge` first, or set KR_SANDBOX_HOME to another folder',
+      );
+    }
+    const statuses = await this.status();
+    if (existing && statuses.every((s) => s.running)) {
+      this.log(`sandbox already up (${existing.bootstrapServers})`);
+      return existing;
+    }
+    const dist = await this.ensureDist();
+    for (const s of statuses.filter((x) => !x.running)) {
+      if (!(await portFree(s.port))) {
+        throw new Error(
+          `port ${s.port} (node ${s.id}) is in use by another process: stop it, or pick other ports with KR_SANDBOX_PORT_BASE=<base>`,
+        );
+      }
+    }
+    const cluster: ClusterFile = {
+      kafkaVersion: dist.version,
+      clusterId: existing?.clusterId ?? randomClusterId(),
+      portBase: this.settings.portBase,
+      bootstrapServers: this.bootstrapServers,
+      binDir: await writeToolWrappers(this.settings, dist),
+      controller: { id: CONTROLLER_ID, port: this.node(CONTROLLER_ID).port, hostDir: this.node(CONTROLLER_ID).hostDir },
+      brokers: BROKER_IDS.map((id) => ({ id, port: this.node(id).port, hostDir: this.node(id).hostDir })),
+    };
+    await mkdir(this.settings.home, { recursive: true });
+    await writeFile(clusterFile(this.settings), JSON.stringify(cluster, null, 2));
+    const t0 = Date.now();
+    if (!statuses.find((s) => s.id === CONTROLLER_ID)?.running) await this.startNode(CONTROLLER_ID, cluster);
+    await Promise.all(statuses.filter((s) => s.role === 'broker' && !s.running).map((s) => this.startNode(s.id, cluster)));
+    this.log(`sandbox up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${cluster.bootstrapServers}`);
+    return cluster;
+  }
+
+  private async writeNodeFiles(node: NodeLayout, dist: KafkaDist): Promise<void> {
+    await mkdir(join(node.hostDir, 'config'), { recursive: true });
+    await mkdir(node.logsDir, { recursive: true });
+    await mkdir(node.dataDir, { recursive: true });
+    await writeFile(node.configFile, serverProperties(this.settings, node));
+    if (dist.logging === 'log4j2') await writeFile(node.log4jFile, log4j2Xml());
+    else await writeFile(join(node.hostDir, 'config', 'log4j.properties'), log4jProperties());
+  }
+
+  private loggingOpt(node: NodeLayout, dist: KafkaDist): string {
+    return dist.logging === 'log4j2'
+      ? `-Dlog4j2.configurationFile=${node.log4jFile}`
+      : `-Dlog4j.configuration=file:${join(node.hostDir, 'config', 'log4j.properties')}`;
+  }
+
+  /** `kafka-storage.sh format`, needed before a node's first start and after a wipe. */
+  private async formatIfNeeded(node: NodeLayout, dist: KafkaDist, clusterId: string): Promise<void> {
+    if (existsSync(join(node.dataDir, 'meta.properties'))) return;
+    try {
+      await exec(
+        'java',
+        ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', this.loggingOpt(node, dist), '-cp', dist.classpath,
+          'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', node.configFile, '--ignore-formatted'],
+        { timeout: 120_000 },
+      );
+    } catch (err) {
+      const e = err as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`formatting node ${node.id}'s storage failed: ${(e.stderr || e.stdout || e.message).trim()}`);
+    }
+  }
+
+  async start(id: number): Promise<void> {
+    const cluster = await this.readClusterFile();
+    if (!cluster) throw new Error('the sandbox has never been brought up: run `npx kafka-responder sandbox up`');
+    const node = this.node(id);
+    if (await ownedPid(node)) {
+      this.log(`node ${id} is already running`);
+      return;
+    }
+    if (!(await portFree(node.port))) throw new Error(`port ${node.port} (node ${id}) is in use by another process`);
+    await this.startNode(id, cluster);
+  }
+
+  private async startNode(id: number, cluster: ClusterFile): Promise<void> {
+    const dist = await this.ensureDist();
+    const node = this.node(id);
+    await this.writeNodeFiles(node, dist);
+    await this.formatIfNeeded(node, dist, cluster.clusterId);
+    const logOffset = await fileSize(join(node.logsDir, 'server.log'));
+    const out = openSync(join(node.logsDir, node.role === 'controller' ? 'controllerServer.out' : 'kafkaServer.out'), 'a');
+    const child = spawn(
+      'java',
+      [
+        node.role === 'controller' ? '-Xmx256m' : '-Xmx512m',
+        '-Xms128m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '-Djava.awt.headless=true',
+        `-Dkafka.logs.dir=${node.logsDir}`,
+        this.loggingOpt(node, dist),
+        '-cp',
+        dist.classpath,
+        'kafka.Kafka',
+        node.configFile,
+      ],
+      { detached: true, stdio: ['ignore', out, out], cwd: node.hostDir },
+    );
+    closeSync(out);
+    child.unref();
+    if (!child.pid) throw new Error(`could not start java for node ${id}`);
+    await writeFile(node.pidFile, String(child.pid));
+    await this.waitStarted(node, child.pid, logOffset);
+  }
+
+  /** Started = "Kafka Server started" written after `logOffset`, and the port answers. */
+  private async waitStarted(node: NodeLayout, pid: number, logOffset: number): Promise<void> {
+    const serverLog = join(node.logsDir, 'server.log');
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (!isAlive(pid)) {
+        throw new Error(`node ${node.id} exited during start. Last lines of ${serverLog}:\n${await tail(serverLog)}`);
+      }
+      if ((await readFrom(serverLog, logOffset)).includes('Kafka Server started') && (await portAccepts(node.port))) return;
+      await sleep(250);
+    }
+    throw new Error(`node ${node.id} did not finish starting within ${START_TIMEOUT_MS / 1000} s. Last lines of ${serverLog}:\n${await tail(serverLog)}`);
+  }
+
+  /** Graceful stop (SIGTERM → controlled shutdown); SIGKILL only if it hangs, and it says so. */
+  async stop(id: number): Promise<'stopped' | 'not-running' | 'killed-after-timeout'> {
+    const node = this.node(id);
+    const pid = await ownedPid(node);
+    if (pid === null) return 'not-running';
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + STOP_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (!isAlive(pid)) {
+        await rm(node.pidFile, { force: true });
+        return 'stopped';
+      }
+      await sleep(200);
+    }
+    process.kill(pid, 'SIGKILL');
+    await this.waitGone(pid);
+    await rm(node.pidFile, { force: true });
+    this.log(`node ${id} did not stop within ${STOP_TIMEOUT_MS / 1000} s and was killed`);
+    return 'killed-after-timeout';
+  }
+
+  /** SIGKILL: no controlled shutdown, no clean-shutdown marker. */
+  async kill(id: number): Promise<'killed' | 'not-running'> {
+    const node = this.node(id);
+    const pid = await ownedPid(node);
+    if (pid === null) return 'not-running';
+    process.kill(pid, 'SIGKILL');
+    await this.waitGone(pid);
+    await rm(node.pidFile, { force: true });
+    return 'killed';
+  }
+
+  private async waitGone(pid: number): Promise<void> {
+    for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
+  }
+
+  /** Deletes a stopped broker's data; its next start formats fresh storage. */
+  async wipe(id: number): Promise<void> {
+    const node = this.broker(id);
+    if (await ownedPid(node)) throw new Error(`broker ${id} is running: stop or kill it before wiping its data`);
+    await rm(node.dataDir, { recursive: true, force: true });
+    await mkdir(node.dataDir, { recursive: true });
+  }
+
+  /** Stops every process the sandbox started (and nothing else). --purge also deletes its folder. */
+  async down(opts: { purge?: boolean } = {}): Promise<void> {
+    await Promise.all(BROKER_IDS.map((id) => this.stop(id)));
+    await this.stop(CONTROLLER_ID);
+    if (opts.purge) await rm(this.settings.home, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,169 @@
+// The files a broker host has: server.properties, logging config, and the CLI
+// wrappers with the release tarball's names.
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { KafkaDist } from './dist.ts';
+import { BROKER_IDS, CONTROLLER_ID, binDir, nodeLayout, type NodeLayout, type SandboxSettings } from './layout.ts';
+
+export function serverProperties(s: SandboxSettings, node: NodeLayout): string {
+  const controller = nodeLayout(s, CONTROLLER_ID);
+  const voters = `${CONTROLLER_ID}@127.0.0.1:${controller.port}`;
+  const common = [
+    `node.id=${node.id}`,
+    `controller.quorum.voters=${voters}`,
+    'controller.listener.names=CONTROLLER',
+    `log.dirs=${node.dataDir}`,
+  ];
+  if (node.role === 'controller') {
+    return [
+      '# kafka-responder sandbox: dedicated KRaft controller',
+      'process.roles=controller',
+      ...common,
+      `listeners=CONTROLLER://127.0.0.1:${node.port}`,
+      'listener.security.protocol.map=CONTROLLER:PLAINTEXT',
+      'num.network.threads=2',
+      'num.io.threads=2',
+      '',
+    ].join('\n');
+  }
+  return [
+    `# kafka-responder sandbox: broker ${node.id}`,
+    'process.roles=broker',
+    ...common,
+    `listeners=PLAINTEXT://127.0.0.1:${node.port}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${node.port}`,
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'num.partitions=3',
+    `default.replication.factor=${BROKER_IDS.length}`,
+    `offsets.topic.replication.factor=${BROKER_IDS.length}`,
+    'offsets.topic.num.partitions=50',
+    `transaction.state.log.replication.factor=${BROKER_IDS.length}`,
+    'transaction.state.log.min.isr=2',
+    'min.insync.replicas=1',
+    // Kafka's default since 0.11, and the setting of incident 1.
+    'unclean.leader.election.enable=false',
+    'auto.create.topics.enable=false',
+    'group.initial.rebalance.delay.ms=0',
+    // A small machine: fewer threads, a small cleaner buffer, a faster ISR shrink.
+    'num.network.threads=2',
+    'num.io.threads=2',
+    'num.recovery.threads.per.data.dir=1',
+    'log.cleaner.threads=1',
+    'log.cleaner.dedupe.buffer.size=16777216',
+    'replica.lag.time.max.ms=10000',
+    '',
+  ].join('\n');
+}
+
+/** Kafka's own layout and pattern: server.log, controller.log, state-change.log, log-cleaner.log. */
+export function log4j2Xml(): string {
+  const file = (name: string, fileName: string) => `
+    <RollingFile name="${name}" fileName="\${sys:kafka.logs.dir}/${fileName}" filePattern="\${sys:kafka.logs.dir}/${fileName}.%d{yyyy-MM-dd-HH}">
+      <PatternLayout pattern="[%d] %p %m (%c)%n"/>
+      <Policies><TimeBasedTriggeringPolicy/></Policies>
+    </RollingFile>`;
+  const logger = (name: string, level: string, ref: string) =>
+    `<Logger name="${name}" level="${level}" additivity="false"><AppenderRef ref="${ref}"/></Logger>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Configuration>
+  <Appenders>
+    <Console name="STDOUT"><PatternLayout pattern="[%d] %p %m (%c)%n"/></Console>${file('kafkaAppender', 'server.log')}${file('stateChangeAppender', 'state-change.log')}${file('controllerAppender', 'controller.log')}${file('cleanerAppender', 'log-cleaner.log')}
+  </Appenders>
+  <Loggers>
+    <Root level="INFO"><AppenderRef ref="STDOUT"/><AppenderRef ref="kafkaAppender"/></Root>
+    ${logger('kafka.controller', 'TRACE', 'controllerAppender')}
+    ${logger('org.apache.kafka.controller', 'INFO', 'controllerAppender')}
+    ${logger('kafka.log.LogCleaner', 'INFO', 'cleanerAppender')}
+    ${logger('org.apache.kafka.storage.internals.log.LogCleaner', 'INFO', 'cleanerAppender')}
+    ${logger('org.apache.kafka.storage.internals.log.LogCleanerManager', 'INFO', 'cleanerAppender')}
+    ${logger('state.change.logger', 'INFO', 'stateChangeAppender')}
+    ${logger('kafka.request.logger', 'WARN', 'kafkaAppender')}
+    <Logger name="org.apache.kafka.raft" level="INFO"/>
+    <Logger name="kafka.network.RequestChannel$" level="WARN"/>
+  </Loggers>
+</Configuration>
+`;
+}
+
+/** Same files for Kafka 3.9, which logs through reload4j (log4j 1.x API). */
+export function log4jProperties(): string {
+  const file = (name: string, fileName: string) => [
+    `log4j.appender.${name}=org.apache.log4j.DailyRollingFileAppender`,
+    `log4j.appender.${name}.DatePattern='.'yyyy-MM-dd-HH`,
+    `log4j.appender.${name}.File=\${kafka.logs.dir}/${fileName}`,
+    `log4j.appender.${name}.layout=org.apache.log4j.PatternLayout`,
+    `log4j.appender.${name}.layout.ConversionPattern=[%d] %p %m (%c)%n`,
+  ];
+  return [
+    'log4j.rootLogger=INFO, stdout, kafkaAppender',
+    'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
+    'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
+    'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
+    ...file('kafkaAppender', 'server.log'),
+    ...file('stateChangeAppender', 'state-change.log'),
+    ...file('controllerAppender', 'controller.log'),
+    ...file('cleanerAppender', 'log-cleaner.log'),
+    'log4j.logger.kafka.controller=TRACE, controllerAppender',
+    'log4j.additivity.kafka.controller=false',
+    'log4j.logger.kafka.log.LogCleaner=INFO, cleanerAppender',
+    'log4j.additivity.kafka.log.LogCleaner=false',
+    'log4j.logger.state.change.logger=INFO, stateChangeAppender',
+    'log4j.additivity.state.change.logger=false',
+    '',
+  ].join('\n');
+}
+
+const toolsLog4j2 = `<?xml version="1.0" encoding="UTF-8"?>
+<Configuration>
+  <Appenders><Console name="STDERR" target="SYSTEM_ERR"><PatternLayout pattern="[%d] %p %m (%c)%n"/></Console></Appenders>
+  <Loggers><Root level="WARN"><AppenderRef ref="STDERR"/></Root></Loggers>
+</Configuration>
+`;
+const toolsLog4j = 'log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.Target=System.err\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\nlog4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n\n';
+
+/** Script name → main class, as the release's bin/ scripts run them. */
+export function toolClasses(version: string): Record<string, string> {
+  const v4 = version.startsWith('4.');
+  return {
+    'kafka-topics.sh': 'org.apache.kafka.tools.TopicCommand',
+    'kafka-configs.sh': 'kafka.admin.ConfigCommand',
+    'kafka-leader-election.sh': 'org.apache.kafka.tools.LeaderElectionCommand',
+    'kafka-reassign-partitions.sh': 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
+    'kafka-log-dirs.sh': 'org.apache.kafka.tools.LogDirsCommand',
+    'kafka-dump-log.sh': 'kafka.tools.DumpLogSegments',
+    'kafka-consumer-groups.sh': 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',
+    'kafka-storage.sh': 'kafka.tools.StorageTool',
+    'kafka-console-producer.sh': v4 ? 'org.apache.kafka.tools.ConsoleProducer' : 'kafka.tools.ConsoleProducer',
+    'kafka-console-consumer.sh': 'org.apache.kafka.tools.consumer.ConsoleConsumer',
+    'kafka-get-offsets.sh': 'org.apache.kafka.tools.GetOffsetShell',
+    'kafka-features.sh': 'org.apache.kafka.tools.FeatureCommand',
+  };
+}
+
+/** JVM options for the short-lived CLI tools: small heap, fast start on a 2-core machine. */
+export const TOOL_JVM_OPTS = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto', '-Djava.awt.headless=true'];
+
+export async function writeToolWrappers(s: SandboxSettings, dist: KafkaDist): Promise<string> {
+  const dir = binDir(s);
+  const confDir = join(s.home, 'config');
+  await mkdir(dir, { recursive: true });
+  await mkdir(confDir, { recursive: true });
+  const loggingOpt =
+    dist.logging === 'log4j2'
+      ? `-Dlog4j2.configurationFile=${join(confDir, 'tools-log4j2.xml')}`
+      : `-Dlog4j.configuration=file:${join(confDir, 'tools-log4j.properties')}`;
+  await writeFile(join(confDir, dist.logging === 'log4j2' ? 'tools-log4j2.xml' : 'tools-log4j.properties'), dist.logging === 'log4j2' ? toolsLog4j2 : toolsLog4j);
+  for (const [script, mainClass] of Object.entries(toolClasses(dist.version))) {
+    const body = [
+      '#!/usr/bin/env bash',
+      `# ${script} of Apache Kafka ${dist.version}, as the release tarball names it; generated by kafka-responder's sandbox.`,
+      `exec "\${JAVA:-java}" ${TOOL_JVM_OPTS.join(' ')} \${KAFKA_OPTS:-} "${loggingOpt}" -cp "${dist.classpath}" ${mainClass} "$@"`,
+      '',
+    ].join('\n');
+    const path = join(dir, script);
+    await writeFile(path, body);
+    await chmod(path, 0o755);
+  }
+  return dir;
+}

@@ -1,0 +1,282 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ApprovalPolicyConfigSchema,
+  createRequest,
+  decide,
+  resolvePolicy,
+  type Action,
+  type ApprovablePlan,
+  type ApprovalPolicy,
+  type ApprovalRequest,
+  type Decision,
+} from '../../lib/approvals/index.ts';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const MIN = 60_000;
+const plan: ApprovablePlan = { id: 'p1', kind: 'leader-override', title: 'make 3 lead orders-0', fingerprint: 'f'.repeat(64) };
+
+// Approvers: ALICE, BOB, CAROL. REQUESTER_OUT is not an approver; MALLORY neither.
+const ALICE = 'UALICE';
+const BOB = 'UBOB';
+const CAROL = 'UCAROL';
+const REQUESTER_OUT = 'UOUTSIDER';
+const MALLORY = 'UMALLORY';
+
+function policy(required = 2, approvers = [ALICE, BOB, CAROL]): ApprovalPolicy {
+  return resolvePolicy(ApprovalPolicyConfigSchema.parse({ approverUserIds: approvers, requiredApprovals: required }));
+}
+
+function newRequest(requester = ALICE, p = policy()): ApprovalRequest {
+  const created = createRequest({ id: 'r1', plan, requester }, p, T0);
+  if (!created.ok) throw new Error(created.refusal.message);
+  return created.request;
+}
+
+function ok(d: Decision): ApprovalRequest {
+  if (!d.ok) throw new Error(`refused: ${d.refusal.code} ${d.refusal.message}`);
+  expect(d.request.version).toBe(d.event.seq);
+  expect(d.request.events.at(-1)).toEqual(d.event);
+  return d.request;
+}
+
+function refusal(d: Decision): string {
+  if (d.ok) throw new Error(`expected a refusal, got ${d.request.status}`);
+  return d.refusal.code;
+}
+
+/** Walk a request through actions at T0 + 1 min each, all expected to succeed. */
+function run(request: ApprovalRequest, actions: Action[], p = policy()): ApprovalRequest {
+  return actions.reduce((r, a, i) => ok(decide(r, a, p, T0 + (i + 1) * MIN)), request);
+}
+
+const approvedByAliceBob = () => run(newRequest(ALICE), [{ type: 'approve', user: BOB }]);
+const executing = () => run(approvedByAliceBob(), [{ type: 'claim', workerId: 'w1', leaseMs: 10 * MIN }]);
+
+describe('policy', () => {
+  it('never accepts fewer than two required approvals', () => {
+    expect(ApprovalPolicyConfigSchema.safeParse({ approverUserIds: [ALICE], requiredApprovals: 1 }).success).toBe(false);
+    expect(ApprovalPolicyConfigSchema.safeParse({ approverUserIds: [ALICE], requiredApprovals: 0 }).success).toBe(false);
+  });
+  it('defaults to two approvals and a 30-minute TTL', () => {
+    const p = resolvePolicy(ApprovalPolicyConfigSchema.parse({ approverUserIds: [ALICE] }));
+    expect(p.requiredApprovals).toBe(2);
+    expect(p.ttlMs).toBe(30 * MIN);
+  });
+  it('requires some approvers and rejects malformed ids', () => {
+    expect(ApprovalPolicyConfigSchema.safeParse({}).success).toBe(false);
+    expect(ApprovalPolicyConfigSchema.safeParse({ approverUserIds: ['alice; rm -rf'] }).success).toBe(false);
+    expect(ApprovalPolicyConfigSchema.safeParse({ approverUserGroup: 'S0123ABC' }).success).toBe(true);
+  });
+  it('adds resolved user-group members to the configured ids, ignoring junk', () => {
+    const config = ApprovalPolicyConfigSchema.parse({ approverUserIds: [ALICE], approverUserGroup: 'SOPS' });
+    const p = resolvePolicy(config, [BOB, 'not-a-user', ALICE]);
+    expect([...p.approvers].sort()).toEqual([ALICE, BOB]);
+  });
+});
+
+describe('createRequest', () => {
+  it('counts an authorized requester as the first approval', () => {
+    const r = newRequest(ALICE);
+    expect(r.status).toBe('REQUESTED');
+    expect(r.version).toBe(1);
+    expect(r.approvals.map((a) => a.user)).toEqual([ALICE]);
+    expect(r.expiresAt).toBe(T0 + 30 * MIN);
+    expect(r.planDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.events).toHaveLength(1);
+    expect(r.events[0]?.type).toBe('requested');
+  });
+  it('does not count a requester who is not an approver', () => {
+    expect(newRequest(REQUESTER_OUT).approvals).toEqual([]);
+  });
+  it('refuses when the policy can never be satisfied', () => {
+    const d = createRequest({ id: 'r', plan, requester: ALICE }, policy(3, [ALICE, BOB]), T0);
+    expect(d.ok).toBe(false);
+    if (!d.ok) expect(d.refusal.code).toBe('policy-unsatisfiable');
+  });
+});
+
+describe('approve', () => {
+  it('authorized requester + one other approver → APPROVED', () => {
+    const r = approvedByAliceBob();
+    expect(r.status).toBe('APPROVED');
+    expect(r.approvals.map((a) => a.user)).toEqual([ALICE, BOB]);
+  });
+  it('requester outside the approvers → two other approvers are needed', () => {
+    const one = run(newRequest(REQUESTER_OUT), [{ type: 'approve', user: ALICE }]);
+    expect(one.status).toBe('REQUESTED');
+    const two = run(one, [{ type: 'approve', user: BOB }]);
+    expect(two.status).toBe('APPROVED');
+  });
+  it('honours a threshold above two', () => {
+    const p = policy(3);
+    const r = run(newRequest(ALICE, p), [{ type: 'approve', user: BOB }], p);
+    expect(r.status).toBe('REQUESTED');
+    expect(run(r, [{ type: 'approve', user: CAROL }], p).status).toBe('APPROVED');
+  });
+  it('refuses self-approval, whether or not the requester is an approver', () => {
+    expect(refusal(decide(newRequest(ALICE), { type: 'approve', user: ALICE }, policy(), T0 + MIN))).toBe('self-approval');
+    expect(refusal(decide(newRequest(REQUESTER_OUT), { type: 'approve', user: REQUESTER_OUT }, policy(), T0 + MIN))).toBe(
+      'self-approval',
+    );
+  });
+  it('refuses the same person twice (and says so for a retried click)', () => {
+    const r = run(newRequest(REQUESTER_OUT), [{ type: 'approve', user: BOB, actionTs: '1700000000.000100' }]);
+    const again = decide(r, { type: 'approve', user: BOB, actionTs: '1700000001.000100' }, policy(), T0 + 2 * MIN);
+    expect(refusal(again)).toBe('duplicate-approval');
+    const retried = decide(r, { type: 'approve', user: BOB, actionTs: '1700000000.000100' }, policy(), T0 + 2 * MIN);
+    expect(refusal(retried)).toBe('duplicate-approval');
+    if (!retried.ok) expect(retried.refusal.message).toMatch(/already recorded/);
+  });
+  it('refuses an unauthorized user', () => {
+    expect(refusal(decide(newRequest(), { type: 'approve', user: MALLORY }, policy(), T0 + MIN))).toBe('unauthorized');
+  });
+  it('refuses further approvals once approved, and any after execution started or the request closed', () => {
+    expect(refusal(decide(approvedByAliceBob(), { type: 'approve', user: CAROL }, policy(), T0 + 5 * MIN))).toBe(
+      'already-approved',
+    );
+    expect(refusal(decide(executing(), { type: 'approve', user: CAROL }, policy(), T0 + 5 * MIN))).toBe('already-executed');
+    const rejected = run(newRequest(), [{ type: 'reject', user: BOB }]);
+    expect(refusal(decide(rejected, { type: 'approve', user: CAROL }, policy(), T0 + 5 * MIN))).toBe('closed');
+  });
+});
+
+describe('expiry', () => {
+  it('an approval after the TTL is refused and moves the request to EXPIRED', () => {
+    const d = decide(newRequest(), { type: 'approve', user: BOB }, policy(), T0 + 30 * MIN);
+    expect(refusal(d)).toBe('expired');
+    if (!d.ok) {
+      expect(d.transition?.request.status).toBe('EXPIRED');
+      expect(d.transition?.event.type).toBe('expired');
+      expect(d.transition?.request.version).toBe(2);
+    }
+  });
+  it('an approved request that was never claimed expires too', () => {
+    const d = decide(approvedByAliceBob(), { type: 'claim', workerId: 'w1', leaseMs: MIN }, policy(), T0 + 31 * MIN);
+    expect(refusal(d)).toBe('expired');
+  });
+  it('the expire action works only when due', () => {
+    expect(refusal(decide(newRequest(), { type: 'expire' }, policy(), T0 + 29 * MIN))).toBe('not-expired');
+    expect(ok(decide(newRequest(), { type: 'expire' }, policy(), T0 + 31 * MIN)).status).toBe('EXPIRED');
+  });
+  it('a running execution does not expire', () => {
+    const d = decide(executing(), { type: 'step', workerId: 'w1', leaseMs: MIN, step: { index: 0, name: 'x', status: 'ok' } }, policy(), T0 + 60 * MIN);
+    expect(ok(d).status).toBe('EXECUTING');
+  });
+});
+
+describe('reject and cancel', () => {
+  it('a reject by an approver ends the request', () => {
+    const r = run(newRequest(), [{ type: 'reject', user: CAROL, reason: 'wrong replica' }]);
+    expect(r.status).toBe('REJECTED');
+    expect(r.closedBy).toMatchObject({ user: CAROL, reason: 'wrong replica' });
+  });
+  it('a reject after full approval still ends it (before execution)', () => {
+    expect(run(approvedByAliceBob(), [{ type: 'reject', user: CAROL }]).status).toBe('REJECTED');
+  });
+  it('refuses a reject from an unauthorized user or a non-approver requester', () => {
+    expect(refusal(decide(newRequest(), { type: 'reject', user: MALLORY }, policy(), T0 + MIN))).toBe('unauthorized');
+    const d = decide(newRequest(REQUESTER_OUT), { type: 'reject', user: REQUESTER_OUT }, policy(), T0 + MIN);
+    expect(refusal(d)).toBe('unauthorized');
+    if (!d.ok) expect(d.refusal.message).toMatch(/Cancel/);
+  });
+  it('the requester can cancel, before or after approval', () => {
+    expect(run(newRequest(REQUESTER_OUT), [{ type: 'cancel', user: REQUESTER_OUT }]).status).toBe('CANCELLED');
+    expect(run(approvedByAliceBob(), [{ type: 'cancel', user: ALICE }]).status).toBe('CANCELLED');
+  });
+  it('nobody else can cancel, and nobody can once execution started', () => {
+    expect(refusal(decide(newRequest(ALICE), { type: 'cancel', user: BOB }, policy(), T0 + MIN))).toBe('not-requester');
+    expect(refusal(decide(executing(), { type: 'cancel', user: ALICE }, policy(), T0 + 5 * MIN))).toBe('already-executed');
+    expect(refusal(decide(executing(), { type: 'reject', user: CAROL }, policy(), T0 + 5 * MIN))).toBe('already-executed');
+  });
+});
+
+describe('claim, steps, finish', () => {
+  it('claim moves APPROVED to EXECUTING with a lease', () => {
+    const r = executing();
+    expect(r.status).toBe('EXECUTING');
+    expect(r.lease).toEqual({ owner: 'w1', claimedAt: T0 + 2 * MIN, until: T0 + 12 * MIN });
+  });
+  it('refuses to claim a request that is not approved', () => {
+    expect(refusal(decide(newRequest(), { type: 'claim', workerId: 'w1', leaseMs: MIN }, policy(), T0 + MIN))).toBe(
+      'not-approved',
+    );
+  });
+  it('a second claim is refused while the lease lives, and never re-runs after it lapsed', () => {
+    const r = executing();
+    expect(refusal(decide(r, { type: 'claim', workerId: 'w2', leaseMs: MIN }, policy(), T0 + 5 * MIN))).toBe('already-claimed');
+    expect(refusal(decide(r, { type: 'claim', workerId: 'w2', leaseMs: MIN }, policy(), T0 + 60 * MIN))).toBe('lease-expired');
+    expect(refusal(decide(r, { type: 'claim', workerId: 'w1', leaseMs: MIN }, policy(), T0 + 60 * MIN))).toBe('lease-expired');
+  });
+  it('refuses to claim when an approver has since been removed from the policy', () => {
+    const shrunk = policy(2, [ALICE, CAROL]);
+    expect(refusal(decide(approvedByAliceBob(), { type: 'claim', workerId: 'w1', leaseMs: MIN }, shrunk, T0 + 5 * MIN))).toBe(
+      'quorum-lost',
+    );
+  });
+  it('the lease owner records steps, each an event that renews the lease', () => {
+    const r = run(executing(), [{ type: 'step', workerId: 'w1', leaseMs: 10 * MIN, step: { index: 0, name: 'reassign', status: 'ok', detail: 'done' } }]);
+    expect(r.status).toBe('EXECUTING');
+    expect(r.lease?.until).toBe(T0 + 11 * MIN);
+    expect(r.events.at(-1)).toMatchObject({ type: 'step', actor: 'w1', message: 'step 1 reassign: ok — done' });
+  });
+  it('only the lease owner may record steps or finish', () => {
+    const r = executing();
+    const step = { index: 0, name: 'x', status: 'ok' as const };
+    expect(refusal(decide(r, { type: 'step', workerId: 'w2', leaseMs: MIN, step }, policy(), T0 + 5 * MIN))).toBe('not-lease-owner');
+    expect(refusal(decide(r, { type: 'finish', workerId: 'w2', outcome: 'SUCCEEDED', summary: 'x' }, policy(), T0 + 5 * MIN))).toBe(
+      'not-lease-owner',
+    );
+    expect(refusal(decide(approvedByAliceBob(), { type: 'step', workerId: 'w1', leaseMs: MIN, step }, policy(), T0 + 5 * MIN))).toBe(
+      'not-executing',
+    );
+  });
+  it.each(['SUCCEEDED', 'FAILED', 'STALE'] as const)('finish → %s, then nothing more runs', (outcome) => {
+    const r = run(executing(), [{ type: 'finish', workerId: 'w1', outcome, summary: 'the end' }]);
+    expect(r.status).toBe(outcome);
+    expect(r.outcome).toMatchObject({ status: outcome, summary: 'the end' });
+    expect(refusal(decide(r, { type: 'claim', workerId: 'w2', leaseMs: MIN }, policy(), T0 + 9 * MIN))).toBe('already-executed');
+    expect(refusal(decide(r, { type: 'finish', workerId: 'w1', outcome, summary: 'again' }, policy(), T0 + 9 * MIN))).toBe(
+      'already-executed',
+    );
+  });
+});
+
+describe('abandon (crashed worker)', () => {
+  it('is refused while the lease lives', () => {
+    expect(refusal(decide(executing(), { type: 'abandon', user: CAROL }, policy(), T0 + 5 * MIN))).toBe('lease-active');
+  });
+  it('turns an EXECUTING request with a lapsed lease into FAILED', () => {
+    const r = ok(decide(executing(), { type: 'abandon', user: CAROL, reason: 'worker died' }, policy(), T0 + 60 * MIN));
+    expect(r.status).toBe('FAILED');
+    expect(r.events.at(-1)?.type).toBe('abandoned');
+  });
+  it('needs an approver', () => {
+    expect(refusal(decide(executing(), { type: 'abandon', user: MALLORY }, policy(), T0 + 60 * MIN))).toBe('unauthorized');
+  });
+});
+
+describe('audit trail', () => {
+  it('every transition appends exactly one event whose seq is the new version', () => {
+    const r = run(newRequest(REQUESTER_OUT), [
+      { type: 'approve', user: ALICE },
+      { type: 'approve', user: BOB },
+      { type: 'claim', workerId: 'w1', leaseMs: 10 * MIN },
+      { type: 'step', workerId: 'w1', leaseMs: 10 * MIN, step: { index: 0, name: 's', status: 'ok' } },
+      { type: 'finish', workerId: 'w1', outcome: 'SUCCEEDED', summary: 'ok' },
+    ]);
+    expect(r.events.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'requested'],
+      [2, 'approved'],
+      [3, 'approved'],
+      [4, 'claimed'],
+      [5, 'step'],
+      [6, 'succeeded'],
+    ]);
+    expect(r.version).toBe(6);
+  });
+  it('keeps oversized step data bounded', () => {
+    const big = { output: 'x'.repeat(50_000) };
+    const r = run(executing(), [{ type: 'step', workerId: 'w1', leaseMs: MIN, step: { index: 0, name: 's', status: 'ok', data: big } }]);
+    expect(JSON.stringify(r.events.at(-1)).length).toBeLessThan(6_000);
+  });
+});
