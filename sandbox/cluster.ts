@@ -129,7 +129,7 @@ async function tail(file: string, lines = 25): Promise<string> {
 export class Sandbox {
   readonly settings: SandboxSettings;
   private dist: KafkaDist | null = null;
-  private log: (m: string) => void;
+  readonly log: (m: string) => void;
 
   constructor(settings: SandboxSettings = sandboxSettings(), log: (m: string) => void = (m) => console.error(m)) {
     this.settings = settings;

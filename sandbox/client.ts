@@ -1,0 +1,149 @@
+// Small kafkajs helpers the scenarios drive the cluster with. Kafka's own CLI
+// tools stay the oracle in tests; these only set things up quickly.
+import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs';
+
+export function kafkaClient(bootstrap: string, clientId = 'kafka-responder-sandbox'): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: bootstrap.split(','),
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 3000,
+    requestTimeout: 15_000,
+    retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 2000 },
+  });
+}
+
+export async function withAdmin<T>(bootstrap: string, fn: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = kafkaClient(bootstrap).admin();
+  await admin.connect();
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown = null;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    await sleep(300);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`);
+}
+
+export interface PartitionView {
+  partitionId: number;
+  leader: number;
+  replicas: number[];
+  isr: number[];
+}
+
+export async function partitions(admin: Admin, topic: string): Promise<PartitionView[]> {
+  const md = await admin.fetchTopicMetadata({ topics: [topic] });
+  return (md.topics[0]?.partitions ?? []).map((p) => ({ partitionId: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr }));
+}
+
+
+export async function createTopic(
+  admin: Admin,
+  topic: string,
+  opts: { assignment: number[][]; configs?: Record<string, string> },
+): Promise<void> {
+  const spec: ITopicConfig = {
+    topic,
+    replicaAssignment: opts.assignment.map((replicas, partition) => ({ partition, replicas })),
+    configEntries: Object.entries(opts.configs ?? {}).map(([name, value]) => ({ name, value })),
+  };
+  await admin.createTopics({ topics: [spec], waitForLeaders: true, timeout: 30_000 });
+  await waitFor(`leaders for ${topic}`, async () => {
+    const ps = await partitions(admin, topic);
+    return ps.length === opts.assignment.length && ps.every((p) => p.leader >= 0 && p.isr.length === p.replicas.length);
+  });
+}
+
+/** Produce `count` small messages to one partition; returns how many were acknowledged. */
+export async function produce(bootstrap: string, topic: string, partition: number, count: number, acks: -1 | 1 = 1, from = 0): Promise<number> {
+  const producer = kafkaClient(bootstrap, 'kafka-responder-sandbox-producer').producer({ allowAutoTopicCreation: false, retry: { retries: 3 } });
+  await producer.connect();
+  try {
+    const batch = 500;
+    for (let i = 0; i < count; i += batch) {
+      const n = Math.min(batch, count - i);
+      await producer.send({
+        topic,
+        acks,
+        messages: Array.from({ length: n }, (_, k) => ({ partition, key: `k${from + i + k}`, value: `message ${from + i + k} of ${topic}-${partition}` })),
+      });
+    }
+    return count;
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Java's String.hashCode: UTF-16 code units, 32-bit overflow. */
+export function javaStringHashCode(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Kafka's partitionFor(groupId): Utils.abs(hash) % partitions, where abs(MIN_VALUE) = 0. */
+export function offsetsPartitionFor(groupId: string, offsetsPartitions: number): number {
+  const h = javaStringHashCode(groupId);
+  return (h === -2147483648 ? 0 : Math.abs(h)) % offsetsPartitions;
+}
+
+export interface DescribedPartition {
+  topic: string;
+  partition: number;
+  /** -1 when Kafka prints "Leader: none". */
+  leader: number;
+  replicas: number[];
+  isr: number[];
+  elr: number[];
+}
+
+const ids = (s: string | undefined) => (s ? s.split(',').filter(Boolean).map(Number) : []);
+
+/** Parses `kafka-topics.sh --describe` partition lines: Kafka's own view, leaderless partitions included. */
+export function parseTopicsDescribe(text: string): DescribedPartition[] {
+  const out: DescribedPartition[] = [];
+  for (const line of text.split('\n')) {
+    const m = /Topic: (\S+)\s+Partition: (\d+)\s+Leader: (\S+)\s+Replicas: ([\d,]*)\s+Isr: ([\d,]*)(?:\s+Elr: ([\d,]*))?/.exec(line);
+    if (!m) continue;
+    out.push({
+      topic: m[1]!,
+      partition: Number(m[2]),
+      leader: m[3] === 'none' ? -1 : Number(m[3]),
+      replicas: ids(m[4]),
+      isr: ids(m[5]),
+      elr: ids(m[6]),
+    });
+  }
+  return out;
+}
+
+/** Runs one of the sandbox's Kafka CLI wrappers; rejects with its stderr on a non-zero exit. */
+export async function kafkaTool(binDir: string, script: string, args: string[], timeoutMs = 60_000): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve, reject) => {
+    execFile(`${binDir}/${script}`, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${script} ${args.join(' ')} failed: ${(stderr || err.message).trim()}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+export async function describeTopic(binDir: string, bootstrap: string, topic: string): Promise<DescribedPartition[]> {
+  return parseTopicsDescribe(await kafkaTool(binDir, 'kafka-topics.sh', ['--bootstrap-server', bootstrap, '--describe', '--topic', topic]));
+}
