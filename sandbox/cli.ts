@@ -4,6 +4,7 @@ import { Sandbox } from './cluster.ts';
 import { SCENARIOS, runScenario } from './scenarios.ts';
 
 const USAGE = `usage: kafka-responder sandbox <command>
+  install            fetch Apache Kafka's jars from Maven Central (up does it when needed)
   up                 start the controller and brokers ${BROKER_IDS.join(', ')} (no-op when running)
   down [--purge]     stop every sandbox process (--purge: also delete its data)
   status [--json]    per node: running, pid, port, host dir
@@ -25,6 +26,9 @@ export async function run(argv: string[]): Promise<number> {
   const [cmd, arg, ...rest] = argv;
   const sandbox = new Sandbox();
   switch (cmd) {
+    case 'install':
+      await sandbox.install();
+      return 0;
     case 'up':
       await sandbox.up();
       return 0;

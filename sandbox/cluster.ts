@@ -180,6 +180,12 @@ export class Sandbox {
     return this.dist;
   }
 
+  /** Java and Kafka's jars in place; nothing started. */
+  async install(): Promise<void> {
+    const dist = await this.ensureDist();
+    this.log(`Apache Kafka ${dist.version} ready in ${dist.libsDir}`);
+  }
+
   /** Idempotent: a running sandbox stays as it is; stopped nodes are started. */
   async up(): Promise<ClusterFile> {
     const existing = await this.readClusterFile();

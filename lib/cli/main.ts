@@ -4,6 +4,10 @@
 type CommandModule = { run(argv: string[]): Promise<number> };
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  demo: {
+    summary: 'bring the sandbox up, reproduce an incident (default isr-one-leader-lost) and diagnose it',
+    load: () => import('./demo.ts'),
+  },
   sandbox: {
     summary: 'local 3-broker Kafka cluster: up, down, status, env, stop|kill|start|wipe <id>, scenario <name>',
     load: () => import('../../sandbox/cli.ts'),

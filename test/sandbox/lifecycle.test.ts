@@ -1,0 +1,118 @@
+// The sandbox is a tool people rely on: idempotent, precise about what it
+// signals, and clear when something is in the way.
+import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { Sandbox } from '../../sandbox/cluster.ts';
+import { sandboxSettings } from '../../sandbox/layout.ts';
+import { hasSandbox, testSandbox } from './helpers.ts';
+
+const exec = promisify(execFile);
+const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  exec(process.execPath, ['bin/kafka-responder.js', ...args], { env, timeout: 300_000 });
+
+describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
+  const sandbox = testSandbox();
+
+  it('up on a running sandbox is a no-op', async () => {
+    const before = await sandbox.status();
+    expect(before.every((s) => s.running)).toBe(true);
+    await sandbox.up();
+    expect((await sandbox.status()).map((s) => s.pid)).toEqual(before.map((s) => s.pid));
+  });
+
+  it('status and env through the CLI', async () => {
+    const { stdout } = await cli(['sandbox', 'status', '--json']);
+    const status = JSON.parse(stdout) as { nodes: { id: number; running: boolean; port: number; hostDir: string }[] };
+    expect(status.nodes.map((n) => n.id)).toEqual([100, 1, 2, 3]);
+    expect(status.nodes.every((n) => n.running)).toBe(true);
+    const env = (await cli(['sandbox', 'env'])).stdout;
+    expect(env).toContain(`export KAFKA_BOOTSTRAP_SERVERS=${sandbox.bootstrapServers}`);
+    expect(env).toContain(`export KAFKA_BIN=${sandbox.binDir}`);
+  });
+
+  it('each broker host dir is laid out like a real host', async () => {
+    const b = sandbox.broker(2);
+    const props = await readFile(b.configFile, 'utf8');
+    expect(props).toContain(`log.dirs=${b.dataDir}`);
+    expect(props).toContain('node.id=2');
+    const cmdline = (await readFile(`/proc/${(await sandbox.status()).find((s) => s.id === 2)!.pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+    expect(cmdline).toContain(`-Dkafka.logs.dir=${b.logsDir}`);
+    expect(cmdline.slice(-2)).toEqual(['kafka.Kafka', b.configFile]);
+    expect(await readFile(join(b.logsDir, 'server.log'), 'utf8')).toContain('Kafka Server started');
+  });
+
+  it('the CLI wrappers run Kafka\'s own tools', async () => {
+    const { stdout } = await exec(join(sandbox.binDir, 'kafka-topics.sh'), ['--bootstrap-server', sandbox.bootstrapServers, '--list']);
+    expect(typeof stdout).toBe('string');
+    const { stdout: features } = await exec(join(sandbox.binDir, 'kafka-features.sh'), ['--bootstrap-server', sandbox.bootstrapServers, 'describe']);
+    expect(features).toContain('metadata.version');
+  });
+
+  it('down signals only processes it started: a reused pid is left alone', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'kr-decoy-'));
+    const other = new Sandbox(sandboxSettings({ ...process.env, KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39090' }), () => {});
+    const decoy = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const node = other.broker(1);
+      await exec('mkdir', ['-p', node.hostDir]);
+      await writeFile(node.pidFile, String(decoy.pid));
+      await other.down();
+      expect(decoy.exitCode).toBeNull();
+      expect(() => process.kill(decoy.pid!, 0)).not.toThrow();
+    } finally {
+      decoy.kill('SIGKILL');
+    }
+  });
+
+  it('a busy port gives a clear error naming the fix', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'kr-busy-'));
+    const server: Server = createServer();
+    await new Promise<void>((r) => server.listen(39190, '127.0.0.1', () => r()));
+    try {
+      const other = new Sandbox(sandboxSettings({ ...process.env, KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39190' }), () => {});
+      await expect(other.up()).rejects.toThrow(/port 39190 .*in use.*KR_SANDBOX_PORT_BASE/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('missing Java gives a clear error naming the fix', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'kr-nojava-'));
+    const env = { ...process.env, PATH: '/nonexistent', KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39290' };
+    const run = exec(process.execPath, ['bin/kafka-responder.js', 'sandbox', 'up'], { env });
+    await expect(run).rejects.toMatchObject({ stderr: expect.stringMatching(/java.*not available.*Install Java 17/s) });
+  });
+
+  it('a broker that fails to start is reported with the tail of its log, not waited on', async () => {
+    // A data dir that belongs to another node: Kafka refuses to start at once and says why.
+    await sandbox.stop(3);
+    const meta = join(sandbox.broker(3).dataDir, 'meta.properties');
+    const original = await readFile(meta, 'utf8');
+    await writeFile(meta, original.replace(/node\.id=.*/, 'node.id=7'));
+    const t0 = Date.now();
+    try {
+      await expect(sandbox.start(3)).rejects.toThrow(/node 3 exited during start[\s\S]*node id/i);
+      expect(Date.now() - t0).toBeLessThan(60_000);
+    } finally {
+      await writeFile(meta, original);
+      await sandbox.start(3);
+    }
+  });
+
+  it('stop, kill, wipe and start one broker', async () => {
+    expect(await sandbox.kill(2)).toBe('killed');
+    await expect(sandbox.wipe(1)).rejects.toThrow(/running/);
+    await sandbox.wipe(2);
+    await sandbox.start(2);
+    expect((await sandbox.status()).find((s) => s.id === 2)!.running).toBe(true);
+    expect(await sandbox.stop(2)).toBe('stopped');
+    expect(await sandbox.stop(2)).toBe('not-running');
+    await sandbox.start(2);
+  });
+});
