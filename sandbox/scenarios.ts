@@ -1,11 +1,10 @@
 // Reproduces the incidents of shared/incidents.md on the running sandbox. Each
 // scenario starts from a healthy cluster, does what the incident did, and
 // prints what it did and the symptoms Kafka itself should now report.
-import { open, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import type { Sandbox } from './cluster.ts';
-import { BROKER_IDS } from './layout.ts';
 import { createTopic, describeTopic, kafkaTool, parseTopicsDescribe, kafkaClient, offsetsPartitionFor, produce, sleep, waitFor, withAdmin } from './client.ts';
 
 /** Topics the scenarios create; `healthy` deletes them. */
