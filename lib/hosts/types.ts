@@ -52,6 +52,8 @@ export interface Executor {
 
 export interface LogDirReport {
   path: string;
+  /** The path with symlinks resolved (what underVarLog is judged on); null when it does not exist. */
+  realPath?: string | null;
   exists: boolean;
   cleanShutdownMarker: boolean;
   fsType: string | null;
@@ -92,6 +94,21 @@ export interface LogSignals {
   uncleanablePartitions: string[];
   unsupportedRequestVersion: string[];
   consumerOffsetsLoadErrors: string[];
+  /** Segment files deleted under the broker ("logEndOffset ... is smaller than logStartOffset"). */
+  segmentsMissing?: string[];
+}
+
+/** Log loading of the latest broker start, from LogManager's own lines. */
+export interface LogLoadingReport {
+  /** "Loading logs ..." line of the latest start in the part of the log read; null if not found. */
+  startLine: string | null;
+  /** "Loaded N logs in ..." / "Logs loading complete ..." after that start; null while loading. */
+  finishLine: string | null;
+  /** Latest "Completed load of ... (k/n completed in <dir>)" line after that start. */
+  lastProgressLine: string | null;
+  /** k and n of that line, when present. */
+  logsLoaded: number | null;
+  logsTotal: number | null;
 }
 
 export interface SystemdReport {
@@ -101,6 +118,10 @@ export interface SystemdReport {
   restarts: number | null;
   lastExitStatus: number | null;
   lastExitCode: string | null;
+  /** systemd's own text for TimeoutStopUSec, e.g. "1min 30s" or "infinity". */
+  timeoutStopRaw?: string | null;
+  /** Last journal lines of the unit, read when systemd restarted it or it is not active (why it died). */
+  journalTail?: string[];
 }
 
 export interface ProbeReport {
@@ -130,6 +151,9 @@ export interface ProbeReport {
   systemd: SystemdReport | null;
   /** Things the probe tried and could not read (permissions, missing tools). */
   warnings: string[];
+  logLoading?: LogLoadingReport;
+  /** Log files the probe read (newest bytes only). */
+  logFiles?: string[];
 }
 
 /** One host's probe outcome as detectors see it. */

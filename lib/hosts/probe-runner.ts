@@ -1,0 +1,87 @@
+// Runs the host probe on a set of brokers and turns each answer into a
+// HostProbeOutcome. One host that does not answer, fails or prints garbage
+// becomes an `ok: false` outcome; it never takes the other hosts down.
+
+import { readFileSync } from 'node:fs';
+import { parseProbeOutput, ProbeOutputError } from './probe-output.ts';
+import { PROBE_SCRIPT } from './probe-script.generated.ts';
+import type { ExecutionResult, Executor, HostProbeOutcome, HostTarget, ScriptRun } from './types.ts';
+
+/**
+ * The probe script. From source it is read from probe.sh next to this module,
+ * so edits take effect at once; in a bundle (esbuild for Lambda) that file is
+ * not there and the text comes from probe-script.generated.ts, which the
+ * bundler inlines. A test keeps the two identical.
+ */
+export function loadProbeScript(): string {
+  try {
+    return readFileSync(new URL('./probe.sh', import.meta.url), 'utf8');
+  } catch {
+    return PROBE_SCRIPT;
+  }
+}
+
+export interface ProbeHostsOptions {
+  /** Per host, end to end (SSM: delivery + run + polls). Default 25 s. */
+  timeoutMs?: number;
+  /** Override the script (tests). */
+  script?: string;
+  comment?: string;
+}
+
+export const DEFAULT_PROBE_TIMEOUT_MS = 25_000;
+
+/** Arguments for one target: a sandbox host directory names its config; a real host finds its own. */
+export function probeArgs(executor: Executor, target: HostTarget): string[] {
+  return executor.kind === 'local' ? ['--config', `${target.address.replace(/\/+$/, '')}/config/server.properties`] : [];
+}
+
+export async function probeHosts(executor: Executor, targets: HostTarget[], opts: ProbeHostsOptions = {}): Promise<HostProbeOutcome[]> {
+  if (targets.length === 0) return [];
+  const base: Omit<ScriptRun, 'args'> = {
+    script: opts.script ?? loadProbeScript(),
+    timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+    comment: (opts.comment ?? 'kafka-responder read-only host probe').slice(0, 100),
+  };
+
+  let executions: ExecutionResult[];
+  try {
+    if (executor.kind === 'local') {
+      // Each sandbox host needs its own --config, so one run per target.
+      executions = (await Promise.all(targets.map((t) => executor.run([t], { ...base, args: probeArgs(executor, t) })))).flat();
+    } else {
+      executions = await executor.run(targets, { ...base, args: [] });
+    }
+  } catch (err) {
+    // The transport itself failed (credentials, network): every host is unanswered.
+    const message = `probe could not be sent: ${err instanceof Error ? err.message : String(err)}`;
+    return targets.map((t) => ({ brokerId: t.brokerId, ok: false, reason: 'unreachable', message, execution: null }));
+  }
+
+  return targets.map((target, i) => {
+    const execution = executions[i];
+    if (!execution) {
+      return { brokerId: target.brokerId, ok: false, reason: 'failed', message: 'the executor returned no result for this host', execution: null };
+    }
+    return toOutcome(target, execution);
+  });
+}
+
+const UNANSWERED = new Set(['Unreachable', 'Undeliverable', 'Delayed']);
+
+export function toOutcome(target: HostTarget, execution: ExecutionResult): HostProbeOutcome {
+  const brokerId = target.brokerId;
+  if (UNANSWERED.has(execution.status)) {
+    return { brokerId, ok: false, reason: 'unreachable', message: execution.detail ?? `host did not answer (${execution.status})`, execution };
+  }
+  if (execution.status !== 'Success') {
+    return { brokerId, ok: false, reason: 'failed', message: execution.detail ?? `probe ended with status ${execution.status}`, execution };
+  }
+  try {
+    const report = parseProbeOutput(execution.stdout, { truncated: execution.truncated });
+    return { brokerId, ok: true, report, execution };
+  } catch (err) {
+    const message = err instanceof ProbeOutputError ? err.message : `unexpected error reading probe output: ${String(err)}`;
+    return { brokerId, ok: false, reason: 'malformed', message, execution };
+  }
+}

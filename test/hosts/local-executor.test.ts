@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { capText, LocalExecutor } from '../../lib/hosts/local-executor.ts';
+import type { ScriptRun } from '../../lib/hosts/types.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kr-local-exec-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const target = { brokerId: 1, address: dir };
+const run = (script: string, over: Partial<ScriptRun> = {}): ScriptRun => ({ script, args: [], timeoutMs: 10_000, comment: 'test', ...over });
+const exec = new LocalExecutor();
+
+describe('LocalExecutor', () => {
+  it('runs the script with its arguments as argv, never as shell text', async () => {
+    const marker = join(dir, 'pwned');
+    const [r] = await exec.run([target], run('printf "%s|" "$@"; pwd', { args: [`$(touch ${marker})`, 'a b', "it's"] }));
+    expect(r).toMatchObject({ status: 'Success', exitCode: 0, truncated: false, commandId: null });
+    expect(r!.stdout).toBe(`$(touch ${marker})|a b|it's|${dir}\n`);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('reports a failing script with its exit code and stderr', async () => {
+    const [r] = await exec.run([target], run('echo oops >&2; exit 3'));
+    expect(r).toMatchObject({ status: 'Failed', exitCode: 3, stderr: 'oops\n' });
+  });
+
+  it('cuts stdout at 24,000 characters like SSM and says so', async () => {
+    const [r] = await exec.run([target], run('head -c 30000 /dev/zero | tr "\\0" x'));
+    expect(r!.stdout).toHaveLength(24_000);
+    expect(r!.truncated).toBe(true);
+    const [exact] = await exec.run([target], run('head -c 24000 /dev/zero | tr "\\0" y'));
+    expect(exact!.stdout).toHaveLength(24_000);
+    expect(exact!.truncated).toBe(false);
+  });
+
+  it('kills the whole process group when the time is up', async () => {
+    const pidFile = join(dir, 'child.pid');
+    const started = Date.now();
+    const [r] = await exec.run([target], run(`sleep 30 & echo $! > ${pidFile}; wait`, { timeoutMs: 400 }));
+    expect(r).toMatchObject({ status: 'TimedOut', exitCode: null });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const { readFileSync } = await import('node:fs');
+    const childPid = Number(readFileSync(pidFile, 'utf8').trim());
+    // The background sleep is gone too (dead, or a zombie waiting for its new parent to reap it).
+    const alive = () => {
+      try {
+        return !/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${childPid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 40 && alive(); i++) await new Promise((res) => setTimeout(res, 50));
+    expect(alive()).toBe(false);
+  });
+
+  it('calls a missing host directory unreachable and runs the others', async () => {
+    const results = await exec.run([{ brokerId: 9, address: join(dir, 'missing') }, target], run('echo ok'));
+    expect(results.map((r) => [r.target.brokerId, r.status])).toEqual([
+      [9, 'Unreachable'],
+      [1, 'Success'],
+    ]);
+  });
+
+  it('keeps result order with more targets than its concurrency', async () => {
+    const many = Array.from({ length: 7 }, (_, i) => ({ brokerId: i, address: dir }));
+    const results = await new LocalExecutor({ concurrency: 2 }).run(many, run('sleep 0.0$((RANDOM % 5)); echo done'));
+    expect(results.map((r) => r.target.brokerId)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(results.every((r) => r.status === 'Success')).toBe(true);
+  });
+
+  it('capText cuts by characters', () => {
+    expect(capText('abcdef', 4)).toEqual({ text: 'abcd', cut: true });
+    expect(capText('abc', 4)).toEqual({ text: 'abc', cut: false });
+  });
+});

@@ -1,0 +1,202 @@
+import { spawnSync } from 'node:child_process';
+import {
+  GetCommandInvocationCommand,
+  InvalidInstanceId,
+  InvocationDoesNotExist,
+  SendCommandCommand,
+  SSMClient,
+  type GetCommandInvocationCommandOutput,
+} from '@aws-sdk/client-ssm';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loadProbeScript, probeHosts } from '../../lib/hosts/probe-runner.ts';
+import { buildCommands, SsmExecutor } from '../../lib/hosts/ssm-executor.ts';
+import type { HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
+
+const ssm = mockClient(SSMClient);
+const client = new SSMClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+
+/** Virtual clock: sleeping moves time, so deadlines are tested without waiting. */
+function clock() {
+  let t = 1_000_000;
+  return { now: () => t, sleep: async (ms: number) => void (t += ms), sleeps: [] as number[] };
+}
+function executor(c = clock()) {
+  return new SsmExecutor({ client, now: c.now, sleep: async (ms) => { c.sleeps.push(ms); await c.sleep(ms); } });
+}
+const id = (n: number) => `i-${n.toString(16).padStart(17, '0')}`;
+const targets = (n: number): HostTarget[] => Array.from({ length: n }, (_, i) => ({ brokerId: i + 1, address: id(i + 1) }));
+const run = (over: Partial<ScriptRun> = {}): ScriptRun => ({ script: 'echo hi', args: [], timeoutMs: 20_000, comment: 'kafka-responder probe', ...over });
+const invocation = (over: Partial<GetCommandInvocationCommandOutput>): GetCommandInvocationCommandOutput => ({
+  $metadata: {},
+  Status: 'Success',
+  StatusDetails: 'Success',
+  ResponseCode: 0,
+  StandardOutputContent: 'ok',
+  StandardErrorContent: '',
+  ...over,
+});
+
+beforeEach(() => ssm.reset());
+
+describe('SsmExecutor: sending', () => {
+  it('sends 120 instances as 3 SendCommand calls of at most 50, with the fixed wrapper', async () => {
+    let n = 0;
+    ssm.on(SendCommandCommand).callsFake(() => ({ Command: { CommandId: `cmd-${++n}` } }));
+    ssm.on(GetCommandInvocationCommand).callsFake((input: { InstanceId: string }) => invocation({ StandardOutputContent: `out ${input.InstanceId}` }));
+    const results = await executor().run(targets(120), run({ comment: 'x'.repeat(150), args: ['--log-bytes', '1000'], timeoutMs: 15_500 }));
+
+    const calls = ssm.commandCalls(SendCommandCommand);
+    expect(calls.map((c) => c.args[0].input.InstanceIds?.length)).toEqual([50, 50, 20]);
+    const input = calls[0]!.args[0].input;
+    expect(input).toMatchObject({ DocumentName: 'AWS-RunShellScript', MaxErrors: '100%', TimeoutSeconds: 30 });
+    expect(input.Comment).toHaveLength(100);
+    expect(input.Parameters?.executionTimeout).toEqual(['16']);
+    expect(input.Parameters?.commands?.at(-1)).toBe(`bash "$kr_dir/probe.sh" '--log-bytes' '1000'`);
+    expect(results).toHaveLength(120);
+    expect(results.every((r) => r.status === 'Success')).toBe(true);
+    expect(results[119]).toMatchObject({ target: { brokerId: 120 }, stdout: `out ${id(120)}`, commandId: 'cmd-3', exitCode: 0 });
+  });
+
+  it('refuses a target that is not an instance id without sending it', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(GetCommandInvocationCommand).resolves(invocation({}));
+    const results = await executor().run([{ brokerId: 1, address: 'i-0abc; rm -rf /' }, { brokerId: 2, address: id(2) }], run());
+    expect(results[0]).toMatchObject({ status: 'Failed', detail: expect.stringContaining('not an EC2 instance id') });
+    expect(results[1]!.status).toBe('Success');
+    expect(ssm.commandCalls(SendCommandCommand)[0]!.args[0].input.InstanceIds).toEqual([id(2)]);
+  });
+
+  it('refuses an argument that is not a plain token', async () => {
+    await expect(executor().run(targets(1), run({ args: ["'; reboot; '"] }))).rejects.toThrow(/refusing to send argument/);
+    expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(0);
+  });
+
+  it('calls hosts SSM does not manage unreachable (InvalidInstanceId on send)', async () => {
+    ssm.on(SendCommandCommand).rejects(new InvalidInstanceId({ message: 'Instances [[i-1]] not in a valid state', $metadata: {} }));
+    const results = await executor().run(targets(2), run());
+    expect(results.map((r) => r.status)).toEqual(['Unreachable', 'Unreachable']);
+  });
+});
+
+describe('SsmExecutor: polling', () => {
+  it('retries InvocationDoesNotExist right after sending, with short growing delays', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm
+      .on(GetCommandInvocationCommand)
+      .rejectsOnce(new InvocationDoesNotExist({ message: 'no invocation', $metadata: {} }))
+      .rejectsOnce(new InvocationDoesNotExist({ message: 'no invocation', $metadata: {} }))
+      .resolvesOnce(invocation({ Status: 'InProgress', StatusDetails: 'InProgress' }))
+      .resolves(invocation({ StandardOutputContent: '{"ok":true}' }));
+    const c = clock();
+    const [r] = await executor(c).run(targets(1), run());
+    expect(r).toMatchObject({ status: 'Success', stdout: '{"ok":true}', commandId: 'c1' });
+    expect(ssm.commandCalls(GetCommandInvocationCommand)).toHaveLength(4);
+    expect(c.sleeps).toEqual([250, 375, 563, 845]);
+  });
+
+  it.each([
+    ['Cancelled', 'Cancelled', 'Cancelled', -1],
+    ['TimedOut', 'Delivery Timed Out', 'Unreachable', -1],
+    ['TimedOut', 'Execution Timed Out', 'TimedOut', -1],
+    ['Failed', 'Undeliverable', 'Undeliverable', -1],
+    ['Failed', 'Terminated', 'Failed', -1],
+    ['Failed', 'Failed', 'Failed', 2],
+  ] as const)('maps %s / %s to %s', async (Status, StatusDetails, expected, ResponseCode) => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(GetCommandInvocationCommand).resolves(invocation({ Status, StatusDetails, ResponseCode, StandardOutputContent: '' }));
+    const [r] = await executor().run(targets(1), run());
+    expect(r!.status).toBe(expected);
+    expect(r!.exitCode).toBe(ResponseCode === -1 ? null : ResponseCode);
+    expect(r!.detail).toBeTruthy();
+  });
+
+  it('waits through Cancelling and Delayed', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm
+      .on(GetCommandInvocationCommand)
+      .resolvesOnce(invocation({ Status: 'Delayed', StatusDetails: 'Delayed' }))
+      .resolvesOnce(invocation({ Status: 'Cancelling', StatusDetails: 'Cancelling' }))
+      .resolves(invocation({ Status: 'Cancelled', StatusDetails: 'Cancelled', ResponseCode: -1 }));
+    const [r] = await executor().run(targets(1), run());
+    expect(r!.status).toBe('Cancelled');
+  });
+
+  it('marks output of exactly 24,000 characters as truncated', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(GetCommandInvocationCommand).callsFake((input: { InstanceId: string }) =>
+      invocation({ StandardOutputContent: input.InstanceId === id(1) ? 'x'.repeat(24_000) : 'x'.repeat(23_999) }),
+    );
+    const results = await executor().run(targets(2), run());
+    expect(results.map((r) => r.truncated)).toEqual([true, false]);
+  });
+
+  it('gives up at the deadline: TimedOut while running, Delayed while undeliverable so far', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(GetCommandInvocationCommand).callsFake((input: { InstanceId: string }) =>
+      input.InstanceId === id(1)
+        ? invocation({ Status: 'InProgress', StatusDetails: 'InProgress' })
+        : input.InstanceId === id(2)
+          ? invocation({ Status: 'Delayed', StatusDetails: 'Delayed' })
+          : Promise.reject(new InvocationDoesNotExist({ message: 'never', $metadata: {} })),
+    );
+    const c = clock();
+    const t0 = c.now();
+    const results = await executor(c).run(targets(3), run({ timeoutMs: 5_000 }));
+    expect(results.map((r) => r.status)).toEqual(['TimedOut', 'Delayed', 'TimedOut']);
+    expect(results[2]!.detail).toMatch(/InvocationDoesNotExist/);
+    expect(c.now() - t0).toBe(5_000);
+    expect(Math.max(...c.sleeps)).toBeLessThanOrEqual(1_500);
+  });
+});
+
+describe('the wrapper commands', () => {
+  it('keep the real probe well under 16 KB of command text (gzip + base64)', () => {
+    // SendCommand parameters are size-limited (16 KB is the figure reported); the probe travels compressed.
+    const size = buildCommands(loadProbeScript(), ['--log-bytes', '41943040']).join('\n').length;
+    expect(size).toBeLessThan(14_000);
+  });
+
+  it('recreate the script byte for byte and pass the arguments', () => {
+    const script = `printf '%s\\n' "args:$*" 'quotes " and '"'"' and \\\\ and $HOME stay' "ünï"\n`;
+    const commands = buildCommands(script, ['--config', '/opt/kafka/config/server.properties']);
+    const r = spawnSync('sh', ['-c', commands.join('\n')], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`args:--config /opt/kafka/config/server.properties\nquotes " and ' and \\\\ and $HOME stay\nünï\n`);
+    // The script text itself never appears in the command: no quoting to go wrong.
+    expect(commands.join('\n')).not.toContain('quotes');
+  });
+});
+
+describe('probeHosts over SSM', () => {
+  it('keeps good reports when other hosts are undeliverable or print garbage', async () => {
+    const good = JSON.stringify({
+      probeVersion: 1, hostname: 'h1', brokerId: 1, collectedAt: '2026-11-29T07:00:00Z', probeDurationMs: 1, kafkaVersion: null,
+      process: { running: false, pid: null, startedAt: null, configPath: null, logsDir: null },
+      logDirs: [], consumerOffsets: [],
+      logs: { files: [], bytesRead: 0, lifecycle: [], unclean: [], recovery: [], loadProgress: [], corruptIndex: [], indexAppend: [], cleaner: [], unsupported: [], offsetsLoadErrors: [], cleanerLog: [] },
+      limits: { openFds: null, maxFds: null, mapCount: null, maxMapCount: null }, systemd: null, warnings: [],
+    });
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(GetCommandInvocationCommand).callsFake((input: { InstanceId: string }) => {
+      if (input.InstanceId === id(1)) return invocation({ StandardOutputContent: good });
+      if (input.InstanceId === id(2)) return invocation({ Status: 'Failed', StatusDetails: 'Undeliverable', ResponseCode: -1, StandardOutputContent: '' });
+      return invocation({ StandardOutputContent: good.slice(0, 100) });
+    });
+    const ex = executor();
+    const outcomes = await probeHosts(ex, targets(3));
+    expect(outcomes.map((o) => [o.brokerId, o.ok, o.ok ? null : o.reason])).toEqual([
+      [1, true, null],
+      [2, false, 'unreachable'],
+      [3, false, 'malformed'],
+    ]);
+    // A real host finds its own config: no arguments are sent.
+    expect(ssm.commandCalls(SendCommandCommand)[0]!.args[0].input.Parameters?.commands?.at(-1)).toBe('bash "$kr_dir/probe.sh"');
+  });
+
+  it('turns a failed SendCommand (the AWS API, not the host) into failed outcomes', async () => {
+    ssm.on(SendCommandCommand).rejects(new Error('getaddrinfo ENOTFOUND ssm.eu-west-1.amazonaws.com'));
+    const outcomes = await probeHosts(executor(), targets(2));
+    expect(outcomes.map((o) => (o.ok ? 'ok' : o.reason))).toEqual(['failed', 'failed']);
+  });
+});
