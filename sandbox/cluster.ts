@@ -28,7 +28,8 @@ const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const ALL_NODE_IDS = [CONTROLLER_ID, ...BROKER_IDS];
-const START_TIMEOUT_MS = 180_000;
+// Generous: a 2-core machine under load takes a while to start four JVMs.
+const START_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 90_000;
 
 export interface NodeStatus {
@@ -247,7 +248,7 @@ export class Sandbox {
     try {
       await exec(
         'java',
-        ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', this.loggingOpt(node, dist), '-cp', dist.classpath,
+        ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dkafka.logs.dir=${node.logsDir}`, this.loggingOpt(node, dist), '-cp', dist.classpath,
           'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', node.configFile, '--ignore-formatted'],
         { timeout: 120_000 },
       );

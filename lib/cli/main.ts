@@ -16,6 +16,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'diagnose a cluster: [--bootstrap host:port,...] [--topic T] [--json]',
     load: () => import('./diagnose.ts'),
   },
+  serve: {
+    summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
+    load: () => import('./serve.ts'),
+  },
   'can-restart': {
     summary: 'can broker <id> be restarted safely right now? [--json]',
     load: () => import('./can-restart.ts'),

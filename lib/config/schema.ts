@@ -15,20 +15,26 @@ export const CLUSTER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 
 const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'expected host:port');
 
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
+
+// Secrets are never in the config: SCRAM credentials come from the named
+// environment variables (filled from SSM Parameter Store in AWS), TLS material from files.
 const authSchema = z.discriminatedUnion('mechanism', [
   z.object({ mechanism: z.literal('none') }),
   z.object({
     mechanism: z.enum(['scram-sha-256', 'scram-sha-512']),
-    /** Name of the secret (SSM parameter or env var) holding "user:password"; never the password itself. */
-    credentialsParameter: z.string().min(1),
+    usernameEnv: envName.default('KAFKA_SASL_USERNAME'),
+    passwordEnv: envName.default('KAFKA_SASL_PASSWORD'),
+    /** SCRAM is only sent over TLS unless this is explicitly false (test clusters). */
+    tls: z.boolean().default(true),
   }),
   z.object({
     mechanism: z.literal('tls'),
-    caParameter: z.string().min(1).optional(),
-    certParameter: z.string().min(1).optional(),
-    keyParameter: z.string().min(1).optional(),
+    caPath: z.string().min(1).optional(),
+    certPath: z.string().min(1).optional(),
+    keyPath: z.string().min(1).optional(),
   }),
-  z.object({ mechanism: z.literal('msk-iam'), region: z.string().min(1) }),
+  z.object({ mechanism: z.literal('msk-iam'), region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region like eu-west-1') }),
 ]);
 
 const brokerIdKey = z.string().regex(/^\d+$/, 'broker ids are non-negative integers');
@@ -53,6 +59,8 @@ export const clusterSchema = z.object({
   bootstrap: z.array(hostPort).min(1),
   auth: authSchema.default({ mechanism: 'none' }),
   hosts: hostsSchema.default({ executor: 'none' }),
+  /** Budget for one diagnosis (snapshot and probes together). */
+  diagnosisTimeoutMs: z.number().int().min(1000).max(840_000).default(60_000),
   /** Names this cluster goes by in alerts, e.g. the MSK "Cluster Name" dimension or a Prometheus label. */
   aliases: z.array(z.string().min(1)).default([]),
 });
@@ -85,10 +93,12 @@ export const configSchema = z
         allowedChannels: z.array(z.string().regex(SLACK_CHANNEL_ID, 'channel ids look like C0123ABCD')).default([]),
         allowedUsers: z.array(z.string().regex(SLACK_USER_ID, 'user ids look like U0123ABCD')).default([]),
         allowedUserGroup: z.string().regex(SLACK_USERGROUP_ID, 'user group ids look like S0123ABCD').optional(),
+        /** Explicit opt-out of the allow-lists, for a local development workspace only. */
+        allowEveryone: z.boolean().default(false),
         incidentChannel: z.string().regex(SLACK_CHANNEL_ID, 'channel ids look like C0123ABCD'),
       })
-      .refine((s) => s.allowedUsers.length > 0 || s.allowedUserGroup !== undefined || s.allowedChannels.length > 0, {
-        message: 'set at least one of allowedChannels, allowedUsers or allowedUserGroup: an empty allow-list would let nobody in',
+      .refine((s) => s.allowEveryone || s.allowedUsers.length > 0 || s.allowedUserGroup !== undefined || s.allowedChannels.length > 0, {
+        message: 'set at least one of allowedChannels, allowedUsers or allowedUserGroup (or allowEveryone: true for a local test workspace)',
       }),
     alerts: z
       .object({

@@ -3,12 +3,17 @@
 // the default below.
 import type { ClusterConfig } from '../config/schema.ts';
 import type { DiagnosisReport, Finding } from '../diagnose/types.ts';
+import type { Executor, HostTarget } from '../hosts/types.ts';
+import type { ConnectionConfig } from '../kafka/connection.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "brokers probed" */
   stage: string;
   done: number;
   total: number;
+  /** The host that just answered, and the transport's id for it (SSM command id), for the logs. */
+  brokerId?: number;
+  commandId?: string | null;
 }
 
 export interface DiagnoseRequest {
@@ -44,47 +49,124 @@ export interface Diagnoser {
   canRestart(request: CanRestartRequest): Promise<CanRestartAssessment>;
 }
 
+/** How the worker reaches a cluster's hosts; null = no host access (MSK). Wired by the entry point. */
+export type ExecutorFactory = (cluster: ClusterConfig) => Promise<Executor | null>;
+
+/** Kafka connection settings for lib/kafka from a configured cluster. */
+export function toConnectionConfig(cluster: ClusterConfig): ConnectionConfig {
+  const auth = cluster.auth;
+  const base = { bootstrap: cluster.bootstrap, clientId: 'kafka-responder', connectionTimeoutMs: 3000, requestTimeoutMs: 10_000 };
+  switch (auth.mechanism) {
+    case 'none':
+      return { ...base, ssl: false };
+    case 'tls':
+      return {
+        ...base,
+        ssl: auth.caPath || auth.certPath || auth.keyPath
+          ? { caPath: auth.caPath, certPath: auth.certPath, keyPath: auth.keyPath, rejectUnauthorized: true }
+          : true,
+      };
+    case 'scram-sha-256':
+    case 'scram-sha-512':
+      return { ...base, ssl: auth.tls, sasl: { mechanism: auth.mechanism, usernameEnv: auth.usernameEnv, passwordEnv: auth.passwordEnv } };
+    case 'msk-iam':
+      return { ...base, ssl: true, sasl: { mechanism: 'aws-msk-iam', region: auth.region } };
+  }
+}
+
+export function hostTargets(cluster: ClusterConfig, only?: number[]): HostTarget[] {
+  const hosts = cluster.hosts;
+  const map = hosts.executor === 'ssm' ? hosts.instances : hosts.executor === 'local' ? hosts.hostDirs : {};
+  return Object.entries(map)
+    .map(([id, address]) => ({ brokerId: Number(id), address }))
+    .filter((t) => !only?.length || only.includes(t.brokerId))
+    .sort((a, b) => a.brokerId - b.brokerId);
+}
+
+/**
+ * Wraps an executor so each host runs as its own call and reports back as it
+ * answers: the worker edits "4/6 brokers probed" from these callbacks. The
+ * count is over the whole diagnosis (`total` hosts), however the probe runner
+ * batches its calls. The correlation id goes into each run's comment (SSM's
+ * Comment field), so a command in the SSM console leads back to the Slack request.
+ */
+export function tracingExecutor(
+  inner: Executor,
+  opts: { total: number; correlationId: string; onProgress?: (p: DiagnoseProgress) => void },
+): Executor {
+  let done = 0;
+  opts.onProgress?.({ stage: 'brokers probed', done, total: opts.total });
+  return {
+    kind: inner.kind,
+    async run(targets, script) {
+      const comment = `${opts.correlationId} ${script.comment}`.slice(0, 100);
+      return Promise.all(
+        targets.map(async (t) => {
+          const [result] = await inner.run([t], { ...script, comment });
+          done++;
+          opts.onProgress?.({ stage: 'brokers probed', done: Math.min(done, opts.total), total: opts.total, brokerId: t.brokerId, commandId: result?.commandId ?? null });
+          if (!result) throw new Error(`executor returned no result for broker ${t.brokerId}`);
+          return result;
+        }),
+      );
+    },
+  };
+}
+
 export class DiagnosisUnavailableError extends Error {
   override name = 'DiagnosisUnavailableError';
 }
 
 /**
- * ADAPTER — LEAD TO WIRE. The diagnosis modules (lib/diagnose/run.ts,
- * lib/diagnose/can-restart.ts) are being written in parallel and their exact
- * signatures are not known yet. They are loaded lazily (the worker's cold
- * start and the Slack ack path never pay for kafkajs) through a template
- * import that esbuild bundles and tsc does not resolve, so this file compiles
- * before they exist. Once they land, replace `loadModule` with literal
- * `import('../diagnose/run.ts')` calls and adjust the argument mapping below.
+ * The real diagnosis (lib/diagnose/run.ts, lib/diagnose/can-restart.ts),
+ * loaded on first use so neither the Slack ack path nor the worker's cold
+ * start pays for kafkajs until a job needs it.
+ * `executorFor` is lib/jobs/executors.ts in the entry points.
  */
-async function loadModule(name: 'run' | 'can-restart'): Promise<Record<string, unknown>> {
-  try {
-    return (await import(`../diagnose/${name}.ts`)) as Record<string, unknown>;
-  } catch (err) {
-    throw new DiagnosisUnavailableError(`diagnosis module lib/diagnose/${name}.ts is not available: ${(err as Error).message}`);
-  }
+export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser {
+  return {
+    async diagnose(request) {
+      const { runDiagnosis } = await import('../diagnose/run.ts');
+      const executor = await executorFor(request.cluster);
+      const targets = hostTargets(request.cluster, request.brokers);
+      const reporting = executor
+        ? tracingExecutor(executor, { total: targets.length, correlationId: request.correlationId, ...(request.onProgress ? { onProgress: request.onProgress } : {}) })
+        : null;
+      return runDiagnosis({
+        cluster: request.cluster.name,
+        connection: toConnectionConfig(request.cluster),
+        executor: reporting,
+        hostTargets: targets,
+        topic: request.topic ?? null,
+        timeoutMs: Math.min(request.cluster.diagnosisTimeoutMs, request.deadlineMs ?? Infinity),
+      });
+    },
+    async canRestart(request) {
+      const [{ takeSnapshot }, { assessRestart }] = await Promise.all([import('../kafka/snapshot.ts'), import('../diagnose/can-restart.ts')]);
+      const snapshot = await takeSnapshot(toConnectionConfig(request.cluster), { topics: null, timeoutMs: request.cluster.diagnosisTimeoutMs });
+      let probe = null;
+      const executor = await executorFor(request.cluster);
+      const target = hostTargets(request.cluster, [request.brokerId]);
+      if (executor && target.length) {
+        const { probeHosts } = await import('../hosts/probe-runner.ts');
+        const [outcome] = await probeHosts(executor, target, { timeoutMs: 30_000 });
+        if (outcome?.ok) probe = outcome.report;
+      }
+      const a = assessRestart(snapshot, request.brokerId, probe);
+      const atRisk = [
+        ...a.wouldGoOffline.map((p) => `${p.topic}-${p.partition} (offline)`),
+        ...a.wouldFallBelowMinIsr.map((p) => `${p.topic}-${p.partition} (ISR ${p.isr} < min ${p.minIsr})`),
+      ];
+      return {
+        brokerId: a.brokerId,
+        safe: a.verdict === 'yes',
+        verdict: a.verdict === 'yes' ? 'Yes, it can restart now.' : `No: ${a.reasons[0] ?? 'not safe'}`,
+        // The first reason is already the verdict.
+        reasons: [...(a.verdict === 'yes' ? a.reasons : a.reasons.slice(1)), ...a.notes],
+        atRisk,
+      };
+    },
+  };
 }
 
-type AnyFn = (...args: unknown[]) => Promise<unknown>;
-
-export const defaultDiagnoser: Diagnoser = {
-  async diagnose(request) {
-    const mod = await loadModule('run');
-    const runDiagnosis = mod.runDiagnosis as AnyFn | undefined;
-    if (typeof runDiagnosis !== 'function') throw new DiagnosisUnavailableError('lib/diagnose/run.ts does not export runDiagnosis');
-    return (await runDiagnosis({
-      cluster: request.cluster,
-      topic: request.topic,
-      brokers: request.brokers,
-      correlationId: request.correlationId,
-      onProgress: request.onProgress,
-      deadlineMs: request.deadlineMs,
-    })) as DiagnosisReport;
-  },
-  async canRestart(request) {
-    const mod = await loadModule('can-restart');
-    const fn = (mod.assessRestart ?? mod.canRestart) as AnyFn | undefined;
-    if (typeof fn !== 'function') throw new DiagnosisUnavailableError('lib/diagnose/can-restart.ts exports neither assessRestart nor canRestart');
-    return (await fn({ cluster: request.cluster, brokerId: request.brokerId, correlationId: request.correlationId })) as CanRestartAssessment;
-  },
-};
+export const noHostAccess: ExecutorFactory = async () => null;

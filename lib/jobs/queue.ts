@@ -28,6 +28,7 @@ export class InProcessJobQueue implements JobQueue {
   private readonly pending = new Set<Promise<void>>();
   /** Per-group tail, so jobs of one group run in order like on a FIFO queue. */
   private readonly tails = new Map<string, Promise<void>>();
+  /** The most recent jobs (bounded: the local server runs for days). */
   readonly enqueued: Job[] = [];
 
   constructor(
@@ -37,6 +38,7 @@ export class InProcessJobQueue implements JobQueue {
 
   async enqueue(job: Job): Promise<void> {
     this.enqueued.push(job);
+    if (this.enqueued.length > 1000) this.enqueued.splice(0, this.enqueued.length - 1000);
     const key = job.group ?? job.id;
     const previous = this.tails.get(key) ?? Promise.resolve();
     const p = previous

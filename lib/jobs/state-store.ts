@@ -50,6 +50,7 @@ export async function mutate<T>(
  */
 export class MemoryStateStore implements StateStore {
   private readonly items = new Map<string, StoredItem>();
+  private writes = 0;
 
   async get<T>(key: string): Promise<StoredItem<T> | null> {
     const item = this.items.get(key);
@@ -58,6 +59,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   async create<T>(key: string, value: T, ttlSeconds: number): Promise<boolean> {
+    if (++this.writes % 1000 === 0) this.sweep();
     if (await this.get(key)) return false;
     this.items.set(key, { value: structuredClone(value), version: 1, expiresAt: nowSeconds() + ttlSeconds });
     return true;
@@ -68,5 +70,11 @@ export class MemoryStateStore implements StateStore {
     if (!item || item.version !== expectedVersion) return false;
     this.items.set(key, { value: structuredClone(value), version: expectedVersion + 1, expiresAt: nowSeconds() + ttlSeconds });
     return true;
+  }
+
+  /** What DynamoDB's TTL does, for a process that runs for days. */
+  private sweep(): void {
+    const now = nowSeconds();
+    for (const [key, item] of this.items) if (item.expiresAt <= now) this.items.delete(key);
   }
 }

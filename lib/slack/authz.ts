@@ -16,6 +16,7 @@ export interface GroupMembers {
 }
 
 export async function authorize(req: Requester, slack: Config['slack'], groups: GroupMembers): Promise<AuthzDecision> {
+  if (slack.allowEveryone) return { allowed: true };
   if (slack.allowedChannels.length && !slack.allowedChannels.includes(req.channelId)) {
     return { allowed: false, reason: 'channel not allowed' };
   }

@@ -177,3 +177,20 @@ export function renderCanRestart(cluster: string, a: CanRestartAssessment, corre
   blocks.push(context(`correlation id \`${correlationId}\``));
   return { text: `Broker ${a.brokerId}: ${a.verdict}`, blocks };
 }
+
+/**
+ * A button within Slack's limits (text 75, action_id 255, value 2,000). A value
+ * that does not fit is a programming error: store the payload (e.g. in the
+ * state store) and put its key in the value instead of truncating it.
+ */
+export function button(opts: { text: string; actionId: string; value: string; style?: 'primary' | 'danger' }) {
+  if (opts.actionId.length > SLACK_LIMITS.actionId) throw new Error(`action_id longer than ${SLACK_LIMITS.actionId} characters`);
+  if (opts.value.length > SLACK_LIMITS.buttonValue) throw new Error(`button value is ${opts.value.length} characters; Slack allows ${SLACK_LIMITS.buttonValue}: store it and pass a key`);
+  return {
+    type: 'button' as const,
+    text: { type: 'plain_text' as const, text: clip(opts.text, SLACK_LIMITS.buttonText), emoji: true },
+    action_id: opts.actionId,
+    value: opts.value,
+    ...(opts.style ? { style: opts.style } : {}),
+  };
+}

@@ -1,0 +1,42 @@
+// Lambda: Slack slash commands and interactivity (HTTP API). Validates,
+// authorizes, records, enqueues, acks. Must stay small: see bench/slack-ack.ts.
+import { loadConfig } from '../lib/config/schema.ts';
+import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/jobs/aws-runtime.ts';
+import type { HttpEvent, HttpResult, LambdaContext } from '../lib/jobs/lambda-types.ts';
+import { errorMessage, powertoolsLog } from '../lib/jobs/log.ts';
+import { createSlackHandler, type SlackHandler } from '../lib/slack/app.ts';
+
+const log = powertoolsLog('kafka-responder-slack');
+let built: SlackHandler | undefined;
+
+function build(): SlackHandler {
+  return createSlackHandler({
+    config: loadConfig(),
+    store: awsStateStore(),
+    queue: sqsJobQueue(),
+    log,
+    signingSecret: requireEnv('SLACK_SIGNING_SECRET'),
+    botToken: requireEnv('SLACK_BOT_TOKEN'),
+    ...(process.env.SLACK_API_URL ? { slackApiUrl: process.env.SLACK_API_URL } : {}),
+  });
+}
+
+// Built during init (Lambda gives init a full CPU); a broken configuration is
+// reported on each request instead of crashing the container in a loop.
+try {
+  built = build();
+} catch (err) {
+  log.error('slack handler not configured', { error: errorMessage(err) });
+}
+
+export async function handler(event: HttpEvent, context?: LambdaContext): Promise<HttpResult> {
+  if (!built) {
+    try {
+      built = build();
+    } catch (err) {
+      log.error('slack handler not configured', { error: errorMessage(err) });
+      return { statusCode: 500, body: 'kafka-responder is not configured; see the function logs' };
+    }
+  }
+  return built(event, context);
+}

@@ -1,0 +1,57 @@
+// Triage messages for the incident channel.
+import type { KnownBlock } from '@slack/types';
+import { context, section, type SlackMessage } from '../slack/blocks.ts';
+import { clip, escapeMrkdwn } from '../slack/limits.ts';
+import type { AlertEvent, AlertStatus } from './event.ts';
+import type { RoutedAlert } from './routing.ts';
+
+export interface ThreadView {
+  status: AlertStatus;
+  flapping: boolean;
+  cycles: number;
+  windowMinutes: number;
+}
+
+function statusLine(event: AlertEvent, view: ThreadView): string {
+  const icon = view.flapping ? ':warning:' : view.status === 'firing' ? ':rotating_light:' : ':white_check_mark:';
+  const label = `${view.flapping ? 'FLAPPING · ' : ''}${view.status === 'firing' ? 'FIRING' : 'RESOLVED'}`;
+  return `${icon} *${label}* — ${escapeMrkdwn(event.title)}`;
+}
+
+/** The thread's parent message: edited in place as the group changes state. */
+export function renderTriageParent(event: AlertEvent, routed: RoutedAlert, view: ThreadView): SlackMessage {
+  const details: string[] = [];
+  details.push(`*Source:* ${event.source === 'alertmanager' ? 'Alertmanager' : 'CloudWatch'} · \`${escapeMrkdwn(event.alertname)}\``);
+  details.push(`*Cluster:* ${routed.cluster ? escapeMrkdwn(routed.cluster.name) : event.clusterHint ? `${escapeMrkdwn(event.clusterHint)} (not configured)` : 'unknown'}`);
+  if (event.brokers.length) details.push(`*Brokers:* ${event.brokers.slice(0, 20).join(', ')}`);
+  if (event.topics.length) details.push(`*Topics:* ${escapeMrkdwn(event.topics.slice(0, 10).join(', '))}`);
+  if (event.count > 1) details.push(`*Alerts in group:* ${event.count}`);
+  const blocks: KnownBlock[] = [section(statusLine(event, view)), section(escapeMrkdwn(clip(event.summary || '(no summary)', 1500))), section(details.join('\n'))];
+  if (routed.route.note) blocks.push(context(escapeMrkdwn(routed.route.note)));
+  if (view.flapping) {
+    blocks.push(context(`:warning: fired and resolved ${view.cycles} times within ${view.windowMinutes} min`));
+  }
+  if (event.url) blocks.push(context(`<${event.url}|open in ${event.source === 'alertmanager' ? 'Alertmanager' : 'CloudWatch'}>`));
+  const text = `${view.flapping ? 'FLAPPING ' : ''}${view.status.toUpperCase()}: ${event.title}`;
+  return { text: clip(text, 300), blocks };
+}
+
+export function renderTransitionReply(event: AlertEvent, briefMs: number | null): SlackMessage {
+  const when = event.at;
+  if (event.status === 'firing') {
+    return { text: `Firing again at ${when}`, blocks: [section(`:rotating_light: Firing again at ${escapeMrkdwn(when)}: ${escapeMrkdwn(clip(event.summary, 1500))}`)] };
+  }
+  const brief =
+    briefMs !== null && briefMs < 5 * 60 * 1000
+      ? `\n:eyes: It cleared after ${Math.max(1, Math.round(briefMs / 1000))} s. A brief alert is not a false alarm by default: incident 2 began with a write-failure alert that fired, cleared within moments and was ignored.`
+      : '';
+  return { text: `Resolved at ${when}`, blocks: [section(`:white_check_mark: Resolved at ${escapeMrkdwn(when)}.${brief}`)] };
+}
+
+export function renderFlappingCallout(cycles: number, windowMinutes: number): SlackMessage {
+  const text =
+    `:warning: *This alert is flapping*: it fired and resolved ${cycles} times within ${windowMinutes} minutes. ` +
+    'Do not ignore it: incident 2 began with exactly such an alert (intermittent failed writes from a broker dropping whole request batches), which was ignored until consumers stopped. ' +
+    'Look for unsupported request versions in broker logs and for brokers restarting.';
+  return { text: 'This alert is flapping', blocks: [section(text)] };
+}

@@ -1,0 +1,60 @@
+// Which diagnosis an alert needs and where its triage goes. Configured routes
+// come first; built-in routes cover the MSK CloudWatch metrics and the usual
+// Prometheus alert names, so a fresh install does something sensible.
+import type { AlertRoute, ClusterConfig, Config } from '../config/schema.ts';
+import { findCluster } from '../config/schema.ts';
+import type { AlertEvent } from './event.ts';
+
+export type DiagnosisScope = AlertRoute['diagnose'][number];
+
+export const BUILTIN_ROUTES: AlertRoute[] = [
+  { match: { alertname: 'OfflinePartitionsCount' }, diagnose: ['cluster', 'topics'], note: 'Offline partitions: find the partitions with leader -1 and why no replica can lead (incidents 1 and 3).' },
+  { match: { alertname: 'UnderMinIsrPartitionCount' }, diagnose: ['cluster', 'topics'], note: 'Under min ISR: acks=all producers fail for these partitions.' },
+  { match: { alertname: 'UnderReplicatedPartitions' }, diagnose: ['cluster', 'brokers'], note: 'Under-replicated: check which broker fell out of ISR and why.' },
+  { match: { alertname: 'ActiveControllerCount' }, diagnose: ['cluster'], note: 'Exactly one active controller is expected.' },
+  { match: { alertname: 'KafkaDataLogsDiskUsed' }, diagnose: ['brokers'], note: 'Disk use on data log dirs: check retention, stalled log cleaning and inodes (incident 4).' },
+  { match: { alertname: 'KafkaOfflinePartitions' }, diagnose: ['cluster', 'topics'] },
+  { match: { alertname: 'KafkaUnderReplicatedPartitions' }, diagnose: ['cluster', 'brokers'] },
+  { match: { alertname: 'KafkaUnderMinIsrPartitions' }, diagnose: ['cluster', 'topics'] },
+  { match: { alertname: 'KafkaNoActiveController' }, diagnose: ['cluster'] },
+  { match: { alertname: 'KafkaBrokerDown' }, diagnose: ['cluster', 'brokers'] },
+];
+
+const FALLBACK_ROUTE: AlertRoute = { match: {}, diagnose: ['cluster'] };
+
+export function routeMatches(route: AlertRoute, event: AlertEvent): boolean {
+  const m = route.match;
+  if (m.alertname !== undefined && m.alertname !== event.alertname) return false;
+  if (m.source !== undefined && m.source !== event.source) return false;
+  for (const [k, v] of Object.entries(m.labels ?? {})) if (event.labels[k] !== v) return false;
+  return true;
+}
+
+export interface RoutedAlert {
+  route: AlertRoute;
+  builtin: boolean;
+  cluster: ClusterConfig | undefined;
+  channel: string;
+  scope: DiagnosisScope[];
+  /** Topic and brokers to look at, from the alert's labels when the route asks for them. */
+  topic?: string;
+  brokers?: number[];
+}
+
+export function routeAlert(event: AlertEvent, config: Config): RoutedAlert {
+  const configured = config.alerts.routes.find((r) => routeMatches(r, event));
+  const builtin = configured ? undefined : BUILTIN_ROUTES.find((r) => routeMatches(r, event));
+  const route = configured ?? builtin ?? FALLBACK_ROUTE;
+  // An alert naming no cluster goes to the only (or default) cluster; one naming an unknown cluster goes nowhere.
+  const cluster = findCluster(config, event.clusterHint);
+  const routed: RoutedAlert = {
+    route,
+    builtin: !configured,
+    cluster,
+    channel: route.channel ?? config.slack.incidentChannel,
+    scope: route.diagnose,
+  };
+  if (route.diagnose.includes('topics') && event.topics[0]) routed.topic = event.topics[0];
+  if (route.diagnose.includes('brokers') && event.brokers.length) routed.brokers = event.brokers;
+  return routed;
+}

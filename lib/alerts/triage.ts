@@ -1,0 +1,179 @@
+// The worker side of an alert: one thread per alert group, state changes
+// edited into its parent message, flapping called out, and the routed
+// diagnosis posted in the thread.
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { renderDiagnosis, renderFailure, renderProgress } from '../slack/blocks.ts';
+import { closeIncident, upsertIncident } from '../jobs/activity.ts';
+import { progressUpdater } from '../jobs/core-jobs.ts';
+import { JOB_KINDS } from '../jobs/kinds.ts';
+import { errorMessage } from '../jobs/log.ts';
+import { mutate } from '../jobs/state-store.ts';
+import type { JobContext, JobRegistry } from '../jobs/worker.ts';
+import type { AlertEvent } from './event.ts';
+import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
+import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './render.ts';
+import { routeAlert } from './routing.ts';
+
+export const alertEventSchema = z.object({
+  source: z.enum(['alertmanager', 'cloudwatch']),
+  groupKey: z.string().min(1),
+  status: z.enum(['firing', 'resolved']),
+  alertname: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  labels: z.record(z.string(), z.string()),
+  at: z.string(),
+  clusterHint: z.string().optional(),
+  brokers: z.array(z.number().int().min(0)),
+  topics: z.array(z.string()),
+  count: z.number().int().min(0),
+  url: z.string().optional(),
+}) satisfies z.ZodType<AlertEvent>;
+
+export interface AlertGroupState {
+  groupKey: string;
+  channel: string;
+  /** Parent message of the group's thread, once posted. */
+  ts?: string;
+  status: AlertEvent['status'];
+  title: string;
+  cluster?: string;
+  openedAt: string;
+  history: Transition[];
+  flappingAnnounced: boolean;
+  lastDiagnosisAt?: number;
+}
+
+/** Thread state lives for two weeks after the group's last change. */
+const GROUP_TTL_SECONDS = 14 * 24 * 3600;
+/** A flapping group is not re-diagnosed on every fire. */
+const REDIAGNOSE_AFTER_MS = 10 * 60 * 1000;
+
+export function groupStateKey(groupKey: string): string {
+  return `alert-group:${createHash('sha256').update(groupKey).digest('hex').slice(0, 40)}`;
+}
+
+export async function triageAlert(event: AlertEvent, ctx: JobContext, now = Date.now()): Promise<void> {
+  const { slack, store, log, config, job } = ctx;
+  const routed = routeAlert(event, config);
+  const windowMs = config.alerts.flappingWindowSeconds * 1000;
+  const windowMinutes = Math.round(config.alerts.flappingWindowSeconds / 60);
+  const key = groupStateKey(event.groupKey);
+  const at = Number.isFinite(Date.parse(event.at)) ? Math.min(Date.parse(event.at), now) : now;
+
+  let previous: AlertGroupState | null = null;
+  const state = await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => {
+    previous = cur;
+    const history = recordTransition(cur?.history ?? [], { status: event.status, at }, windowMs, now);
+    return {
+      groupKey: event.groupKey,
+      channel: cur?.channel ?? routed.channel,
+      ...(cur?.ts ? { ts: cur.ts } : {}),
+      status: event.status,
+      title: event.title,
+      ...(routed.cluster ? { cluster: routed.cluster.name } : cur?.cluster ? { cluster: cur.cluster } : {}),
+      openedAt: cur?.openedAt ?? new Date(now).toISOString(),
+      history,
+      flappingAnnounced: cur?.flappingAnnounced ?? false,
+      ...(cur?.lastDiagnosisAt ? { lastDiagnosisAt: cur.lastDiagnosisAt } : {}),
+    };
+  });
+  const prior = previous as AlertGroupState | null;
+  const flapping = isFlapping(state.history, config.alerts.flappingCycles);
+  const cycles = countCycles(state.history);
+  const view = { status: state.status, flapping, cycles, windowMinutes };
+  const parentMessage = renderTriageParent(event, routed, view);
+  log.info('alert triage', { groupKey: event.groupKey, status: event.status, flapping, cycles, cluster: routed.cluster?.name });
+
+  // Resolved with no thread yet: nothing was ever announced, say nothing now (an Alertmanager restart replays resolutions).
+  if (!state.ts && event.status === 'resolved' && !flapping) {
+    log.info('resolved alert without a thread; nothing to update');
+    return;
+  }
+
+  let threadTs = state.ts;
+  const channel = state.channel;
+  if (!threadTs) {
+    const posted = await slack.post({ channel, ...parentMessage });
+    // Record the thread; if another worker recorded one first, ours becomes a reply in theirs.
+    const saved = await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), ts: cur?.ts ?? posted.ts }));
+    threadTs = saved.ts!;
+    if (threadTs !== posted.ts) log.warn('lost the race to open the alert thread', { winner: threadTs, ours: posted.ts });
+  } else {
+    await slack.update({ channel, ts: threadTs, ...parentMessage });
+    if (!prior || prior.status !== event.status) {
+      await slack.post({ channel, thread_ts: threadTs, ...renderTransitionReply(event, lastFiringDurationMs(state.history)) });
+    }
+  }
+
+  if (flapping && !state.flappingAnnounced) {
+    await slack.post({ channel, thread_ts: threadTs, ...renderFlappingCallout(cycles, windowMinutes) });
+    await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), flappingAnnounced: true }));
+  }
+
+  // /kafka status: a flapping group stays listed even while momentarily resolved.
+  if (event.status === 'firing' || flapping) {
+    await upsertIncident(store, {
+      groupKey: event.groupKey,
+      title: event.title,
+      ...(state.cluster ? { cluster: state.cluster } : {}),
+      openedAt: state.openedAt,
+      channelId: channel,
+      threadTs,
+      flapping,
+    });
+  } else {
+    await closeIncident(store, event.groupKey);
+  }
+
+  if (event.status !== 'firing') return;
+  if (!routed.cluster) {
+    await slack.post({
+      channel,
+      thread_ts: threadTs,
+      text: 'No diagnosis: unknown cluster',
+      blocks: [
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text: `:grey_question: I can't tell which configured cluster this alert is about${event.clusterHint ? ` ("${event.clusterHint}")` : ''}. Add it to the cluster's \`aliases\` in the configuration.`,
+          },
+        },
+      ],
+    });
+    return;
+  }
+  if (state.lastDiagnosisAt && now - state.lastDiagnosisAt < REDIAGNOSE_AFTER_MS) {
+    log.info('diagnosed recently; not re-running', { lastDiagnosisAt: state.lastDiagnosisAt });
+    return;
+  }
+  await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), lastDiagnosisAt: now }));
+
+  const what = routed.topic ? `${routed.cluster.name} / ${routed.topic}` : routed.cluster.name;
+  const progressMsg = await slack.post({ channel, thread_ts: threadTs, ...renderProgress(what, null) });
+  const progress = progressUpdater((p) => slack.update({ channel, ts: progressMsg.ts, ...renderProgress(what, p) }), log);
+  try {
+    const report = await ctx.diagnoser.diagnose({
+      cluster: routed.cluster,
+      ...(routed.topic ? { topic: routed.topic } : {}),
+      ...(routed.brokers ? { brokers: routed.brokers } : {}),
+      correlationId: job.correlationId,
+      onProgress: (p) => progress.report(p),
+    });
+    await progress.close();
+    const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(routed.topic ? { topic: routed.topic } : {}) });
+    await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
+    if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });
+  } catch (err) {
+    await progress.close();
+    log.error('alert diagnosis failed', { error: errorMessage(err) });
+    await slack.update({ channel, ts: progressMsg.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) });
+  }
+}
+
+export function registerAlertJobs(registry: JobRegistry): void {
+  if (registry.has(JOB_KINDS.alert)) return;
+  registry.register({ kind: JOB_KINDS.alert, schema: alertEventSchema, run: (event, ctx) => triageAlert(event, ctx) });
+}

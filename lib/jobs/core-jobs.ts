@@ -1,0 +1,143 @@
+// The worker side of `/kafka diagnose` and `/kafka can-restart`: post a
+// progress message, run the diagnosis, edit the message as hosts answer,
+// then post the findings in its thread.
+import { findCluster } from '../config/schema.ts';
+import { type SlackMessage, renderCanRestart, renderDiagnosis, renderDone, renderFailure, renderProgress } from '../slack/blocks.ts';
+import type { SlackPoster } from '../slack/web.ts';
+import { finishActivity } from './activity.ts';
+import type { DiagnoseProgress } from './diagnoser.ts';
+import type { SlackOrigin } from './job.ts';
+import { JOB_KINDS, canRestartJobSchema, diagnoseJobSchema } from './kinds.ts';
+import type { Log } from './log.ts';
+import { errorMessage } from './log.ts';
+import { PermanentJobError, type JobContext, type JobRegistry } from './worker.ts';
+
+/**
+ * Posts where the request came from; if the bot may not post there (not in
+ * the channel), says so through response_url instead of failing silently.
+ */
+async function postOrExplain(slack: SlackPoster, origin: SlackOrigin, message: SlackMessage, log: Log) {
+  try {
+    return await slack.post({ channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}), ...message });
+  } catch (err) {
+    log.warn('could not post to channel', { error: errorMessage(err) });
+    if (origin.responseUrl) {
+      await slack
+        .respond(origin.responseUrl, {
+          response_type: 'ephemeral',
+          text: `I could not post in this channel (${errorMessage(err)}). Invite me with \`/invite @kafka-responder\` and try again.`,
+        })
+        .catch((e) => log.warn('response_url failed too', { error: errorMessage(e) }));
+    }
+    throw new PermanentJobError(`cannot post to ${origin.channelId}: ${errorMessage(err)}`);
+  }
+}
+
+/**
+ * Edits the progress message as probes come back. Updates are serialised and
+ * coalesced: while one chat.update is in flight only the latest progress is
+ * kept, so a burst of answers costs two calls, not one per host.
+ */
+export function progressUpdater(update: (p: DiagnoseProgress) => Promise<void>, log: Log) {
+  let latest: DiagnoseProgress | null = null;
+  let running: Promise<void> | null = null;
+  let closed = false;
+  const pump = async () => {
+    while (latest) {
+      const p = latest;
+      latest = null;
+      try {
+        await update(p);
+      } catch (err) {
+        log.warn('progress update failed', { error: errorMessage(err) });
+      }
+    }
+    running = null;
+  };
+  return {
+    report(p: DiagnoseProgress) {
+      if (p.commandId) log.info('host probe answered', { brokerId: p.brokerId, commandId: p.commandId, done: p.done, total: p.total });
+      if (closed) return;
+      latest = p;
+      running ??= pump();
+    },
+    /**
+     * Stops editing and waits for the edit in flight. Called before the final
+     * edit: probes still answering after a failed snapshot must not overwrite it.
+     */
+    async close() {
+      closed = true;
+      latest = null;
+      while (running) await running;
+    },
+  };
+}
+
+export function registerCoreJobs(registry: JobRegistry): void {
+  if (!registry.has(JOB_KINDS.diagnose)) {
+    registry.register({
+      kind: JOB_KINDS.diagnose,
+      schema: diagnoseJobSchema,
+      async run(payload, ctx: JobContext) {
+        const { slack, log, job } = ctx;
+        try {
+          const cluster = findCluster(ctx.config, payload.cluster);
+          if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+          const what = payload.topic ? `${cluster.name} / ${payload.topic}` : cluster.name;
+          const parent = await postOrExplain(slack, payload.origin, renderProgress(what, null, payload.origin.userId), log);
+          const progress = progressUpdater((p) => slack.update({ channel: parent.channel, ts: parent.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
+          try {
+            const remaining = ctx.remainingMs?.();
+            const report = await ctx.diagnoser.diagnose({
+              cluster,
+              ...(payload.topic ? { topic: payload.topic } : {}),
+              correlationId: job.correlationId,
+              onProgress: (p) => progress.report(p),
+              // Leave time to post the results before the Lambda is stopped.
+              ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
+            });
+            await progress.close();
+            log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
+            const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
+            await slack.post({ channel: parent.channel, thread_ts: parent.ts, text: rendered.text, blocks: rendered.blocks });
+            if (rendered.file) await slack.upload({ channel: parent.channel, thread_ts: parent.ts, ...rendered.file });
+            await slack.update({ channel: parent.channel, ts: parent.ts, ...renderDone(report, payload.origin.userId) });
+          } catch (err) {
+            await progress.close();
+            await slack
+              .update({ channel: parent.channel, ts: parent.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) })
+              .catch((e) => log.warn('could not report failure', { error: errorMessage(e) }));
+            // Reported to the user; retrying a diagnosis that failed would only post twice.
+            throw new PermanentJobError(errorMessage(err));
+          }
+        } finally {
+          await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+        }
+      },
+    });
+  }
+  if (!registry.has(JOB_KINDS.canRestart)) {
+    registry.register({
+      kind: JOB_KINDS.canRestart,
+      schema: canRestartJobSchema,
+      async run(payload, ctx: JobContext) {
+        const { slack, log, job } = ctx;
+        try {
+          const cluster = findCluster(ctx.config, payload.cluster);
+          if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+          let message;
+          try {
+            const assessment = await ctx.diagnoser.canRestart({ cluster, brokerId: payload.brokerId, correlationId: job.correlationId });
+            log.info('can-restart assessed', { brokerId: payload.brokerId, safe: assessment.safe });
+            message = renderCanRestart(cluster.name, assessment, job.correlationId);
+          } catch (err) {
+            message = renderFailure(`Restart check of broker ${payload.brokerId}`, errorMessage(err), job.correlationId);
+          }
+          await postOrExplain(slack, payload.origin, message, log);
+        } finally {
+          await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+        }
+      },
+    });
+  }
+}

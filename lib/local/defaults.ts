@@ -1,0 +1,37 @@
+// The configuration `serve` uses when none is given: the local Kafka sandbox
+// with the local executor on its broker host directories.
+import { BROKER_IDS, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+import { parseConfig, type Config } from '../config/schema.ts';
+
+const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; notes: string[] } {
+  const s = sandboxSettings(env);
+  const notes: string[] = [];
+  const channels = list(env.KR_SLACK_CHANNELS);
+  const users = list(env.KR_SLACK_USERS);
+  const everyone = channels.length === 0 && users.length === 0;
+  if (everyone) notes.push('KR_SLACK_CHANNELS / KR_SLACK_USERS not set: every user and channel of the workspace may use this local bot');
+  const config = parseConfig(
+    {
+      clusters: [
+        {
+          name: 'sandbox',
+          bootstrap: list(env.KAFKA_BOOTSTRAP_SERVERS || bootstrapServers(s)),
+          aliases: ['local'],
+          hosts: { executor: 'local', hostDirs: Object.fromEntries(BROKER_IDS.map((id) => [String(id), nodeLayout(s, id).hostDir])) },
+          diagnosisTimeoutMs: 30_000,
+        },
+      ],
+      defaultCluster: 'sandbox',
+      slack: {
+        allowedChannels: channels,
+        allowedUsers: users,
+        allowEveryone: everyone,
+        incidentChannel: env.KR_INCIDENT_CHANNEL ?? channels[0] ?? 'C0LOCALINCIDENTS',
+      },
+    },
+    'local sandbox configuration',
+  );
+  return { config, notes };
+}

@@ -1,0 +1,169 @@
+// `kafka-responder serve`: the same Lambda handlers behind a local HTTP
+// server, the worker in-process. Requests are adapted into API Gateway HTTP
+// API (payload v2) events and SNS Lambda events, so what runs here is what
+// runs in AWS; only the queue (in-process) and, by default, the state store
+// (in memory, one process) differ.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAlertmanagerHandler, createSnsHandler } from '../alerts/intake.ts';
+import { registerAlertJobs } from '../alerts/triage.ts';
+import type { Config } from '../config/schema.ts';
+import { registerCoreJobs } from '../jobs/core-jobs.ts';
+import { createDefaultDiagnoser, type Diagnoser } from '../jobs/diagnoser.ts';
+import { executorFactory } from '../jobs/executors.ts';
+import type { HttpEvent, HttpResult } from '../jobs/lambda-types.ts';
+import { json } from '../jobs/lambda-types.ts';
+import type { Log } from '../jobs/log.ts';
+import { errorMessage } from '../jobs/log.ts';
+import { InProcessJobQueue } from '../jobs/queue.ts';
+import { MemoryStateStore, type StateStore } from '../jobs/state-store.ts';
+import { JobRegistry, runJob } from '../jobs/worker.ts';
+import { createSlackHandler } from '../slack/app.ts';
+import { webApiPoster, type SlackPoster } from '../slack/web.ts';
+
+export interface LocalServerOptions {
+  config: Config;
+  signingSecret: string;
+  botToken: string;
+  alertmanagerToken: string;
+  log: Log;
+  /** Slack Web API base URL (SLACK_API_URL); Slack itself when unset. */
+  slackApiUrl?: string;
+  host?: string;
+  port?: number;
+  store?: StateStore;
+  diagnoser?: Diagnoser;
+  slack?: SlackPoster;
+}
+
+export interface LocalServer {
+  url: string;
+  queue: InProcessJobQueue;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new Error('request body larger than 1 MiB'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** An API Gateway HTTP API v2 event for this request; bodies are base64 as API Gateway sends forms. */
+export function toHttpEvent(req: IncomingMessage, body: Buffer): HttpEvent {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  return {
+    version: '2.0',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    body: body.toString('base64'),
+    isBase64Encoded: true,
+    requestContext: { requestId: `local-${Date.now()}`, http: { method: req.method ?? 'GET', path: url.pathname, sourceIp: req.socket.remoteAddress ?? '' } },
+  };
+}
+
+/**
+ * POST /alerts/sns takes either an SNS Lambda event ({"Records": [...]}) or a
+ * bare CloudWatch alarm message, which is wrapped the way SNS would deliver it.
+ */
+export function toSnsEvent(body: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { Records: [{ EventSource: 'aws:sns', Sns: { MessageId: 'local', Message: body } }] };
+  }
+  if (parsed && typeof parsed === 'object' && 'Records' in parsed) return parsed;
+  return { Records: [{ EventSource: 'aws:sns', Sns: { MessageId: `local-${Date.now()}`, Message: body, Timestamp: new Date().toISOString() } }] };
+}
+
+export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
+  const { log } = opts;
+  const store = opts.store ?? new MemoryStateStore();
+  const jobs = new JobRegistry();
+  registerCoreJobs(jobs);
+  registerAlertJobs(jobs);
+  const worker = {
+    config: opts.config,
+    store,
+    slack: opts.slack ?? webApiPoster(opts.botToken, opts.slackApiUrl),
+    diagnoser: opts.diagnoser ?? createDefaultDiagnoser(executorFactory()),
+    log,
+  };
+  const queue = new InProcessJobQueue((job) => runJob(job, worker, jobs), log);
+  const slack = createSlackHandler({
+    config: opts.config,
+    queue,
+    store,
+    log,
+    signingSecret: opts.signingSecret,
+    botToken: opts.botToken,
+    ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
+  });
+  const alertmanager = createAlertmanagerHandler({ queue, log, bearerToken: opts.alertmanagerToken });
+  const sns = createSnsHandler({ queue, log });
+
+  const route = async (req: IncomingMessage): Promise<HttpResult> => {
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    if (req.method === 'GET' && path === '/healthz') return json(200, { ok: true });
+    if (req.method !== 'POST') return json(405, { error: 'use POST' });
+    const body = await readBody(req);
+    switch (path) {
+      case '/slack/events':
+      case '/slack/interactivity':
+      case '/slack/commands':
+        return slack(toHttpEvent(req, body));
+      case '/alerts/alertmanager':
+        return alertmanager(toHttpEvent(req, body));
+      case '/alerts/sns': {
+        const result = await sns(toSnsEvent(body.toString('utf8')));
+        if (result.events.length === 0 && result.rejected.length > 0) return json(400, { error: 'nothing accepted', rejected: result.rejected });
+        return json(202, result);
+      }
+      default:
+        return json(404, { error: `no route for POST ${path}` });
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    route(req).then(
+      (r) => {
+        res.writeHead(r.statusCode, r.headers ?? {});
+        res.end(r.body);
+      },
+      (err) => {
+        log.error('local server request failed', { error: errorMessage(err), url: req.url });
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: errorMessage(err) }));
+      },
+    );
+  });
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 3000, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    queue,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue.idle();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// A real DynamoDB API (dynalite) on 127.0.0.1 with one state table, so code
+// doing conditional writes is tested against conditional writes.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { DynamoStateStore } from '../../../lib/jobs/dynamo-state-store.ts';
+
+export interface DynaliteHandle {
+  client: DynamoDBClient;
+  store: DynamoStateStore;
+  tableName: string;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startDynalite(): Promise<DynaliteHandle> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const client = new DynamoDBClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  const tableName = `kr-state-${++counter}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  return {
+    client,
+    store: new DynamoStateStore(client, tableName),
+    tableName,
+    close: async () => {
+      client.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,159 @@
+// `osls package` without AWS credentials, then the generated CloudFormation:
+// routes, queue, tables, per-function least-privilege IAM, and bundle sizes.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readZip } from './zip.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+let outDir: string;
+let template: Json;
+let resources: Json;
+
+beforeAll(() => {
+  outDir = mkdtempSync(join(tmpdir(), 'kr-osls-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_SDK_LOAD_CONFIG: '0' };
+  for (const k of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete env[k];
+  // No credentials anywhere: a config that needed them (${ssm:}, ${aws:accountId}) would fail here.
+  env.AWS_SHARED_CREDENTIALS_FILE = join(outDir, 'no-credentials');
+  env.AWS_CONFIG_FILE = join(outDir, 'no-config');
+  execFileSync('npx', ['osls', 'package', '--stage', 'ci', '--package', outDir], { cwd: process.cwd(), env, stdio: 'pipe', timeout: 300_000 });
+  template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Json;
+  resources = template.Resources as Json;
+}, 320_000);
+
+afterAll(() => {
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
+
+function roleStatements(roleName: string): Json[] {
+  return (resources[roleName].Properties.Policies as Json[]).flatMap((p) => asArray(p.PolicyDocument.Statement as Json[]));
+}
+
+function allowStatements(): { where: string; statement: Json }[] {
+  const out: { where: string; statement: Json }[] = [];
+  for (const [name, r] of Object.entries(resources)) {
+    const docs: Json[] = [];
+    if (r.Type === 'AWS::IAM::Role') for (const p of r.Properties.Policies ?? []) docs.push(p.PolicyDocument);
+    if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') docs.push(r.Properties.PolicyDocument);
+    for (const d of docs) for (const s of asArray(d.Statement as Json[])) if (s.Effect === 'Allow') out.push({ where: name, statement: s });
+  }
+  return out;
+}
+
+describe('osls package (no AWS credentials)', () => {
+  it('exposes the HTTP API routes for Slack and Alertmanager', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey).sort();
+    expect(routes).toEqual(['POST /alerts/alertmanager', 'POST /slack/events', 'POST /slack/interactivity']);
+  });
+
+  it('subscribes the CloudWatch function to the alarm topic and feeds the worker from the FIFO queue with a DLQ', () => {
+    const [[, sub]] = ofType('AWS::SNS::Subscription') as [[string, Json]];
+    expect(sub.Properties).toMatchObject({ Protocol: 'lambda', TopicArn: { Ref: 'AlarmTopic' } });
+    const [[, mapping]] = ofType('AWS::Lambda::EventSourceMapping') as [[string, Json]];
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    expect(JSON.stringify(mapping.Properties.EventSourceArn)).toContain('JobQueue');
+    expect(resources.JobQueue.Properties).toMatchObject({ FifoQueue: true, RedrivePolicy: { maxReceiveCount: 3 } });
+    expect(resources.JobQueue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * resources.WorkerLambdaFunction.Properties.Timeout);
+  });
+
+  it('creates the state table with TTL on expiresAt', () => {
+    expect(resources.StateTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(resources.StateTable.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+  });
+
+  it('gives each function its own role, and only the worker runs in the VPC', () => {
+    const role = (fn: string) => resources[fn].Properties.Role;
+    expect(JSON.stringify(role('SlackLambdaFunction'))).toContain('SlackRole');
+    expect(JSON.stringify(role('AlertmanagerLambdaFunction'))).toContain('AlertsRole');
+    expect(JSON.stringify(role('CloudwatchLambdaFunction'))).toContain('AlertsRole');
+    expect(JSON.stringify(role('WorkerLambdaFunction'))).toContain('WorkerRole');
+    expect(resources.IamRoleLambdaExecution).toBeUndefined();
+    expect(resources.WorkerLambdaFunction.Properties.VpcConfig.SubnetIds).toHaveLength(2);
+    expect(resources.SlackLambdaFunction.Properties.VpcConfig).toBeUndefined();
+    for (const fn of ['SlackLambdaFunction', 'WorkerLambdaFunction']) {
+      expect(resources[fn].Properties.Runtime).toBe('nodejs22.x');
+    }
+  });
+
+  it('grants no "*" action anywhere', () => {
+    const statements = allowStatements();
+    expect(statements.length).toBeGreaterThan(5);
+    for (const { where, statement } of statements) {
+      for (const action of asArray(statement.Action as string | string[])) {
+        expect(action, `${where}: ${action}`).not.toMatch(/\*/);
+      }
+      expect(statement.NotAction, where).toBeUndefined();
+    }
+  });
+
+  it('restricts ssm:SendCommand to tagged broker instances and the AWS-RunShellScript document, in the worker only', () => {
+    const sendCommand = allowStatements().filter(({ statement }) => asArray(statement.Action).includes('ssm:SendCommand'));
+    expect(sendCommand.map((s) => s.where)).toEqual(['WorkerRole', 'WorkerRole']);
+    const [instances, document] = sendCommand.map((s) => s.statement) as [Json, Json];
+    expect(asArray(instances.Action)).toEqual(['ssm:SendCommand']);
+    expect(JSON.stringify(instances.Resource)).toMatch(/:ec2:.*:instance\/\*/);
+    expect(instances.Condition).toEqual({ StringEquals: { 'aws:ResourceTag/kafka-responder:role': 'kafka-broker' } });
+    expect(JSON.stringify(document.Resource)).toMatch(/::document\/AWS-RunShellScript"/);
+    expect(document.Condition).toBeUndefined();
+    // The only "*" resource is for actions without resource-level permissions.
+    for (const { where, statement } of allowStatements()) {
+      if (asArray(statement.Resource).includes('*')) {
+        for (const a of asArray(statement.Action as string | string[])) {
+          expect(['ssm:GetCommandInvocation', 'ssm:ListCommandInvocations', 'ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], `${where}: ${a}`).toContain(a);
+        }
+      }
+    }
+  });
+
+  it('keeps the ack path role to DynamoDB get/put and SQS send', () => {
+    const actions = roleStatements('SlackRole').flatMap((s) => asArray(s.Action as string[]));
+    expect(actions.sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage']);
+    const alerts = roleStatements('AlertsRole').flatMap((s) => asArray(s.Action as string[]));
+    expect(alerts).not.toContain('dynamodb:PutItem');
+    expect(alerts.some((a) => a.startsWith('ssm:'))).toBe(false);
+  });
+
+  it('takes secrets from SSM Parameter Store through CloudFormation dynamic references', () => {
+    const env = resources.SlackLambdaFunction.Properties.Environment.Variables;
+    expect(env.SLACK_SIGNING_SECRET).toBe('{{resolve:ssm:/kafka-responder/ci/slack-signing-secret}}');
+    expect(env.SLACK_BOT_TOKEN).toBe('{{resolve:ssm:/kafka-responder/ci/slack-bot-token}}');
+    expect(resources.AlertmanagerLambdaFunction.Properties.Environment.Variables.ALERTMANAGER_TOKEN).toMatch(/^\{\{resolve:ssm:/);
+  });
+
+  it('has a Slack app manifest whose command and interactivity URLs are routes of this API', () => {
+    const manifest = readFileSync('slack-app-manifest.yml', 'utf8');
+    const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => String(r.Properties.RouteKey).replace(/^POST /, ''));
+    expect(manifest).toMatch(/- command: \/kafka\n\s+url: https:\/\/REPLACE-ME\/slack\/events\n/);
+    const urls = [...manifest.matchAll(/(?:url|request_url): https:\/\/REPLACE-ME(\/\S+)/g)].map((m) => m[1]);
+    expect(urls).toEqual(['/slack/events', '/slack/interactivity']);
+    for (const u of urls) expect(routes).toContain(u);
+    for (const scope of ['chat:write', 'commands', 'files:write', 'usergroups:read']) expect(manifest).toContain(`- ${scope}\n`);
+  });
+
+  it('bundles each function under 3 MB, and the Slack bundle carries no kafkajs, SSM client or diagnosis', () => {
+    const zips = ['slack', 'alertmanager', 'cloudwatch', 'worker'].map((f) => join(outDir, `${f}.zip`));
+    for (const z of zips) {
+      expect(statSync(z).size, z).toBeLessThan(3 * 1024 * 1024);
+      const total = [...readZip(z).values()].reduce((n, b) => n + b.length, 0);
+      expect(total, `${z} unzipped`).toBeLessThan(3 * 1024 * 1024);
+    }
+    const slack = readZip(join(outDir, 'slack.zip'));
+    const code = slack.get('handlers/slack.mjs')!.toString('utf8');
+    expect(code.length).toBeGreaterThan(100_000);
+    // includes() rather than toContain(): a failure must not print a 1 MB bundle.
+    expect(code.includes('KafkaJSError'), 'kafkajs in the Slack bundle').toBe(false);
+    expect(code.includes('SendCommandCommand'), 'SSM client in the Slack bundle').toBe(false);
+    expect(code.includes('fatal offset-index append'), 'diagnosis in the Slack bundle').toBe(false);
+    expect([...slack.keys()].filter((k) => k.startsWith('runbooks/')).length).toBeGreaterThan(0);
+    const worker = readZip(join(outDir, 'worker.zip')).get('handlers/worker.mjs')!.toString('utf8');
+    expect(worker.includes('fatal offset-index append'), 'diagnosis bundled into the worker').toBe(true);
+    // kafkajs is bundled (not left as a run-time require: a Lambda package has no node_modules).
+    expect(worker.includes('KafkaJSError'), 'kafkajs bundled into the worker').toBe(true);
+  });
+});

@@ -1,0 +1,96 @@
+// The whole path on a real cluster: a signed `/kafka diagnose` into the Slack
+// handler, the worker running the real diagnosis (lib/diagnose/run.ts with the
+// local executor on the sandbox's broker host directories), and a findings
+// thread at the Slack stub, during a reproduced incident (replication factor
+// 1 topic whose broker is down: incident 3).
+//
+// Needs the Kafka sandbox (test/global-setup.ts starts it; or
+// `npx kafka-responder sandbox up`). It uses KR_SANDBOX_HOME /
+// KR_SANDBOX_PORT_BASE like the sandbox does, and is skipped, saying so, when
+// no broker answers or KR_SKIP_SANDBOX is set.
+import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxSettings, nodeLayout } from '../../sandbox/layout.ts';
+import { createDefaultDiagnoser } from '../../lib/jobs/diagnoser.ts';
+import { executorFactory } from '../../lib/jobs/executors.ts';
+import { MemoryStateStore } from '../../lib/jobs/state-store.ts';
+import { sandboxConfig } from '../../lib/local/defaults.ts';
+import { buildHarness, type Harness } from './helpers/harness.ts';
+import { slashEvent } from './helpers/signed.ts';
+import { SlackStub } from './helpers/slack-stub.ts';
+
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, timeout: 1000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+function sandboxCli(...args: string[]): string {
+  return execFileSync(process.execPath, ['bin/kafka-responder.js', 'sandbox', ...args], { cwd: process.cwd(), env: process.env, encoding: 'utf8', timeout: 300_000 });
+}
+
+const settings = sandboxSettings();
+const up = process.env.KR_SKIP_SANDBOX ? false : await reachable(nodeLayout(settings, 1).port);
+if (!up) console.warn(`e2e-sandbox: SKIPPED — no Kafka sandbox broker answers on 127.0.0.1:${nodeLayout(settings, 1).port} (start one with \`npx kafka-responder sandbox up\`)`);
+
+describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 topic, broker down)', () => {
+  let stub: SlackStub;
+  let h: Harness;
+  let expected: { unavailablePartitions?: string[] };
+  let stoppedBroker: number;
+
+  beforeAll(async () => {
+    stub = await new SlackStub().start();
+    const scenario = JSON.parse(sandboxCli('scenario', 'rf1-broker-down')) as { expect: { unavailablePartitions?: string[] }; brokers: { stopped: number[]; killed: number[] } };
+    expected = scenario.expect;
+    stoppedBroker = [...scenario.brokers.stopped, ...scenario.brokers.killed][0]!;
+    const { config } = sandboxConfig({ ...process.env, KR_SLACK_USERS: 'U0ALICE', KR_INCIDENT_CHANNEL: 'C0INCIDENT' });
+    h = buildHarness({ stub, store: new MemoryStateStore(), diagnoser: createDefaultDiagnoser(executorFactory()), config });
+  }, 300_000);
+
+  afterAll(async () => {
+    await stub?.stop();
+    // Leave the shared cluster as the next test file expects it.
+    if (up) sandboxCli('scenario', 'healthy');
+  }, 300_000);
+
+  it('posts a findings thread naming the offline partitions and the broker that holds them', async () => {
+    const res = await h.handler(slashEvent({ text: 'diagnose sandbox', responseUrl: stub.responseUrl() }));
+    expect(res.statusCode).toBe(200);
+    await h.queue.idle();
+    const [parent] = stub.topLevel('C0OPS');
+    expect(parent, 'progress message posted').toBeDefined();
+    // The progress message was edited as each broker host answered.
+    expect(parent!.history.some((t) => /\d\/3 brokers probed/.test(t)), parent!.history.join(' | ')).toBe(true);
+    expect(parent!.text).toMatch(/finding/);
+    const thread = stub.thread(parent!.ts);
+    expect(thread.length).toBeGreaterThanOrEqual(1);
+    const posted = JSON.stringify(thread.map((m) => m.blocks)) + stub.uploads.map((u) => u.content).join('\n');
+    expect(expected.unavailablePartitions?.length).toBeGreaterThan(0);
+    for (const tp of expected.unavailablePartitions!) {
+      const [topic, partition] = tp.split(':');
+      expect(posted, `offline partition ${tp} reported`).toContain(`${topic}-${partition}`);
+    }
+    expect(posted).toContain('/kafka runbook');
+    expect(posted).toContain(String(stoppedBroker));
+  });
+
+  it('answers can-restart for a broker whose partitions have no other replica', async () => {
+    const liveBroker = [1, 2, 3].find((b) => b !== stoppedBroker)!;
+    const res = await h.handler(slashEvent({ text: `can-restart ${liveBroker}`, responseUrl: stub.responseUrl('cr') }));
+    expect(res.statusCode).toBe(200);
+    await h.queue.idle();
+    const msg = stub.topLevel('C0OPS').find((m) => m.text.startsWith(`Broker ${liveBroker}:`));
+    expect(msg, 'assessment posted').toBeDefined();
+  });
+});

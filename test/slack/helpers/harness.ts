@@ -1,0 +1,105 @@
+// The whole bot wired for tests: real signed requests into the real handlers,
+// a dynalite state table, the in-process queue running the real worker, and a
+// Slack Web API stub recording what the bot says.
+import { parseConfig, type Config } from '../../../lib/config/schema.ts';
+import type { DiagnosisReport, Finding } from '../../../lib/diagnose/types.ts';
+import type { CanRestartAssessment, DiagnoseRequest, Diagnoser } from '../../../lib/jobs/diagnoser.ts';
+import { recordingLog } from '../../../lib/jobs/log.ts';
+import { InProcessJobQueue } from '../../../lib/jobs/queue.ts';
+import type { StateStore } from '../../../lib/jobs/state-store.ts';
+import { JobRegistry, runJob, type WorkerDeps } from '../../../lib/jobs/worker.ts';
+import { registerCoreJobs } from '../../../lib/jobs/core-jobs.ts';
+import { registerAlertJobs } from '../../../lib/alerts/triage.ts';
+import { createSlackHandler } from '../../../lib/slack/app.ts';
+import { SlackRegistry } from '../../../lib/slack/registry.ts';
+import { webApiPoster } from '../../../lib/slack/web.ts';
+import { SIGNING_SECRET } from './signed.ts';
+import type { SlackStub } from './slack-stub.ts';
+
+export const BASE_CONFIG = {
+  clusters: [
+    { name: 'sandbox', bootstrap: ['127.0.0.1:19091'], aliases: ['prod-msk'], hosts: { executor: 'local', hostDirs: { '1': '/tmp/b1', '2': '/tmp/b2', '3': '/tmp/b3' } } },
+    { name: 'other', bootstrap: ['10.0.0.1:9092'] },
+  ],
+  defaultCluster: 'sandbox',
+  slack: { allowedChannels: ['C0OPS', 'C0INCIDENT'], allowedUsers: ['U0ALICE', 'U0BOB'], allowedUserGroup: 'S0ONCALL', incidentChannel: 'C0INCIDENT' },
+  alerts: { flappingWindowSeconds: 3600, flappingCycles: 2 },
+};
+
+export function finding(i: number, overrides: Partial<Finding> = {}): Finding {
+  return {
+    kind: 'offline-partition',
+    severity: 'critical',
+    title: `Partition orders-${i} has no leader`,
+    summary: `Leader -1; ISR [1] and broker 1 is down.`,
+    affected: { partitions: [{ topic: 'orders', partition: i }], brokers: [1], groups: [] },
+    evidence: [{ label: 'isr', value: '[1]', source: 'metadata' }],
+    runbook: 'offline-partition',
+    nextActions: ['Bring broker 1 back', 'or elect an unclean leader'],
+    fingerprint: `offline-partition:orders-${i}`,
+    ...overrides,
+  };
+}
+
+export function report(findings: Finding[], cluster = 'sandbox'): DiagnosisReport {
+  return { cluster, startedAt: '2026-11-29T07:00:00.000Z', durationMs: 1234, findings, skippedChecks: [], partial: false };
+}
+
+/** A scripted diagnoser: reports progress over six brokers, then returns `result`. */
+export class ScriptedDiagnoser implements Diagnoser {
+  readonly requests: DiagnoseRequest[] = [];
+  constructor(
+    public result: DiagnosisReport | Error = report([finding(0)]),
+    public assessment: CanRestartAssessment = { brokerId: 2, safe: false, verdict: 'No: 1 partition would go offline', reasons: ['orders-3 has ISR [2]'], atRisk: ['orders-3 (offline)'] },
+  ) {}
+  async diagnose(req: DiagnoseRequest): Promise<DiagnosisReport> {
+    this.requests.push(req);
+    for (let done = 0; done <= 6; done++) {
+      req.onProgress?.({ stage: 'brokers probed', done, total: 6, brokerId: done, commandId: done ? `cmd-${done}` : null });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    if (this.result instanceof Error) throw this.result;
+    return this.result;
+  }
+  async canRestart(): Promise<CanRestartAssessment> {
+    return this.assessment;
+  }
+}
+
+export interface Harness {
+  config: Config;
+  queue: InProcessJobQueue;
+  log: ReturnType<typeof recordingLog>;
+  handler: ReturnType<typeof createSlackHandler>;
+  worker: WorkerDeps;
+  registry: SlackRegistry;
+  jobs: JobRegistry;
+}
+
+export function buildHarness(opts: { stub: SlackStub; store: StateStore; diagnoser?: Diagnoser; config?: unknown }): Harness {
+  const config = parseConfig(opts.config ?? BASE_CONFIG);
+  const log = recordingLog();
+  const jobs = new JobRegistry();
+  registerCoreJobs(jobs);
+  registerAlertJobs(jobs);
+  const worker: WorkerDeps = {
+    config,
+    store: opts.store,
+    slack: webApiPoster('xoxb-test', opts.stub.apiUrl),
+    diagnoser: opts.diagnoser ?? new ScriptedDiagnoser(),
+    log,
+  };
+  const queue = new InProcessJobQueue((job) => runJob(job, worker, jobs), log);
+  const registry = new SlackRegistry();
+  const handler = createSlackHandler({
+    config,
+    queue,
+    store: opts.store,
+    log,
+    signingSecret: SIGNING_SECRET,
+    botToken: 'xoxb-test',
+    slackApiUrl: opts.stub.apiUrl,
+    registry,
+  });
+  return { config, queue, log, handler, worker, registry, jobs };
+}

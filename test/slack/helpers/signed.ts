@@ -1,0 +1,64 @@
+// Real signed Slack requests as API Gateway HTTP API (payload v2) events.
+import { signSlackRequest } from '../../../lib/slack/verify.ts';
+import type { HttpEvent } from '../../../lib/jobs/lambda-types.ts';
+
+export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
+
+export interface SignOptions {
+  secret?: string;
+  timestamp?: number;
+  contentType?: string;
+  base64?: boolean;
+  path?: string;
+}
+
+export function signedEvent(body: string, opts: SignOptions = {}): HttpEvent {
+  const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
+  const signature = signSlackRequest(opts.secret ?? SIGNING_SECRET, timestamp, body);
+  return {
+    version: '2.0',
+    rawPath: opts.path ?? '/slack/events',
+    headers: {
+      'content-type': opts.contentType ?? 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': signature,
+    },
+    body: opts.base64 ? Buffer.from(body).toString('base64') : body,
+    isBase64Encoded: opts.base64 ?? false,
+    requestContext: { http: { method: 'POST', path: opts.path ?? '/slack/events' } },
+  };
+}
+
+export interface SlashOptions {
+  text: string;
+  user?: string;
+  channel?: string;
+  responseUrl?: string;
+  command?: string;
+}
+
+export function slashBody(o: SlashOptions): string {
+  return new URLSearchParams({
+    token: 'deprecated-verification-token',
+    team_id: 'T0TEST',
+    team_domain: 'test',
+    channel_id: o.channel ?? 'C0OPS',
+    channel_name: 'kafka-ops',
+    user_id: o.user ?? 'U0ALICE',
+    user_name: 'alice',
+    command: o.command ?? '/kafka',
+    text: o.text,
+    api_app_id: 'A0TEST',
+    is_enterprise_install: 'false',
+    response_url: o.responseUrl ?? 'http://127.0.0.1:9/response',
+    trigger_id: '123.456.abc',
+  }).toString();
+}
+
+export function slashEvent(o: SlashOptions, sign: SignOptions = {}): HttpEvent {
+  return signedEvent(slashBody(o), sign);
+}
+
+export function actionEvent(payload: Record<string, unknown>, sign: SignOptions = {}): HttpEvent {
+  return signedEvent(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), { path: '/slack/interactivity', ...sign });
+}

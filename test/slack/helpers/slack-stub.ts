@@ -1,0 +1,170 @@
+// A local Slack Web API: records every call the bot makes (chat.postMessage,
+// chat.update, files.uploadV2's getUploadURLExternal → upload →
+// completeUploadExternal, response_url posts) and answers like Slack does.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedCall {
+  method: string;
+  args: Record<string, unknown>;
+}
+
+export interface StubMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks: unknown[];
+  /** Every text this message had, oldest first (chat.update history). */
+  history: string[];
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
+  if (!body) return {};
+  if (contentType?.includes('application/json')) return JSON.parse(body) as Record<string, unknown>;
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(body)) {
+    // WebClient form-encodes nested values as JSON text.
+    if ((k === 'blocks' || k === 'files' || k === 'attachments') && v.startsWith('[')) args[k] = JSON.parse(v);
+    else args[k] = v;
+  }
+  return args;
+}
+
+export class SlackStub {
+  readonly calls: RecordedCall[] = [];
+  readonly messages: StubMessage[] = [];
+  readonly uploads: { fileId: string; content: string; filename?: string; channel?: string; thread_ts?: string; title?: string }[] = [];
+  readonly responses: { path: string; body: Record<string, unknown> }[] = [];
+  /** Slack method → error code to answer with (e.g. "not_in_channel"). */
+  readonly failures = new Map<string, string>();
+  userGroups = new Map<string, string[]>();
+  private server: Server | undefined;
+  private seq = 100;
+  port = 0;
+
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api/`;
+  }
+
+  responseUrl(id = 'r1'): string {
+    return `http://127.0.0.1:${this.port}/response/${id}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      void this.handle(req).then(
+        ({ status, body }) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        },
+        (err: Error) => {
+          res.writeHead(500);
+          res.end(err.message);
+        },
+      );
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  reset(): void {
+    this.calls.length = 0;
+    this.messages.length = 0;
+    this.uploads.length = 0;
+    this.responses.length = 0;
+    this.failures.clear();
+  }
+
+  callsTo(method: string): RecordedCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  /** Replies in a thread, oldest first. */
+  thread(ts: string): StubMessage[] {
+    return this.messages.filter((m) => m.thread_ts === ts);
+  }
+
+  topLevel(channel?: string): StubMessage[] {
+    return this.messages.filter((m) => !m.thread_ts && (!channel || m.channel === channel));
+  }
+
+  private nextTs(): string {
+    return `1700000000.${String(++this.seq).padStart(6, '0')}`;
+  }
+
+  private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown }> {
+    const url = new URL(req.url ?? '/', 'http://stub');
+    const raw = await readBody(req);
+    if (url.pathname.startsWith('/upload/')) {
+      const fileId = url.pathname.slice('/upload/'.length);
+      const pending = this.uploads.find((u) => u.fileId === fileId);
+      if (pending) pending.content = raw;
+      return { status: 200, body: 'OK' };
+    }
+    if (url.pathname.startsWith('/response/')) {
+      this.responses.push({ path: url.pathname, body: JSON.parse(raw || '{}') as Record<string, unknown> });
+      return { status: 200, body: { ok: true } };
+    }
+    if (!url.pathname.startsWith('/api/')) return { status: 404, body: { ok: false, error: 'unknown_path' } };
+    const method = url.pathname.slice('/api/'.length);
+    const args = parseArgs(raw, req.headers['content-type']);
+    this.calls.push({ method, args });
+    const failure = this.failures.get(method);
+    if (failure) return { status: 200, body: { ok: false, error: failure } };
+    switch (method) {
+      case 'chat.postMessage': {
+        const ts = this.nextTs();
+        const m: StubMessage = {
+          channel: String(args.channel),
+          ts,
+          text: String(args.text ?? ''),
+          blocks: (args.blocks as unknown[]) ?? [],
+          history: [String(args.text ?? '')],
+          ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+        };
+        this.messages.push(m);
+        return { status: 200, body: { ok: true, channel: m.channel, ts, message: { text: m.text } } };
+      }
+      case 'chat.update': {
+        const m = this.messages.find((x) => x.ts === args.ts && x.channel === args.channel);
+        if (!m) return { status: 200, body: { ok: false, error: 'message_not_found' } };
+        m.text = String(args.text ?? '');
+        m.blocks = (args.blocks as unknown[]) ?? [];
+        m.history.push(m.text);
+        return { status: 200, body: { ok: true, channel: m.channel, ts: m.ts } };
+      }
+      case 'files.getUploadURLExternal': {
+        const fileId = `F${++this.seq}`;
+        this.uploads.push({ fileId, content: '', filename: String(args.filename) });
+        return { status: 200, body: { ok: true, upload_url: `http://127.0.0.1:${this.port}/upload/${fileId}`, file_id: fileId } };
+      }
+      case 'files.completeUploadExternal': {
+        const files = (args.files as { id: string; title?: string }[]) ?? [];
+        for (const f of files) {
+          const u = this.uploads.find((x) => x.fileId === f.id);
+          if (u) Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title });
+        }
+        return { status: 200, body: { ok: true, files: files.map((f) => ({ id: f.id })) } };
+      }
+      case 'usergroups.users.list':
+        return { status: 200, body: { ok: true, users: this.userGroups.get(String(args.usergroup)) ?? [] } };
+      default:
+        return { status: 200, body: { ok: true } };
+    }
+  }
+}
