@@ -20,8 +20,8 @@ import type {
 } from './types.ts';
 
 export const DEFAULT_LEASE_MS = 10 * 60_000;
-/** DynamoDB items stop at 400 KB; leave room for the audit events stored beside the plan. */
-export const MAX_PLAN_JSON_CHARS = 300_000;
+/** Large plans are stored gzipped in chunks (see ApprovalStore); beyond this, split the operation. */
+export const MAX_PLAN_JSON_CHARS = 32_000_000;
 
 const RequestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a request id');
 const UserId = z.string().regex(SLACK_USER_ID, 'not a Slack user id');
@@ -84,9 +84,9 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     const id = options.id ?? randomUUID();
     const created = createRequest({ id, plan, requester, ...(options.context ? { context: options.context } : {}) }, policy, this.now());
     if (!created.ok) return refused(created.refusal.code, created.refusal.message, null);
-    if (!(await this.store.create(created.request, created.event))) {
-      return refused('invalid-input', `a request with id ${id} already exists`, await this.store.get<P>(id));
-    }
+    const stored = await this.store.create(created.request, created.event);
+    if (stored === 'exists') return refused('invalid-input', `a request with id ${id} already exists`, await this.store.get<P>(id));
+    if (stored === 'too-large') return refused('plan-too-large', 'the plan is too large to store for approval; split it', null);
     return { ok: true, request: created.request, event: created.event, message: line(created.event), readyToExecute: false };
   }
 

@@ -17,6 +17,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { digestOf } from '../operations/fingerprint.ts';
 import type { ApprovablePlan, ApprovalRequest, AuditEvent, Refusal } from './types.ts';
 
 /** Records are kept this long after their request stops being open (DynamoDB TTL deletes lazily). */
@@ -25,6 +27,21 @@ export const DEFAULT_RETENTION_DAYS = 400;
 const STATE_SK = 'STATE';
 /** Storage-only attributes, not part of ApprovalRequest. */
 const KEY_ATTRS = new Set(['pk', 'sk', 'ttl', 'approverIds', 'recordType']);
+/** Set at creation and never rewritten by a transition (the plan may be megabytes). */
+const IMMUTABLE_ATTRS = new Set(['id', 'plan', 'planDigest', 'requester', 'requiredApprovals', 'createdAt', 'expiresAt']);
+/** Plans above this are gzipped into PLAN#nnnn items beside the request (a drain of a big broker is megabytes). */
+export const INLINE_PLAN_CHARS = 64_000;
+const PLAN_CHUNK_BYTES = 300_000;
+export const MAX_PLAN_CHUNKS = 20;
+
+/** What the request item holds instead of a plan stored in chunks. */
+interface ChunkedPlanStub {
+  id: string;
+  kind: string;
+  title: string;
+  fingerprint: string;
+  storedInChunks: number;
+}
 
 export interface ApprovalStoreOptions {
   tableName: string;
@@ -77,14 +94,44 @@ export class ApprovalStore {
     );
   }
 
-  /** false when a request with this id already exists. */
-  async create(request: ApprovalRequest, event: AuditEvent): Promise<boolean> {
+  async create(request: ApprovalRequest, event: AuditEvent): Promise<'created' | 'exists' | 'too-large'> {
+    let plan: ApprovablePlan | ChunkedPlanStub = request.plan;
+    const json = JSON.stringify(request.plan);
+    if (json.length > INLINE_PLAN_CHARS) {
+      // Chunks first: the request item only appears once its whole plan is readable.
+      const gz = gzipSync(Buffer.from(json, 'utf8'), { level: 9 });
+      const chunks = Math.ceil(gz.length / PLAN_CHUNK_BYTES);
+      if (chunks > MAX_PLAN_CHUNKS) return 'too-large';
+      for (let i = 0; i < chunks; i++) {
+        try {
+          await this.doc.send(
+            new PutCommand({
+              TableName: this.table,
+              Item: {
+                pk: pkOf(request.id),
+                sk: `PLAN#${String(i).padStart(4, '0')}`,
+                recordType: 'plan-chunk',
+                data: gz.subarray(i * PLAN_CHUNK_BYTES, (i + 1) * PLAN_CHUNK_BYTES),
+                ttl: this.ttlFor(request),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+        } catch (err) {
+          if (err instanceof ConditionalCheckFailedException) return 'exists';
+          throw err;
+        }
+      }
+      const { id, kind, title, fingerprint } = request.plan;
+      plan = { id, kind, title, fingerprint, storedInChunks: chunks };
+    }
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: {
             ...request,
+            plan,
             pk: pkOf(request.id),
             sk: STATE_SK,
             recordType: 'request',
@@ -95,11 +142,11 @@ export class ApprovalStore {
         }),
       );
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
+      if (err instanceof ConditionalCheckFailedException) return 'exists';
       throw err;
     }
     await this.putAudit(event);
-    return true;
+    return 'created';
   }
 
   async get<P extends ApprovablePlan = ApprovablePlan>(id: string): Promise<ApprovalRequest<P> | null> {
@@ -109,7 +156,19 @@ export class ApprovalStore {
     if (!out.Item) return null;
     const request: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(out.Item)) if (!KEY_ATTRS.has(k)) request[k] = v;
+    const stub = request.plan as Partial<ChunkedPlanStub> | undefined;
+    if (typeof stub?.storedInChunks === 'number') request.plan = await this.readChunkedPlan(id, stub.storedInChunks, String(request.planDigest));
     return request as unknown as ApprovalRequest<P>;
+  }
+
+  /** Reassembles a gzipped plan and checks it is byte for byte what was approved. */
+  private async readChunkedPlan(id: string, chunks: number, planDigest: string): Promise<unknown> {
+    const items = await this.queryPrefix(id, 'PLAN#');
+    if (items.length !== chunks) throw new Error(`request ${id}: ${items.length} of ${chunks} plan chunks found`);
+    const gz = Buffer.concat(items.map((i) => Buffer.from(i.data as Uint8Array)));
+    const plan: unknown = JSON.parse(gunzipSync(gz).toString('utf8'));
+    if (digestOf(plan) !== planDigest) throw new Error(`request ${id}: the stored plan does not match its digest`);
+    return plan;
   }
 
   /**
@@ -135,14 +194,14 @@ export class ApprovalStore {
     };
     const record = { ...next, ttl: this.ttlFor(next) } as Record<string, unknown>;
     for (const [attr, value] of Object.entries(record)) {
-      if (attr === 'id' || value === undefined) continue;
+      if (IMMUTABLE_ATTRS.has(attr) || value === undefined) continue;
       const n = attr === 'status' ? '#status' : attr === 'version' ? '#version' : placeholder(attr);
       const v = `:v${i++}`;
       values[v] = value;
       sets.push(`${n} = ${v}`);
     }
     for (const attr of Object.keys(prev)) {
-      if ((record as Record<string, unknown>)[attr] === undefined) removes.push(placeholder(attr));
+      if (!IMMUTABLE_ATTRS.has(attr) && (record as Record<string, unknown>)[attr] === undefined) removes.push(placeholder(attr));
     }
     let condition = '#status = :fromStatus AND #version = :fromVersion';
     let add = '';

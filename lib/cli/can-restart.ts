@@ -1,5 +1,57 @@
-// Placeholder until the diagnosis work lands.
-export async function run(_argv: string[]): Promise<number> {
-  console.error('not implemented yet');
-  return 2;
+// `kafka-responder can-restart <broker-id> [--bootstrap host:port,...] [--json] [--timeout S]`
+// Exit codes: 0 yes, 3 no, 1 the cluster could not be read, 2 usage.
+
+import { parseArgs } from 'node:util';
+import { parseTimeout, resolveClusterTarget } from '../diagnose/cli-support.ts';
+import { collectDiagnosisInputs } from '../diagnose/run.ts';
+import { assessRestart } from '../diagnose/can-restart.ts';
+import { renderRestart } from '../diagnose/render-terminal.ts';
+
+const USAGE = `usage: kafka-responder can-restart <broker-id> [--bootstrap host:port,...] [--json] [--timeout seconds]
+  Exit: 0 yes, 3 no, 1 could not read the cluster.`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        bootstrap: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const [idText, ...extra] = positionals;
+  if (idText === undefined || extra.length > 0 || !/^\d{1,9}$/.test(idText)) {
+    console.error(`expected exactly one broker id (a non-negative integer)\n\n${USAGE}`);
+    return 2;
+  }
+  const brokerId = Number(idText);
+  const target = await resolveClusterTarget(values.bootstrap);
+  const inputs = await collectDiagnosisInputs({
+    cluster: target.name,
+    connection: target.connection,
+    executor: target.executor,
+    // Only this broker's host matters for "is it still recovering?".
+    hostTargets: target.hostTargets.filter((t) => t.brokerId === brokerId),
+    timeoutMs: parseTimeout(values.timeout),
+  });
+  const probe = inputs.probes.find((p) => p.brokerId === brokerId);
+  const assessment = assessRestart(inputs.snapshot, brokerId, probe?.ok ? probe.report : null);
+  if (probe && !probe.ok) assessment.notes.push(`Host probe of broker ${brokerId} failed (${probe.reason}): ${probe.message}`);
+  if (values.json) console.log(JSON.stringify(assessment, null, 2));
+  else console.log(renderRestart(assessment, { color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR }));
+  return assessment.verdict === 'yes' ? 0 : 3;
 }

@@ -73,4 +73,6 @@ export interface DiagnosisReport {
   skippedChecks: string[];
   /** The snapshot was incomplete (a broker or call timed out); findings may be too. */
   partial: boolean;
+  /** What could not be read and why ("broker:2": "ListGroups: no answer within 3000 ms"); explains `partial`. */
+  snapshotErrors?: { scope: string; message: string }[];
 }

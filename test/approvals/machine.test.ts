@@ -194,7 +194,7 @@ describe('claim, steps, finish', () => {
   it('claim moves APPROVED to EXECUTING with a lease', () => {
     const r = executing();
     expect(r.status).toBe('EXECUTING');
-    expect(r.lease).toEqual({ owner: 'w1', claimedAt: T0 + 2 * MIN, until: T0 + 12 * MIN });
+    expect(r.lease).toEqual({ owner: 'w1', claimedAt: T0 + MIN, until: T0 + 11 * MIN });
   });
   it('refuses to claim a request that is not approved', () => {
     expect(refusal(decide(newRequest(), { type: 'claim', workerId: 'w1', leaseMs: MIN }, policy(), T0 + MIN))).toBe(

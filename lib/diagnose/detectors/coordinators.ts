@@ -10,6 +10,7 @@ import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
+import { allBeforeProcessStart } from './hosts.ts';
 
 /** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
 export const COORDINATOR_ERROR_CODES: ReadonlySet<number> = new Set([14, 15, 16]);
@@ -59,6 +60,16 @@ export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: read
 
   for (const o of probes) {
     if (!o.ok) continue;
+    // "Failed to load metadata from __consumer_offsets-N": only the running process's failures matter.
+    const loadErrors = o.report.logs.consumerOffsetsLoadErrors;
+    if (loadErrors.length > 0 && !allBeforeProcessStart(loadErrors, o.report.process.startedAt)) {
+      const b = bucket(o.brokerId);
+      for (const line of loadErrors.slice(-3)) {
+        b.evidence.push({ label: 'offsets load error', value: line, source: `broker:${o.brokerId}` });
+        const m = /__consumer_offsets-(\d+)/.exec(line);
+        if (m) b.offsetsPartitions.add(Number(m[1]));
+      }
+    }
     for (const cp of o.report.consumerOffsets) {
       if (!cp.loading) continue;
       // Only the leader loads a partition: a follower's stale start line is not a stuck coordinator.

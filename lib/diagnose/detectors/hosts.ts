@@ -44,6 +44,26 @@ export const HOST_CHECKS = [
   'coordinator-loading (host log lines)',
 ] as const;
 
+/** Clock slack between the process start time (1 s resolution) and its first log lines. */
+const START_SLACK_MS = 2000;
+
+/**
+ * True when every line's log4j timestamp ("[2026-01-31 12:00:00,123]") is older
+ * than the running process: the event belongs to an earlier run. Timestamps are
+ * read as UTC (broker hosts normally log in UTC); a line without a timestamp
+ * counts as current, so unknown stays alarming.
+ */
+export function allBeforeProcessStart(logLines: readonly string[], startedAt: string | null): boolean {
+  const start = startedAt ? Date.parse(startedAt) : NaN;
+  if (!Number.isFinite(start) || logLines.length === 0) return false;
+  return logLines.every((line) => {
+    const m = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}),(\d{3})\]/.exec(line);
+    if (!m) return false;
+    const t = Date.parse(`${m[1]}T${m[2]}.${m[3]}Z`);
+    return Number.isFinite(t) && t < start - START_SLACK_MS;
+  });
+}
+
 function lines(label: string, values: readonly string[], brokerId: number): Evidence[] {
   return values.slice(0, MAX_EVIDENCE_SAMPLES).map((value) => ({ label, value, source: `broker:${brokerId}` }));
 }
@@ -64,15 +84,19 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
   const b = [brokerId];
   const id = (...rest: string[]) => [`broker:${brokerId}`, ...rest];
 
+  const runningSince = r.process.running ? r.process.startedAt : null;
   if (r.logs.indexAppendFatal.length > 0) {
+    const earlier = allBeforeProcessStart(r.logs.indexAppendFatal, runningSince);
     out.push(
       makeFinding({
         kind: 'index-append-fatal',
-        severity: 'critical',
-        title: `Broker ${brokerId} hit a fatal offset-index append during log recovery`,
+        // Logged before the running process started: the broker got past it since.
+        severity: earlier ? 'warning' : 'critical',
+        title: `Broker ${brokerId} hit a fatal offset-index append during log recovery${earlier ? ' (in an earlier run)' : ''}`,
         summary:
           `On ${host}, rebuilding an offset index failed with "Attempt to append an offset ... no larger than the last offset appended". ` +
-          'This exception stops the whole broker, so one bad segment takes every partition on it down (incident 1).',
+          'This exception stops the whole broker, so one bad segment takes every partition on it down (incident 1).' +
+          (earlier ? ` The broker has been running since ${runningSince}; check that the segment was dealt with, not just skipped.` : ''),
         brokers: b,
         evidence: lines('server.log', r.logs.indexAppendFatal, brokerId),
         identity: id(),
@@ -89,7 +113,9 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
     out.push(
       makeFinding({
         kind: 'unclean-shutdown-recovery',
-        severity: r.recoveryInProgress ? 'error' : 'warning',
+        // Once recovery has completed the broker serves normally: what is left is the
+        // question why it stopped uncleanly (short-stop-timeout has its own finding).
+        severity: r.recoveryInProgress ? 'error' : 'info',
         title: r.recoveryInProgress
           ? `Broker ${brokerId} is still recovering logs after an unclean shutdown`
           : `Broker ${brokerId} last started after an unclean shutdown`,
@@ -98,6 +124,7 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
           (r.recoveryInProgress ? ', which is still running: its partitions are not served until it completes. Do not restart it again now.' : '. The previous stop was a crash or kill -9 (often a stop timeout shorter than the controlled shutdown).'),
         brokers: b,
         evidence: [
+          ...(r.recoveryInProgress ? [{ label: 'log recovery', value: 'in progress on the running broker process', source: `broker:${brokerId}` }] : []),
           ...lines('server.log', r.logs.uncleanShutdownRecovery, brokerId),
           ...lines('recovery progress', r.logs.recoveryProgress.slice(-3), brokerId),
         ],
@@ -110,11 +137,15 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
   }
 
   if (r.logs.corruptIndex.length > 0) {
+    const earlier = allBeforeProcessStart(r.logs.corruptIndex, runningSince);
+    // Rebuilt and the broker is serving (or it was an earlier run): history, not a current
+    // risk. While the broker is down or still recovering, the rebuild may yet fail.
+    const serving = r.process.running && !r.recoveryInProgress;
     out.push(
       makeFinding({
         kind: 'corrupt-index',
-        severity: 'warning',
-        title: `Broker ${brokerId} found ${plural(r.logs.corruptIndex.length, 'corrupt index file')}`,
+        severity: earlier || serving ? 'info' : 'warning',
+        title: `Broker ${brokerId} found ${plural(r.logs.corruptIndex.length, 'corrupt index file')}${earlier ? ' (in an earlier run)' : ''}`,
         summary: `${host} logged corrupted index files and rebuilt them. Usually a consequence of an unclean shutdown; rebuilding is slow on big segments and, on old brokers, can end in a fatal append.`,
         brokers: b,
         evidence: lines('server.log', r.logs.corruptIndex, brokerId),
@@ -143,31 +174,6 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
     );
   }
 
-  const oversized = r.consumerOffsets.filter((p) => p.segments > OFFSETS_SEGMENTS_WARNING || p.bytes > OFFSETS_BYTES_WARNING);
-  if (oversized.length > 0) {
-    const severe = oversized.some((p) => p.segments > OFFSETS_SEGMENTS_ERROR || p.bytes > OFFSETS_BYTES_ERROR);
-    out.push(
-      makeFinding({
-        kind: 'consumer-offsets-oversized',
-        severity: severe ? 'error' : 'warning',
-        title: `${plural(oversized.length, `${CONSUMER_OFFSETS_TOPIC} partition`)} oversized on broker ${brokerId}`,
-        summary: `Compaction of ${CONSUMER_OFFSETS_TOPIC} is behind on ${host}: loading these partitions after a leader change will take long, and groups on them cannot consume meanwhile.`,
-        partitions: oversized.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p.partition })),
-        brokers: b,
-        evidence: oversized.slice(0, MAX_EVIDENCE_SAMPLES).map((p) => ({
-          label: `${CONSUMER_OFFSETS_TOPIC}-${p.partition}`,
-          value: `${p.segments} segments, ${p.bytes} bytes in ${p.logDir}`,
-          source: `broker:${brokerId}`,
-        })),
-        identity: id(...oversized.map((p) => `offsets:${p.partition}`)),
-        nextActions: [
-          'Check log-cleaner health on this broker first.',
-          'Never restart all replica holders of these partitions at once.',
-        ],
-      }),
-    );
-  }
-
   if (r.logs.unsupportedRequestVersion.length > 0) {
     out.push(
       makeFinding({
@@ -184,19 +190,23 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
   }
 
   const missing = r.logDirs.filter((d) => d.partitionDirsWithoutSegmentsCount > 0 || !d.exists);
-  if (missing.length > 0) {
+  const missingLines = r.logs.segmentsMissing ?? [];
+  if (missing.length > 0 || missingLines.length > 0) {
     const total = missing.reduce((n, d) => n + d.partitionDirsWithoutSegmentsCount, 0);
     out.push(
       makeFinding({
         kind: 'missing-segments',
         severity: 'error',
-        title: `Broker ${brokerId}: ${plural(total, 'partition directory', 'partition directories')} without segments` + (missing.some((d) => !d.exists) ? ' / log dir missing' : ''),
+        title:
+          total > 0 || missing.length > 0
+            ? `Broker ${brokerId}: ${plural(total, 'partition directory', 'partition directories')} without segments` + (missing.some((d) => !d.exists) ? ' / log dir missing' : '')
+            : `Broker ${brokerId}: segment files were deleted under the running broker`,
         summary: `On ${host}, partition directories hold no .log segment (or a log dir is gone). Kafka always keeps an active segment, so something removed files under a running broker (incident 4).`,
         brokers: b,
-        evidence: missing.flatMap((d) => [
+        evidence: missing.flatMap((d): Evidence[] => [
           { label: 'log dir', value: `${d.path}${d.exists ? '' : ' (missing)'}: ${d.partitionDirsWithoutSegmentsCount} of ${d.partitionDirCount} partition dirs empty`, source: `broker:${brokerId}` },
           ...d.partitionDirsWithoutSegments.slice(0, MAX_EVIDENCE_SAMPLES).map((p) => ({ label: 'empty partition dir', value: p, source: `broker:${brokerId}` })),
-        ]),
+        ]).concat(lines('server.log', missingLines, brokerId)),
         identity: id(),
         nextActions: ['Find what deletes files there (cleanup cron, tmp cleaner, rotation) and stop it.', 'Let the broker re-replicate affected partitions from in-sync replicas.'],
       }),
@@ -300,8 +310,48 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
   return out;
 }
 
+/**
+ * One finding for all oversized __consumer_offsets replicas, across brokers: it
+ * is one problem (compaction behind) wherever the replicas live.
+ */
+function oversizedOffsets(probes: readonly HostProbeOutcome[]): Finding[] {
+  const hits: { brokerId: number; p: ProbeReport['consumerOffsets'][number] }[] = [];
+  for (const o of probes) {
+    if (!o.ok) continue;
+    for (const p of o.report.consumerOffsets) {
+      if (p.segments > OFFSETS_SEGMENTS_WARNING || p.bytes > OFFSETS_BYTES_WARNING) hits.push({ brokerId: o.brokerId, p });
+    }
+  }
+  if (hits.length === 0) return [];
+  const partitions = [...new Set(hits.map((h) => h.p.partition))].sort((a, b) => a - b);
+  const severe = hits.some((h) => h.p.segments > OFFSETS_SEGMENTS_ERROR || h.p.bytes > OFFSETS_BYTES_ERROR);
+  hits.sort((a, b) => b.p.segments - a.p.segments || a.brokerId - b.brokerId);
+  return [
+    makeFinding({
+      kind: 'consumer-offsets-oversized',
+      severity: severe ? 'error' : 'warning',
+      title: `${plural(partitions.length, `${CONSUMER_OFFSETS_TOPIC} partition`)} oversized (${partitions.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).slice(0, 5).join(', ')}${partitions.length > 5 ? ', …' : ''})`,
+      summary:
+        `Compaction of ${CONSUMER_OFFSETS_TOPIC} is behind: these partitions hold more than ${OFFSETS_SEGMENTS_WARNING} segments or ${OFFSETS_BYTES_WARNING / 1024 ** 3} GiB. ` +
+        'Loading one after a leader change takes long, and every group on it cannot consume meanwhile (incident 2).',
+      partitions: partitions.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p })),
+      brokers: hits.map((h) => h.brokerId),
+      evidence: hits.slice(0, MAX_EVIDENCE_SAMPLES).map((h) => ({
+        label: `${CONSUMER_OFFSETS_TOPIC}-${h.p.partition}`,
+        value: `${h.p.segments} segments, ${h.p.bytes} bytes in ${h.p.logDir}`,
+        source: `broker:${h.brokerId}`,
+      })),
+      identity: partitions.map((p) => `offsets:${p}`),
+      nextActions: [
+        'Check log-cleaner health on the brokers holding these partitions (log-cleaner.log; cleanup.policy and min.compaction.lag.ms of __consumer_offsets).',
+        'Never restart all replica holders of these partitions at once; restart one, wait for its loads to finish.',
+      ],
+    }),
+  ];
+}
+
 export function detectHostFindings(_snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
-  const findings: Finding[] = [];
+  const findings: Finding[] = oversizedOffsets(probes);
   for (const o of probes) {
     if (o.ok) {
       findings.push(...reportFindings(o.brokerId, o.report));

@@ -112,7 +112,10 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot): Finding[] {
   const findings: Finding[] = [];
 
   for (const b of offline.values()) {
-    const who = b.brokers.length > 0 ? `replicas on ${brokerList(b.brokers)} ${b.brokers.length === 1 ? 'is' : 'are'} down` : 'all replicas are live but none leads';
+    const who =
+      b.brokers.length > 0
+        ? `${brokerList(b.brokers)} (holding their replicas) ${b.brokers.length === 1 ? 'is' : 'are'} down`
+        : 'all replicas are live but none leads';
     const uncleanNote =
       b.uncleanTopics.size > 0
         ? ` ${plural(b.uncleanTopics.size, 'topic')} allow unclean election, so a live out-of-sync replica may be elected with data loss.`

@@ -1,0 +1,139 @@
+// Can broker N be restarted right now? A pure assessment over the snapshot
+// (and, when there is host access, that broker's probe). Modelled on Strimzi's
+// canRoll (never drop a partition below min.insync.replicas, never restart a
+// broker that is still recovering logs), plus what incidents 1–3 taught:
+// partitions that would go offline, and __consumer_offsets partitions whose
+// groups would lose their coordinator and reload elsewhere.
+
+import type { ClusterSnapshot } from '../kafka/types.ts';
+import { CONSUMER_OFFSETS_TOPIC } from '../kafka/group-partition.ts';
+import type { ProbeReport } from '../hosts/types.ts';
+import type { TopicPartitionRef } from './types.ts';
+import { isUnavailable, minIsrOf } from './partition-filters.ts';
+import { plural } from './finding.ts';
+
+export interface CoordinatorMove {
+  offsetsPartition: number;
+  /** Next in-sync replica that would take over (and reload the partition), or null if none. */
+  newLeader: number | null;
+  groups: string[];
+}
+
+export interface RestartAssessment {
+  brokerId: number;
+  verdict: 'yes' | 'no';
+  /** Why, most important first. A "no" always has at least one reason. */
+  reasons: string[];
+  /** Partitions whose only in-sync replica is this broker: no leader while it is down. */
+  wouldGoOffline: TopicPartitionRef[];
+  /** Partitions that keep a leader but drop below min.insync.replicas (acks=all writes fail). */
+  wouldFallBelowMinIsr: (TopicPartitionRef & { isr: number; minIsr: number })[];
+  coordinatorsMoving: CoordinatorMove[];
+  /** Log recovery or an offsets load is running on the broker (null: no host access to tell). */
+  recovering: boolean | null;
+  /** Things that are not blockers but worth knowing. */
+  notes: string[];
+}
+
+export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe?: ProbeReport | null): RestartAssessment {
+  const live = new Set(snapshot.brokers.map((b) => b.id));
+  const reasons: string[] = [];
+  const notes: string[] = [];
+  const wouldGoOffline: TopicPartitionRef[] = [];
+  const wouldFallBelowMinIsr: RestartAssessment['wouldFallBelowMinIsr'] = [];
+  const coordinatorsMoving: CoordinatorMove[] = [];
+  let hostsReplicas = 0;
+
+  const groupsByOffsetsPartition = new Map<number, string[]>();
+  for (const g of snapshot.groups) {
+    const list = groupsByOffsetsPartition.get(g.offsetsPartition);
+    if (list) list.push(g.groupId);
+    else groupsByOffsetsPartition.set(g.offsetsPartition, [g.groupId]);
+  }
+
+  for (const topic of snapshot.topics) {
+    const minIsr = minIsrOf(topic);
+    for (const p of topic.partitions) {
+      if (!p.replicas.includes(brokerId)) continue;
+      hostsReplicas++;
+      // Already offline: restarting this broker changes nothing for it (or brings it back).
+      if (isUnavailable(p, live)) continue;
+      if (!p.isr.includes(brokerId)) continue;
+      const remaining = p.isr.filter((r) => r !== brokerId && live.has(r));
+      const ref = { topic: topic.name, partition: p.partition };
+      if (remaining.length === 0) wouldGoOffline.push(ref);
+      else if (remaining.length < minIsr) wouldFallBelowMinIsr.push({ ...ref, isr: remaining.length, minIsr });
+      if (topic.name === CONSUMER_OFFSETS_TOPIC && p.leader === brokerId) {
+        coordinatorsMoving.push({
+          offsetsPartition: p.partition,
+          newLeader: remaining[0] ?? null,
+          groups: (groupsByOffsetsPartition.get(p.partition) ?? []).sort(),
+        });
+      }
+    }
+  }
+
+  const known = live.has(brokerId) || hostsReplicas > 0 || snapshot.unreachableBrokers.includes(brokerId);
+  if (!known) reasons.push(`Broker ${brokerId} is not part of this cluster (live brokers: ${[...live].sort((a, b) => a - b).join(', ') || 'none'}).`);
+  if (!live.has(brokerId) && known) notes.push(`Broker ${brokerId} is not in the live broker list: it is already down, so restarting it cannot reduce availability further.`);
+
+  if (wouldGoOffline.length > 0) {
+    reasons.push(
+      `${plural(wouldGoOffline.length, 'partition')} would go offline: broker ${brokerId} is their only live in-sync replica (${sample(wouldGoOffline)}).`,
+    );
+  }
+  if (wouldFallBelowMinIsr.length > 0) {
+    reasons.push(
+      `${plural(wouldFallBelowMinIsr.length, 'partition')} would fall below min.insync.replicas and reject acks=all writes (${sample(wouldFallBelowMinIsr)}).`,
+    );
+  }
+
+  let recovering: boolean | null = null;
+  if (probe) {
+    const loading = probe.consumerOffsets.filter((c) => c.loading).map((c) => c.partition);
+    recovering = probe.recoveryInProgress || loading.length > 0;
+    if (probe.recoveryInProgress) reasons.push(`Broker ${brokerId} is still recovering logs; restarting now starts recovery over and prolongs the outage.`);
+    if (loading.length > 0) reasons.push(`Broker ${brokerId} is still loading ${loading.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).join(', ')}.`);
+  } else {
+    notes.push('Log recovery state not checked: no host access for this broker.');
+  }
+
+  // Incident 2: restarting every holder of a __consumer_offsets partition at once
+  // leaves all of them loading. If another holder is already out of the ISR, this
+  // restart leaves the partition's groups with nobody ready to coordinate.
+  for (const move of coordinatorsMoving) {
+    if (move.groups.length > 0) {
+      notes.push(`${CONSUMER_OFFSETS_TOPIC}-${move.offsetsPartition}: coordinator moves to ${move.newLeader === null ? 'no broker' : `broker ${move.newLeader}`}; ${plural(move.groups.length, 'group')} pause while it loads.`);
+    }
+  }
+  if (coordinatorsMoving.length > 0 && snapshot.groups.some((g) => g.error && [14, 15, 16].includes(g.error.code))) {
+    reasons.push('Some consumer groups are already waiting for a coordinator load; restarting a broker that leads __consumer_offsets partitions adds more loads.');
+  }
+
+  const replicaHolders = new Set<number>();
+  for (const t of snapshot.topics) for (const p of t.partitions) for (const r of p.replicas) replicaHolders.add(r);
+  const othersNotLive = [...replicaHolders].filter((b) => b !== brokerId && !live.has(b)).sort((a, b) => a - b);
+  if (othersNotLive.length > 0) {
+    notes.push(`Broker${othersNotLive.length > 1 ? 's' : ''} ${othersNotLive.join(', ')} ${othersNotLive.length > 1 ? 'are' : 'is'} down; the partition checks above already count that, but bring ${othersNotLive.length > 1 ? 'them' : 'it'} back first if you can.`);
+  }
+  const othersDown = snapshot.unreachableBrokers.filter((b) => b !== brokerId);
+  if (othersDown.length > 0) reasons.push(`Other brokers are not answering (${othersDown.join(', ')}): restart one broker at a time, and only on a healthy cluster.`);
+  if (snapshot.partial) reasons.push('The cluster snapshot is incomplete, so a safe answer cannot be given.');
+  else if (snapshot.topicFilter && snapshot.topicFilter.length > 0) reasons.push('The snapshot covers only some topics; assess with all topics.');
+
+  return {
+    brokerId,
+    verdict: reasons.length === 0 ? 'yes' : 'no',
+    reasons,
+    wouldGoOffline,
+    wouldFallBelowMinIsr,
+    coordinatorsMoving,
+    recovering,
+    notes,
+  };
+}
+
+function sample(refs: readonly TopicPartitionRef[], max = 5): string {
+  const shown = refs.slice(0, max).map((r) => `${r.topic}-${r.partition}`);
+  return shown.join(', ') + (refs.length > max ? ` … +${refs.length - max}` : '');
+}

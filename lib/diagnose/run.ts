@@ -1,0 +1,113 @@
+// The diagnosis as the CLI and the Slack worker run it: snapshot and host
+// probes concurrently, then the pure detectors. Every dependency with I/O is
+// injected (snapshot taker, executor, probe runner) so callers and tests
+// choose the transport.
+
+import type { ClusterSnapshot } from '../kafka/types.ts';
+import type { ConnectionConfig } from '../kafka/connection.ts';
+import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
+import type { DiagnosisReport } from './types.ts';
+import { detect } from './detect.ts';
+import { HOST_CHECKS } from './detectors/hosts.ts';
+
+export type SnapshotFn = (connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number }) => Promise<ClusterSnapshot>;
+export type ProbeHostsFn = (executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }) => Promise<HostProbeOutcome[]>;
+
+export interface RunDiagnosisInput {
+  /** Name shown in the report (config cluster name, or the bootstrap list). */
+  cluster?: string;
+  connection: ConnectionConfig;
+  /** No executor = no host access (Amazon MSK): host checks are listed as skipped. */
+  executor?: Executor | null;
+  hostTargets?: HostTarget[];
+  topic?: string | null;
+  /** Budget for the whole diagnosis; snapshot and probes run within it concurrently. */
+  timeoutMs: number;
+  /** Injected I/O; defaults are the real kafkajs snapshot and lib/hosts probe runner. */
+  takeSnapshot?: SnapshotFn;
+  probeHosts?: ProbeHostsFn;
+  now?: () => number;
+}
+
+export interface DiagnosisInputs {
+  snapshot: ClusterSnapshot;
+  probes: HostProbeOutcome[];
+  skippedChecks: string[];
+}
+
+const HOST_CHECK_LIST = HOST_CHECKS.join(', ');
+/** Enough to explain a partial snapshot without flooding a Slack message. */
+const MAX_REPORTED_ERRORS = 20;
+
+export class UnknownTopicError extends Error {
+  override name = 'UnknownTopicError';
+}
+
+async function defaultSnapshot(connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number }): Promise<ClusterSnapshot> {
+  const { takeSnapshot } = await import('../kafka/snapshot.ts');
+  return takeSnapshot(connection, opts);
+}
+
+async function defaultProbeHosts(executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }): Promise<HostProbeOutcome[]> {
+  const { probeHosts } = await import('../hosts/probe-runner.ts');
+  return probeHosts(executor, targets, opts);
+}
+
+/** The probe runner must never take the diagnosis down: a throw becomes a failed outcome per host. */
+async function safeProbe(probe: ProbeHostsFn, executor: Executor, targets: HostTarget[], timeoutMs: number): Promise<HostProbeOutcome[]> {
+  try {
+    return await probe(executor, targets, { timeoutMs });
+  } catch (err) {
+    const message = `host probe failed: ${err instanceof Error ? err.message : String(err)}`;
+    return targets.map((t) => ({ brokerId: t.brokerId, ok: false as const, reason: 'failed' as const, message, execution: null }));
+  }
+}
+
+/** Snapshot + probes, concurrently. Throws only when the cluster cannot be reached at all. */
+export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<DiagnosisInputs> {
+  const snapshotFn = input.takeSnapshot ?? defaultSnapshot;
+  const probeFn = input.probeHosts ?? defaultProbeHosts;
+  const targets = input.hostTargets ?? [];
+  const skippedChecks: string[] = [];
+
+  // Leave the probes a little less time than the snapshot so both finish inside the budget.
+  const probeTimeout = Math.max(1000, Math.floor(input.timeoutMs * 0.9));
+  const [snapshot, probes] = await Promise.all([
+    snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs }),
+    input.executor && targets.length > 0 ? safeProbe(probeFn, input.executor, targets, probeTimeout) : Promise.resolve([]),
+  ]);
+
+  if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {
+    const why = snapshot.errors.find((e) => e.scope === `topic:${input.topic}`)?.message ?? 'not in the metadata';
+    throw new UnknownTopicError(`topic "${input.topic}" cannot be diagnosed: ${why}`);
+  }
+  if (!input.executor) {
+    skippedChecks.push(`No host access for this cluster (e.g. Amazon MSK): these host checks did not run: ${HOST_CHECK_LIST}.`);
+  } else {
+    const targeted = new Set(targets.map((t) => t.brokerId));
+    const untargeted = snapshot.brokers.map((b) => b.id).filter((id) => !targeted.has(id));
+    if (untargeted.length > 0) skippedChecks.push(`No host target configured for broker${untargeted.length > 1 ? 's' : ''} ${untargeted.join(', ')}: host checks skipped there.`);
+  }
+  return { snapshot, probes, skippedChecks };
+}
+
+export function buildReport(cluster: string, startedAtMs: number, durationMs: number, inputs: DiagnosisInputs): DiagnosisReport {
+  return {
+    cluster,
+    startedAt: new Date(startedAtMs).toISOString(),
+    durationMs,
+    findings: detect(inputs.snapshot, inputs.probes),
+    skippedChecks: inputs.skippedChecks,
+    partial: inputs.snapshot.partial,
+    snapshotErrors: inputs.snapshot.errors.slice(0, MAX_REPORTED_ERRORS),
+  };
+}
+
+export async function runDiagnosis(input: RunDiagnosisInput): Promise<DiagnosisReport> {
+  const now = input.now ?? Date.now;
+  const started = now();
+  const inputs = await collectDiagnosisInputs(input);
+  const report = buildReport(input.cluster ?? input.connection.bootstrap.join(','), started, 0, inputs);
+  report.durationMs = now() - started;
+  return report;
+}

@@ -1,0 +1,299 @@
+// One bounded pass over a cluster's metadata: brokers and controller, every
+// topic (internal ones included) with leader / replicas / ISR / offline
+// replicas, the topic configs detectors need, in-progress reassignments, and
+// consumer groups with their coordinator state. Every call runs under a
+// timeout; a broker that fails becomes `unreachableBrokers` + `errors` and the
+// snapshot is marked partial rather than thrown away.
+
+import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
+import { type ConnectionConfig, kafkajsSecurity } from './connection.ts';
+import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartitionFor } from './group-partition.ts';
+import { type RawMetadata, WireBroker, type WireOptions, kafkaError } from './wire.ts';
+import { chunk, errorMessage, mapLimit, withTimeout } from './limits.ts';
+
+export const SNAPSHOT_CONFIG_NAMES = ['min.insync.replicas', 'unclean.leader.election.enable', 'cleanup.policy', 'segment.bytes'];
+
+export interface SnapshotOptions {
+  /** Limit to these topics (__consumer_offsets is always added, for group attribution). */
+  topics?: string[] | null;
+  /** Budget for the whole pass. */
+  timeoutMs: number;
+  /** Requests in flight at once across the cluster. */
+  concurrency?: number;
+  /** Topics per DescribeConfigs request. */
+  configBatchSize?: number;
+  /** Groups per DescribeGroups request. */
+  groupBatchSize?: number;
+  /** Injected for tests. */
+  now?: () => number;
+}
+
+export class BootstrapUnreachableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BootstrapUnreachableError';
+  }
+}
+
+function parseAddress(hostPort: string): { host: string; port: number } {
+  const i = hostPort.lastIndexOf(':');
+  return { host: hostPort.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(hostPort.slice(i + 1)) };
+}
+
+export async function takeSnapshot(config: ConnectionConfig, options: SnapshotOptions): Promise<ClusterSnapshot> {
+  const now = options.now ?? Date.now;
+  const deadline = now() + options.timeoutMs;
+  const remaining = () => Math.max(1, deadline - now());
+  const budget = (perCall: number) => Math.min(perCall, remaining());
+  const security = kafkajsSecurity(config);
+  const wireOptions: WireOptions = {
+    ...security,
+    clientId: config.clientId,
+    connectionTimeoutMs: Math.min(config.connectionTimeoutMs, options.timeoutMs),
+    requestTimeoutMs: Math.min(config.requestTimeoutMs, options.timeoutMs),
+  };
+  const concurrency = options.concurrency ?? 8;
+  const errors: SnapshotError[] = [];
+  const unreachable = new Set<number>();
+  const opened: WireBroker[] = [];
+  const open = (host: string, port: number, nodeId: number | null) => {
+    const b = new WireBroker(host, port, nodeId, wireOptions);
+    opened.push(b);
+    return b;
+  };
+
+  try {
+    const topicFilter = options.topics && options.topics.length > 0 ? [...new Set([...options.topics, CONSUMER_OFFSETS_TOPIC])] : null;
+    const { metadata } = await bootstrapMetadata(config.bootstrap, topicFilter, open, budget, wireOptions.requestTimeoutMs + wireOptions.connectionTimeoutMs * 2);
+    const takenAt = new Date(now()).toISOString();
+
+    const brokers: BrokerInfo[] = metadata.brokers
+      .map((b) => ({ id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null }))
+      .sort((a, b) => a.id - b.id);
+    const brokerConns = new Map<number, WireBroker>(brokers.map((b) => [b.id, open(b.host, b.port, b.id)]));
+    const fail = (brokerId: number, what: string, err: unknown) => {
+      unreachable.add(brokerId);
+      errors.push({ scope: `broker:${brokerId}`, message: `${what}: ${errorMessage(err)}` });
+    };
+    /** Brokers to use for cluster-wide questions, answering ones first. */
+    const healthyBrokers = () => brokers.filter((b) => !unreachable.has(b.id)).map((b) => b.id);
+
+    const topics: TopicState[] = [];
+    for (const t of metadata.topicMetadata) {
+      // UNKNOWN_TOPIC_OR_PARTITION for an explicitly named topic, authorization errors...
+      if (t.topicErrorCode !== 0 && t.partitionMetadata.length === 0) {
+        const e = kafkaError(t.topicErrorCode);
+        if (!(t.topic === CONSUMER_OFFSETS_TOPIC && t.topicErrorCode === 3)) errors.push({ scope: `topic:${t.topic}`, message: `${e.type}: ${e.message}` });
+        continue;
+      }
+      topics.push({
+        name: t.topic,
+        internal: t.isInternal,
+        partitions: t.partitionMetadata
+          .map((p) => ({ partition: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr, offlineReplicas: p.offlineReplicas ?? [] }))
+          .sort((a, b) => a.partition - b.partition),
+        config: null,
+      });
+    }
+    topics.sort((a, b) => a.name.localeCompare(b.name));
+    const offsetsTopic = topics.find((t) => t.name === CONSUMER_OFFSETS_TOPIC);
+    const offsetsTopicPartitions = offsetsTopic?.partitions.length || DEFAULT_OFFSETS_TOPIC_PARTITIONS;
+
+    // Liveness first, so the slower questions go to brokers that answer. This is
+    // also the ListGroups pass: each broker lists the groups it coordinates.
+    const listed = new Map<string, { protocolType: string; brokerId: number }>();
+    const coordinatorErrors: BrokerCoordinatorError[] = [];
+    await mapLimit(brokers, concurrency, async (b) => {
+      const conn = brokerConns.get(b.id)!;
+      try {
+        await withTimeout(conn.connect(), budget(wireOptions.connectionTimeoutMs * 2), `connect to broker ${b.id}`);
+        const res = await withTimeout(conn.listGroups(), budget(wireOptions.requestTimeoutMs), `ListGroups on broker ${b.id}`);
+        if (res.errorCode !== 0) {
+          const e = kafkaError(res.errorCode);
+          coordinatorErrors.push({ brokerId: b.id, code: e.code, type: e.type });
+          errors.push({ scope: `groups:broker:${b.id}`, message: `ListGroups: ${e.type}` });
+        }
+        for (const g of res.groups) listed.set(g.groupId, { protocolType: g.protocolType, brokerId: b.id });
+      } catch (err) {
+        fail(b.id, 'ListGroups', err);
+      }
+    });
+
+    const [configs] = await Promise.all([
+      describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, options.configBatchSize ?? 200, concurrency, budget, wireOptions.requestTimeoutMs, errors),
+      (async () => {
+        const target = healthyBrokers()[0];
+        if (target === undefined) return;
+        try {
+          const res = await withTimeout(brokerConns.get(target)!.listPartitionReassignments(wireOptions.requestTimeoutMs), budget(wireOptions.requestTimeoutMs), 'ListPartitionReassignments');
+          if (res.errorCode !== 0) throw new Error(kafkaError(res.errorCode).type);
+          const byTopic = new Map(topics.map((t) => [t.name, t]));
+          for (const rt of res.topics) {
+            const t = byTopic.get(rt.name);
+            for (const rp of rt.partitions) {
+              const p = t?.partitions.find((x) => x.partition === rp.partition);
+              if (p && rp.addingReplicas.length > 0) p.addingReplicas = rp.addingReplicas;
+            }
+          }
+        } catch (err) {
+          errors.push({ scope: 'reassignments', message: errorMessage(err) });
+        }
+      })(),
+    ]);
+    for (const t of topics) t.config = configs.get(t.name) ?? null;
+
+    const groups = await describeGroups(listed, offsetsTopic, offsetsTopicPartitions, brokerConns, unreachable, options.groupBatchSize ?? 100, concurrency, budget, wireOptions.requestTimeoutMs, errors);
+
+    const partial = unreachable.size > 0 || errors.some((e) => !e.scope.startsWith('topic:') && !e.scope.startsWith('groups:'));
+    return {
+      takenAt,
+      clusterId: metadata.clusterId ?? null,
+      controllerId: metadata.controllerId >= 0 ? metadata.controllerId : null,
+      brokers,
+      topics,
+      groups,
+      offsetsTopicPartitions,
+      unreachableBrokers: [...unreachable].sort((a, b) => a - b),
+      errors,
+      partial,
+      coordinatorErrors,
+      topicFilter: topicFilter ? (options.topics ?? null) : null,
+    };
+  } finally {
+    await Promise.all(opened.map((b) => b.disconnect()));
+  }
+}
+
+async function bootstrapMetadata(
+  bootstrap: string[],
+  topics: string[] | null,
+  open: (host: string, port: number, nodeId: number | null) => WireBroker,
+  budget: (perCall: number) => number,
+  perAttemptMs: number,
+): Promise<{ metadata: RawMetadata }> {
+  // Ask every bootstrap server at once and take the first full answer: a dead
+  // first entry must not eat the whole budget.
+  const failures: string[] = [];
+  const attempts = bootstrap.map(async (addr) => {
+    const { host, port } = parseAddress(addr);
+    const conn = open(host, port, null);
+    try {
+      await withTimeout(conn.connect(), budget(perAttemptMs), `connect to ${addr}`);
+      return { metadata: await withTimeout(conn.metadata(topics), budget(perAttemptMs), `Metadata from ${addr}`) };
+    } catch (err) {
+      failures.push(`${addr}: ${errorMessage(err)}`);
+      throw err;
+    }
+  });
+  try {
+    return await Promise.any(attempts);
+  } catch {
+    throw new BootstrapUnreachableError(`could not read cluster metadata from any bootstrap server (${failures.join('; ')})`);
+  }
+}
+
+function parseTopicConfig(entries: { configName: string; configValue: string | null }[]): TopicConfigSubset {
+  const get = (name: string) => entries.find((e) => e.configName === name)?.configValue ?? null;
+  const minIsr = Number(get('min.insync.replicas'));
+  const segmentBytes = get('segment.bytes');
+  return {
+    minInsyncReplicas: Number.isInteger(minIsr) && minIsr > 0 ? minIsr : 1,
+    uncleanLeaderElectionEnable: get('unclean.leader.election.enable') === 'true',
+    cleanupPolicy: get('cleanup.policy') ?? 'delete',
+    segmentBytes: segmentBytes === null || !Number.isFinite(Number(segmentBytes)) ? null : Number(segmentBytes),
+  };
+}
+
+async function describeConfigs(
+  topicNames: string[],
+  brokerIds: number[],
+  conns: Map<number, WireBroker>,
+  batchSize: number,
+  concurrency: number,
+  budget: (perCall: number) => number,
+  requestTimeoutMs: number,
+  errors: SnapshotError[],
+): Promise<Map<string, TopicConfigSubset>> {
+  const out = new Map<string, TopicConfigSubset>();
+  if (brokerIds.length === 0 || topicNames.length === 0) {
+    if (topicNames.length > 0) errors.push({ scope: 'configs', message: 'no broker answered; topic configs unknown' });
+    return out;
+  }
+  // Topic configs can be served by any broker: spread batches, and retry a
+  // failed batch once on the next broker.
+  await mapLimit(chunk(topicNames, batchSize), concurrency, async (batch, i) => {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < Math.min(2, brokerIds.length); attempt++) {
+      const brokerId = brokerIds[(i + attempt) % brokerIds.length]!;
+      try {
+        const res = await withTimeout(conns.get(brokerId)!.describeTopicConfigs(batch, SNAPSHOT_CONFIG_NAMES), budget(requestTimeoutMs), `DescribeConfigs on broker ${brokerId}`);
+        for (const r of res.resources) {
+          if (r.errorCode !== 0) {
+            errors.push({ scope: `configs:${r.resourceName}`, message: `${kafkaError(r.errorCode).type}${r.errorMessage ? `: ${r.errorMessage}` : ''}` });
+            continue;
+          }
+          out.set(r.resourceName, parseTopicConfig(r.configEntries));
+        }
+        return;
+      } catch (err) {
+        lastError = err;
+      }
+    }
+    errors.push({ scope: 'configs', message: `${batch.length} topics: ${errorMessage(lastError)}` });
+  });
+  return out;
+}
+
+async function describeGroups(
+  listed: Map<string, { protocolType: string; brokerId: number }>,
+  offsetsTopic: TopicState | undefined,
+  offsetsTopicPartitions: number,
+  conns: Map<number, WireBroker>,
+  unreachable: Set<number>,
+  batchSize: number,
+  concurrency: number,
+  budget: (perCall: number) => number,
+  requestTimeoutMs: number,
+  errors: SnapshotError[],
+): Promise<GroupState[]> {
+  const leaderOf = new Map<number, number>((offsetsTopic?.partitions ?? []).map((p) => [p.partition, p.leader]));
+  const states = new Map<string, GroupState>();
+  const byCoordinator = new Map<number, string[]>();
+  for (const [groupId, info] of listed) {
+    const offsetsPartition = offsetsPartitionFor(groupId, offsetsTopicPartitions);
+    // The coordinator is the leader of the group's offsets partition; we ask it
+    // directly so an error is attributed to a known broker.
+    const leader = leaderOf.get(offsetsPartition);
+    const coordinator = leader !== undefined && leader >= 0 ? leader : info.brokerId;
+    states.set(groupId, { groupId, state: 'Unknown', protocolType: info.protocolType, coordinator, offsetsPartition, error: null });
+    const list = byCoordinator.get(coordinator);
+    if (list) list.push(groupId);
+    else byCoordinator.set(coordinator, [groupId]);
+  }
+
+  const work: { brokerId: number; ids: string[] }[] = [];
+  for (const [brokerId, ids] of byCoordinator) for (const batch of chunk(ids.sort(), batchSize)) work.push({ brokerId, ids: batch });
+
+  await mapLimit(work, concurrency, async ({ brokerId, ids }) => {
+    const conn = conns.get(brokerId);
+    const markFailed = (message: string) => {
+      for (const id of ids) states.get(id)!.error = { code: -1, type: 'REQUEST_FAILED', message };
+    };
+    if (!conn || unreachable.has(brokerId)) return markFailed(`coordinator broker ${brokerId} is not reachable`);
+    try {
+      const res = await withTimeout(conn.describeGroups(ids), budget(requestTimeoutMs), `DescribeGroups on broker ${brokerId}`);
+      for (const g of res.groups) {
+        const s = states.get(g.groupId);
+        if (!s) continue;
+        s.state = g.errorCode === 0 ? g.state : 'Unknown';
+        if (g.protocolType) s.protocolType = g.protocolType;
+        s.error = g.errorCode === 0 ? null : kafkaError(g.errorCode);
+      }
+    } catch (err) {
+      unreachable.add(brokerId);
+      errors.push({ scope: `broker:${brokerId}`, message: `DescribeGroups: ${errorMessage(err)}` });
+      markFailed(errorMessage(err));
+    }
+  });
+  return [...states.values()].sort((a, b) => a.groupId.localeCompare(b.groupId));
+}

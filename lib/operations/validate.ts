@@ -1,0 +1,75 @@
+// Everything that names a topic, partition or broker is checked here, before
+// it can reach a plan, a shell script argument or an SSM command.
+import { z } from 'zod';
+
+/** Kafka's own rule (org.apache.kafka.common.internals.Topic): legal chars, 1..249, not "." or "..". */
+export const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+
+export const TopicName = z
+  .string()
+  .regex(TOPIC_NAME, 'topic names use only a-z A-Z 0-9 . _ - and are 1-249 characters')
+  .refine((t) => t !== '.' && t !== '..', 'topic name cannot be "." or ".."');
+export const PartitionId = z.number({ error: 'partition must be a non-negative integer' }).int('partition must be an integer').min(0, 'partition must be ≥ 0').max(1_000_000);
+export const BrokerId = z.number({ error: 'broker id must be a non-negative integer' }).int('broker id must be an integer').min(0, 'broker id must be ≥ 0').max(2_147_483_647);
+/** Slack text arrives as strings: accept "3" but never "3; rm" or "3.5" (those stay strings and fail the number check). */
+const digitsToNumber = (v: unknown) => (typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v);
+export const fromText = <T extends z.ZodType>(schema: T) => z.preprocess(digitsToNumber, schema);
+
+export const LeaderOverrideRequest = z.object({
+  topic: TopicName,
+  partition: fromText(PartitionId),
+  replica: fromText(BrokerId).optional(),
+});
+export type LeaderOverrideRequest = z.infer<typeof LeaderOverrideRequest>;
+
+export const DrainRequest = z.object({
+  broker: fromText(BrokerId),
+  /**
+   * Move what can keep its replication factor elsewhere and leave the rest
+   * (e.g. RF 3 on a 3-broker cluster): those stay online, under-replicated,
+   * while the broker is down. Without it such a cluster is refused.
+   */
+  partial: z.boolean().default(false),
+});
+export type DrainRequest = z.infer<typeof DrainRequest>;
+
+export const RaiseReplicationFactorRequest = z.object({
+  topic: TopicName,
+  replicationFactor: fromText(z.number({ error: 'replication factor must be an integer' }).int().min(2, 'replication factor must be ≥ 2').max(32)),
+});
+export type RaiseReplicationFactorRequest = z.infer<typeof RaiseReplicationFactorRequest>;
+
+export const PartitionAssignment = z.object({
+  topic: TopicName,
+  partition: PartitionId,
+  replicas: z
+    .array(BrokerId)
+    .min(1)
+    .max(32)
+    .refine((r) => new Set(r).size === r.length, 'a broker appears twice in one replica list'),
+});
+export type PartitionAssignment = z.infer<typeof PartitionAssignment>;
+
+export const ExplicitReassignmentRequest = z.object({
+  partitions: z
+    .array(PartitionAssignment)
+    .min(1)
+    .max(20_000)
+    .refine((ps) => new Set(ps.map((p) => `${p.topic}\u0000${p.partition}`)).size === ps.length, 'a partition appears twice'),
+});
+export type ExplicitReassignmentRequest = z.infer<typeof ExplicitReassignmentRequest>;
+
+export const PreferredElectionRequest = z.object({
+  /** Limit to these partitions; all partitions not led by their preferred replica when absent. */
+  partitions: z.array(z.object({ topic: TopicName, partition: PartitionId })).max(20_000).optional(),
+});
+export type PreferredElectionRequest = z.infer<typeof PreferredElectionRequest>;
+
+/** Replication throttle in bytes/s for reassignments (kafka-reassign-partitions.sh --throttle). */
+export const ThrottleBytesPerSec = z.number().int().min(1024).max(10 * 1024 ** 3);
+export const DEFAULT_THROTTLE_BYTES_PER_SEC = 50 * 1024 * 1024;
+
+/** Formats a zod error as one line a Slack user can act on. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}

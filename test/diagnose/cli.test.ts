@@ -1,0 +1,76 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { run as diagnose } from '../../lib/cli/diagnose.ts';
+import { run as canRestart } from '../../lib/cli/can-restart.ts';
+import { renderReport, renderRestart } from '../../lib/diagnose/render-terminal.ts';
+import { detect } from '../../lib/diagnose/detect.ts';
+import { assessRestart } from '../../lib/diagnose/can-restart.ts';
+import { part, snapshot, topic, config } from './fixtures.ts';
+
+afterEach(() => vi.restoreAllMocks());
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+describe('CLI argument handling', () => {
+  it.each([
+    [['--bogus']],
+    [['--topic', 'not a topic; rm -rf /']],
+    [['extra-positional']],
+  ])('diagnose %j is a usage error (2)', async (argv) => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(await diagnose(argv)).toBe(2);
+    expect(err).toHaveBeenCalled();
+  });
+
+  it.each([[[]], [['abc']], [['1', '2']], [['-1']]])('can-restart %j is a usage error (2)', async (argv) => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(await canRestart(argv)).toBe(2);
+  });
+
+  it('an unreachable --bootstrap fails with a clear error within --timeout', async () => {
+    const port = await closedPort();
+    const t0 = Date.now();
+    await expect(diagnose(['--bootstrap', `127.0.0.1:${port}`, '--timeout', '2'])).rejects.toThrow(/could not read cluster metadata from any bootstrap server/);
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+
+  it('rejects a nonsense --timeout', async () => {
+    await expect(diagnose(['--bootstrap', '127.0.0.1:9', '--timeout', 'soon'])).rejects.toThrow(/--timeout must be a number of seconds/);
+  });
+});
+
+describe('terminal rendering', () => {
+  const s = snapshot([topic('logs', [part(0, -1, [3], []), part(1, 1, [1])], config({ minInsyncReplicas: 1 }))], {
+    brokers: [1, 2].map((id) => ({ id, host: 'h', port: id, rack: null })),
+  });
+  const report = { cluster: 'c1', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 12, findings: detect(s), skippedChecks: ['No host access: x'], partial: false };
+
+  it('groups by severity with counts, names runbooks and skipped checks, and has no colour codes off a TTY', () => {
+    const text = renderReport(report, { color: false });
+    expect(text).toContain('3 findings: 1 critical, 1 error, 1 warning');
+    expect(text.indexOf('CRITICAL (1)')).toBeLessThan(text.indexOf('ERROR (1)'));
+    expect(text).toContain('runbooks/offline-partition.md');
+    expect(text).toContain('Not checked:');
+    expect(text).not.toContain('\x1b[');
+  });
+
+  it('colours when asked', () => {
+    expect(renderReport(report, { color: true })).toContain('\x1b[1;31m');
+  });
+
+  it('a healthy report says so', () => {
+    expect(renderReport({ ...report, findings: [], skippedChecks: [] }, { color: false })).toContain('No findings: the cluster looks healthy.');
+  });
+
+  it('can-restart prints a clear verdict with reasons', () => {
+    const text = renderRestart(assessRestart(s, 1), { color: false });
+    expect(text).toMatch(/^Can broker 1 be restarted now\? NO/);
+    expect(text).toContain('would go offline (1): logs-1');
+  });
+});

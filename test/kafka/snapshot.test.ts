@@ -1,0 +1,55 @@
+// Fault behaviour of the snapshot that needs no Kafka: a bootstrap server that
+// refuses connections, and one that accepts and then never answers.
+
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BootstrapUnreachableError, takeSnapshot } from '../../lib/kafka/snapshot.ts';
+import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
+
+let silent: Server;
+let silentPort = 0;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  silent = createServer((s) => sockets.push(s)); // accepts, reads, never writes
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  silentPort = (silent.address() as { port: number }).port;
+});
+afterAll(async () => {
+  for (const s of sockets) s.destroy();
+  await new Promise((resolve) => silent.close(resolve));
+});
+
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+describe('takeSnapshot faults', () => {
+  it('a refused bootstrap server is a clear error, quickly', async () => {
+    const port = await closedPort();
+    const t0 = Date.now();
+    const err = await takeSnapshot(parseConnectionConfig({ bootstrap: [`127.0.0.1:${port}`] }), { timeoutMs: 5000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BootstrapUnreachableError);
+    expect((err as Error).message).toMatch(new RegExp(`could not read cluster metadata from any bootstrap server \\(127\\.0\\.0\\.1:${port}: `));
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it('a bootstrap server that never answers fails within the configured timeout, naming every server', async () => {
+    const port = await closedPort();
+    const t0 = Date.now();
+    const err = await takeSnapshot(
+      parseConnectionConfig({ bootstrap: [`127.0.0.1:${silentPort}`, `127.0.0.1:${port}`], connectionTimeoutMs: 10_000, requestTimeoutMs: 10_000 }),
+      { timeoutMs: 1500 },
+    ).catch((e: unknown) => e);
+    const elapsed = Date.now() - t0;
+    expect(err).toBeInstanceOf(BootstrapUnreachableError);
+    expect((err as Error).message).toContain(`127.0.0.1:${silentPort}`);
+    expect((err as Error).message).toContain(`127.0.0.1:${port}`);
+    expect(elapsed).toBeGreaterThanOrEqual(1000);
+    expect(elapsed).toBeLessThan(3000);
+  });
+});
