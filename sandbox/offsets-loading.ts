@@ -139,7 +139,12 @@ export async function offsetsLoading(sandbox: Sandbox, ctx: ScenarioContext): Pr
       {
         broker: leader,
         file: join(sandbox.broker(leader).logsDir, 'server.log'),
-        contains: [`loading of metadata from __consumer_offsets-${partition}`],
+        // 4.x's new group coordinator (CoordinatorRuntime) and 3.9's classic GroupMetadataManager word it differently.
+        contains: [
+          sandbox.settings.kafkaVersion.startsWith('4.')
+            ? `Finished loading of metadata from __consumer_offsets-${partition} with epoch`
+            : `Finished loading offsets and group metadata from __consumer_offsets-${partition} in`,
+        ],
       },
     ],
   };
