@@ -1,8 +1,6 @@
 // esbuild plugins for the Lambda bundles (serverless-esbuild `plugins`, and
 // bench/slack-ack.ts).
-/* global require, module */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { readFile } = require('node:fs/promises');
+/* global module */
 
 // Bolt's index loads every receiver at import time; we only use
 // AwsLambdaReceiver, so the Express and Socket Mode stacks (≈1.3 MB minified:
@@ -22,22 +20,4 @@ const notBundled = {
   },
 };
 
-// Our own ESM modules that load CommonJS internals with
-// `const require = createRequire(import.meta.url)` (lib/kafka/wire.ts reaches
-// into kafkajs/src) would leave those requires for run time, where a bundled
-// Lambda has no node_modules. Dropping that one line makes them plain
-// require() calls, which esbuild follows and bundles.
-const CREATE_REQUIRE = /^const require = createRequire\(import\.meta\.url\);$/m;
-
-const bundleCreateRequire = {
-  name: 'kafka-responder-bundle-create-require',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]lib[\\/].*\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      if (!CREATE_REQUIRE.test(source)) return undefined;
-      return { contents: source.replace(CREATE_REQUIRE, '// (createRequire removed for bundling: esbuild bundles these require() calls)'), loader: 'ts' };
-    });
-  },
-};
-
-module.exports = [notBundled, bundleCreateRequire];
+module.exports = [notBundled];

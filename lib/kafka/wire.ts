@@ -10,11 +10,17 @@
 // final release and pinned by package-lock; test/kafka/wire.test.ts fails
 // loudly if the internals move.
 
-import { createRequire } from 'node:module';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import type { SASLOptions } from 'kafkajs';
-
-const require = createRequire(import.meta.url);
+// Static imports of the CommonJS internals (default = module.exports), so
+// esbuild bundles them into the Lambda like any other dependency.
+import brokerModule from 'kafkajs/src/broker/index.js';
+import connectionPoolModule from 'kafkajs/src/network/connectionPool.js';
+import socketFactoryModule from 'kafkajs/src/network/socketFactory.js';
+import loggersModule from 'kafkajs/src/loggers/index.js';
+import requestsModule from 'kafkajs/src/protocol/requests/index.js';
+import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
+import errorModule from 'kafkajs/src/protocol/error.js';
 
 type ProtocolFactory = (args?: unknown) => { request: unknown; response: { decode(raw: Buffer): Promise<unknown> } };
 interface KafkajsBroker {
@@ -24,12 +30,12 @@ interface KafkajsBroker {
   connectionPool: { send(protocolRequest: unknown): Promise<unknown> };
 }
 
-const Broker = require('kafkajs/src/broker/index.js') as new (opts: Record<string, unknown>) => KafkajsBroker;
-const ConnectionPool = require('kafkajs/src/network/connectionPool.js') as new (opts: Record<string, unknown>) => unknown;
-const socketFactory = (require('kafkajs/src/network/socketFactory.js') as () => unknown)();
-const { createLogger } = require('kafkajs/src/loggers/index.js') as { createLogger(o: { level: number; logCreator: () => () => void }): unknown };
-const { requests } = require('kafkajs/src/protocol/requests/index.js') as { requests: Record<string, unknown> };
-const apiKeys = require('kafkajs/src/protocol/requests/apiKeys.js') as Record<string, number>;
+const Broker = brokerModule as new (opts: Record<string, unknown>) => KafkajsBroker;
+const ConnectionPool = connectionPoolModule as new (opts: Record<string, unknown>) => unknown;
+const socketFactory = (socketFactoryModule as () => unknown)();
+const { createLogger } = loggersModule as { createLogger(o: { level: number; logCreator: () => () => void }): unknown };
+const { requests } = requestsModule as { requests: Record<string, unknown> };
+const apiKeys = apiKeysModule as Record<string, number>;
 
 // kafkajs logs connection errors loudly; the snapshot records them itself.
 const quietLogger = createLogger({ level: 0, logCreator: () => () => {} });
@@ -171,7 +177,7 @@ export class WireBroker {
   }
 }
 
-const { errorCodes } = require('kafkajs/src/protocol/error.js') as { errorCodes: { type: string; code: number; message: string }[] };
+const { errorCodes } = errorModule as { errorCodes: { type: string; code: number; message: string }[] };
 const errorsByCode = new Map(errorCodes.map((e) => [e.code, e]));
 
 /** kafkajs's name and message for a Kafka error code (e.g. 14 → GROUP_LOAD_IN_PROGRESS). */
