@@ -1,6 +1,7 @@
 // Small kafkajs helpers the scenarios drive the cluster with. Kafka's own CLI
 // tools stay the oracle in tests; these only set things up quickly.
 import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs';
+import { parseTopicDescribe, type DescribedPartition } from '../lib/operations/kafka-cli.ts';
 
 export function kafkaClient(bootstrap: string, clientId = 'kafka-responder-sandbox'): Kafka {
   return new Kafka({
@@ -103,35 +104,8 @@ export function offsetsPartitionFor(groupId: string, offsetsPartitions: number):
   return (h === -2147483648 ? 0 : Math.abs(h)) % offsetsPartitions;
 }
 
-export interface DescribedPartition {
-  topic: string;
-  partition: number;
-  /** -1 when Kafka prints "Leader: none". */
-  leader: number;
-  replicas: number[];
-  isr: number[];
-  elr: number[];
-}
-
-const ids = (s: string | undefined) => (s ? s.split(',').filter(Boolean).map(Number) : []);
-
-/** Parses `kafka-topics.sh --describe` partition lines: Kafka's own view, leaderless partitions included. */
-export function parseTopicsDescribe(text: string): DescribedPartition[] {
-  const out: DescribedPartition[] = [];
-  for (const line of text.split('\n')) {
-    const m = /Topic: (\S+)\s+Partition: (\d+)\s+Leader: (\S+)\s+Replicas: ([\d,]*)\s+Isr: ([\d,]*)(?:\s+Elr: ([\d,]*))?/.exec(line);
-    if (!m) continue;
-    out.push({
-      topic: m[1]!,
-      partition: Number(m[2]),
-      leader: m[3] === 'none' ? -1 : Number(m[3]),
-      replicas: ids(m[4]),
-      isr: ids(m[5]),
-      elr: ids(m[6]),
-    });
-  }
-  return out;
-}
+// One parser of `kafka-topics.sh --describe` for the whole project (leaderless partitions, ELR included).
+export { parseTopicDescribe, type DescribedPartition };
 
 /** Runs one of the sandbox's Kafka CLI wrappers; rejects with its stderr on a non-zero exit. */
 export async function kafkaTool(binDir: string, script: string, args: string[], timeoutMs = 60_000): Promise<string> {
@@ -145,5 +119,5 @@ export async function kafkaTool(binDir: string, script: string, args: string[], 
 }
 
 export async function describeTopic(binDir: string, bootstrap: string, topic: string): Promise<DescribedPartition[]> {
-  return parseTopicsDescribe(await kafkaTool(binDir, 'kafka-topics.sh', ['--bootstrap-server', bootstrap, '--describe', '--topic', topic]));
+  return parseTopicDescribe(await kafkaTool(binDir, 'kafka-topics.sh', ['--bootstrap-server', bootstrap, '--describe', '--topic', topic]));
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import type { Sandbox } from './cluster.ts';
 import { BROKER_IDS } from './layout.ts';
-import { createTopic, describeTopic, kafkaTool, parseTopicsDescribe, kafkaClient, offsetsPartitionFor, produce, sleep, waitFor, withAdmin } from './client.ts';
+import { createTopic, describeTopic, kafkaTool, parseTopicDescribe, kafkaClient, offsetsPartitionFor, produce, sleep, waitFor, withAdmin } from './client.ts';
 
 /** Topics the scenarios create; `healthy` deletes them. */
 export const SCENARIO_TOPICS = ['logs-rf1', 'orders', 'payments', 'clicks', 'audit', 'events'] as const;
@@ -79,7 +79,7 @@ const tp = (topic: string, partition: number) => `${topic}:${partition}`;
 
 /** Every partition of every topic led and fully in sync. */
 async function describeAll(ctx: Ctx) {
-  return parseTopicsDescribe(await kafkaTool(ctx.sandbox.binDir, 'kafka-topics.sh', ['--bootstrap-server', ctx.bootstrap, '--describe']));
+  return parseTopicDescribe(await kafkaTool(ctx.sandbox.binDir, 'kafka-topics.sh', ['--bootstrap-server', ctx.bootstrap, '--describe']));
 }
 
 /**
