@@ -1,7 +1,7 @@
 // Lambda: Slack slash commands and interactivity (HTTP API). Validates,
 // authorizes, records, enqueues, acks. Must stay small: see bench/slack-ack.ts.
 import { loadConfig } from '../lib/config/schema.ts';
-import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/jobs/aws-runtime.ts';
+import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/jobs/aws-runtime.ts';
 import type { HttpEvent, HttpResult, LambdaContext } from '../lib/jobs/lambda-types.ts';
 import { errorMessage, powertoolsLog } from '../lib/jobs/log.ts';
 import { createSlackHandler, type SlackHandler } from '../lib/slack/app.ts';
@@ -10,8 +10,11 @@ const log = powertoolsLog('kafka-responder-slack');
 let built: SlackHandler | undefined;
 
 function build(): SlackHandler {
+  const config = loadConfig();
   return createSlackHandler({
-    config: loadConfig(),
+    config,
+    // Approve / Reject / Cancel are single conditional writes on the approvals table.
+    ...(process.env.APPROVALS_TABLE ? { approvals: (listGroup: (id: string) => Promise<string[]>) => awsApprovalService(config, listGroup)! } : {}),
     store: awsStateStore(),
     queue: sqsJobQueue(),
     log,

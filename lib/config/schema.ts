@@ -63,6 +63,20 @@ export const clusterSchema = z.object({
   diagnosisTimeoutMs: z.number().int().min(1000).max(840_000).default(60_000),
   /** Names this cluster goes by in alerts, e.g. the MSK "Cluster Name" dimension or a Prometheus label. */
   aliases: z.array(z.string().min(1)).default([]),
+  /**
+   * Approved operations (issue 5) run Kafka's own CLI tools on a broker host
+   * through the host executor; absent means operations cannot run on this cluster.
+   */
+  operations: z
+    .object({
+      /** Kafka's bin directory on the broker hosts, e.g. /opt/kafka/bin. */
+      kafkaBin: z.string().regex(/^\/[A-Za-z0-9_.,:/@+%-]*$/, 'expected a plain absolute path like /opt/kafka/bin'),
+      /** Bootstrap servers as seen from a broker host; the cluster's bootstrap when absent. */
+      bootstrap: z.array(hostPort).min(1).optional(),
+      /** Replication throttle for reassignments (drain, raise-rf), bytes/s. */
+      throttleBytesPerSec: z.number().int().min(1024).max(10 * 1024 ** 3).default(50 * 1024 * 1024),
+    })
+    .optional(),
 });
 
 /** Which diagnosis an alert needs. Matched in order; the first match wins. */

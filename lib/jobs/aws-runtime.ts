@@ -3,6 +3,10 @@
 // SDK retries. Only DynamoDB and SQS: this module is on the Slack ack path.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { ApprovalService } from '../approvals/service.ts';
+import type { Config } from '../config/schema.ts';
+import type { Plan } from '../operations/types.ts';
+import { createApprovalService, type ListGroupMembers } from './approvals-runtime.ts';
 import { DynamoStateStore } from './dynamo-state-store.ts';
 import { SqsJobQueue } from './queue.ts';
 
@@ -21,4 +25,14 @@ export function awsStateStore(env: NodeJS.ProcessEnv = process.env): DynamoState
 export function sqsJobQueue(env: NodeJS.ProcessEnv = process.env): SqsJobQueue {
   const client = new SQSClient({ maxAttempts: 2, requestHandler });
   return new SqsJobQueue({ sendMessage: (input) => client.send(new SendMessageCommand(input)) }, requireEnv('JOB_QUEUE_URL', env));
+}
+
+/**
+ * The approvals table (APPROVALS_TABLE), or undefined when it is not set:
+ * operations are then refused with a clear message instead of failing.
+ */
+export function awsApprovalService(config: Config, listGroup?: ListGroupMembers, env: NodeJS.ProcessEnv = process.env): ApprovalService<Plan> | undefined {
+  const tableName = env.APPROVALS_TABLE;
+  if (!tableName) return undefined;
+  return createApprovalService({ client: new DynamoDBClient({ maxAttempts: 3, requestHandler }), tableName, config, ...(listGroup ? { listGroup } : {}) });
 }

@@ -2,10 +2,13 @@
 // handler registered for its kind. Issue-5 work (approvals, operations)
 // registers more kinds on `jobRegistry`.
 import type { ZodType } from 'zod';
+import type { ApprovalService } from '../approvals/service.ts';
+import type { Plan } from '../operations/types.ts';
 import type { Config } from '../config/schema.ts';
 import { formatIssues } from '../config/schema.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import type { Diagnoser } from './diagnoser.ts';
+import type { OperationsBackend } from './ops-backend.ts';
 import { jobSchema, type Job } from './job.ts';
 import type { Log } from './log.ts';
 import { errorMessage } from './log.ts';
@@ -17,6 +20,10 @@ export interface WorkerDeps {
   slack: SlackPoster;
   store: StateStore;
   log: Log;
+  /** Two-person approvals (issue 5); operation jobs fail permanently without them. */
+  approvals?: ApprovalService<Plan>;
+  /** Plans and runs operations on a cluster (lib/jobs/ops-backend.ts). */
+  operations?: OperationsBackend;
   /** Milliseconds left before the worker must stop (Lambda's remaining time). */
   remainingMs?: () => number;
 }

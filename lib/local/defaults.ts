@@ -1,6 +1,6 @@
 // The configuration `serve` uses when none is given: the local Kafka sandbox
 // with the local executor on its broker host directories.
-import { BROKER_IDS, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+import { BROKER_IDS, binDir, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
 import { parseConfig, type Config } from '../config/schema.ts';
 
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -21,6 +21,7 @@ export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: C
           aliases: ['local'],
           hosts: { executor: 'local', hostDirs: Object.fromEntries(BROKER_IDS.map((id) => [String(id), nodeLayout(s, id).hostDir])) },
           diagnosisTimeoutMs: 30_000,
+          operations: { kafkaBin: binDir(s) },
         },
       ],
       defaultCluster: 'sandbox',
@@ -30,6 +31,8 @@ export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: C
         allowEveryone: everyone,
         incidentChannel: env.KR_INCIDENT_CHANNEL ?? channels[0] ?? 'C0LOCALINCIDENTS',
       },
+      // Two-person approvals for operations: KR_APPROVERS (Slack user ids, comma separated).
+      approvals: { approvers: list(env.KR_APPROVERS), ...(env.KR_APPROVAL_TTL_SECONDS ? { ttlSeconds: Number(env.KR_APPROVAL_TTL_SECONDS) } : {}) },
     },
     'local sandbox configuration',
   );

@@ -18,8 +18,13 @@ import { errorMessage } from '../jobs/log.ts';
 import { InProcessJobQueue } from '../jobs/queue.ts';
 import { MemoryStateStore, type StateStore } from '../jobs/state-store.ts';
 import { JobRegistry, runJob } from '../jobs/worker.ts';
+import type { ApprovalService } from '../approvals/service.ts';
+import { createDefaultOperations, type OperationsBackend } from '../jobs/ops-backend.ts';
+import { registerOpsJobs } from '../jobs/ops-jobs.ts';
+import type { Plan } from '../operations/types.ts';
 import { createSlackHandler } from '../slack/app.ts';
 import { webApiPoster, type SlackPoster } from '../slack/web.ts';
+import { startLocalApprovals } from './approvals.ts';
 
 export interface LocalServerOptions {
   config: Config;
@@ -34,6 +39,9 @@ export interface LocalServerOptions {
   store?: StateStore;
   diagnoser?: Diagnoser;
   slack?: SlackPoster;
+  /** Two-person approvals; by default lib/local/approvals.ts (in-process dynalite or KR_APPROVALS_DYNAMODB_ENDPOINT). */
+  approvals?: ApprovalService<Plan>;
+  operations?: OperationsBackend;
 }
 
 export interface LocalServer {
@@ -97,11 +105,26 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const jobs = new JobRegistry();
   registerCoreJobs(jobs);
   registerAlertJobs(jobs);
+  registerOpsJobs(jobs);
+  let local: Awaited<ReturnType<typeof startLocalApprovals>> | null = null;
+  if (!opts.approvals) {
+    try {
+      local = await startLocalApprovals(opts.config);
+      log.info(`operations: ${local.note}`);
+    } catch (err) {
+      // An unreachable KR_APPROVALS_DYNAMODB_ENDPOINT turns operations off, not the whole server.
+      log.warn('operations are off: the approvals store could not be opened', { error: errorMessage(err) });
+    }
+  }
+  const approvals = opts.approvals ?? local?.approvals;
+  const executors = executorFactory();
   const worker = {
     config: opts.config,
     store,
     slack: opts.slack ?? webApiPoster(opts.botToken, opts.slackApiUrl),
-    diagnoser: opts.diagnoser ?? createDefaultDiagnoser(executorFactory()),
+    diagnoser: opts.diagnoser ?? createDefaultDiagnoser(executors),
+    operations: opts.operations ?? createDefaultOperations(executors),
+    ...(approvals ? { approvals } : {}),
     log,
   };
   const queue = new InProcessJobQueue((job) => runJob(job, worker, jobs), log);
@@ -113,6 +136,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     signingSecret: opts.signingSecret,
     botToken: opts.botToken,
     ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
+    ...(approvals ? { approvals } : {}),
   });
   const alertmanager = createAlertmanagerHandler({ queue, log, bearerToken: opts.alertmanagerToken });
   const sns = createSnsHandler({ queue, log });
@@ -164,6 +188,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queue.idle();
+      await local?.close();
     },
   };
 }

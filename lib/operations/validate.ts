@@ -9,8 +9,8 @@ export const TopicName = z
   .string()
   .regex(TOPIC_NAME, 'topic names use only a-z A-Z 0-9 . _ - and are 1-249 characters')
   .refine((t) => t !== '.' && t !== '..', 'topic name cannot be "." or ".."');
-export const PartitionId = z.number({ error: 'partition must be a non-negative integer' }).int('partition must be an integer').min(0, 'partition must be ≥ 0').max(1_000_000);
-export const BrokerId = z.number({ error: 'broker id must be a non-negative integer' }).int('broker id must be an integer').min(0, 'broker id must be ≥ 0').max(2_147_483_647);
+export const PartitionId = z.number({ error: 'partition must be a non-negative integer' }).int('partition must be an integer').min(0, 'partition must be ≥ 0').max(1_000_000, 'partition must be ≤ 1000000');
+export const BrokerId = z.number({ error: 'broker id must be a non-negative integer' }).int('broker id must be an integer').min(0, 'broker id must be ≥ 0').max(2_147_483_647, 'broker id must be ≤ 2147483647');
 /** Slack text arrives as strings: accept "3" but never "3; rm" or "3.5" (those stay strings and fail the number check). */
 const digitsToNumber = (v: unknown) => (typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v);
 export const fromText = <T extends z.ZodType>(schema: T) => z.preprocess(digitsToNumber, schema);
@@ -35,7 +35,7 @@ export type DrainRequest = z.infer<typeof DrainRequest>;
 
 export const RaiseReplicationFactorRequest = z.object({
   topic: TopicName,
-  replicationFactor: fromText(z.number({ error: 'replication factor must be an integer' }).int().min(2, 'replication factor must be ≥ 2').max(32)),
+  replicationFactor: fromText(z.number({ error: 'replication factor must be an integer' }).int('replication factor must be an integer').min(2, 'replication factor must be ≥ 2').max(32, 'replication factor must be ≤ 32')),
 });
 export type RaiseReplicationFactorRequest = z.infer<typeof RaiseReplicationFactorRequest>;
 

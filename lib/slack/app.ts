@@ -10,10 +10,16 @@ import type { Log } from '../jobs/log.ts';
 import { errorMessage } from '../jobs/log.ts';
 import { REFUSAL_TEXT, authorize, cachedGroupMembers, type GroupMembers } from './authz.ts';
 import { registerCoreCommands, usageReply, ephemeral } from './core-commands.ts';
+import { registerOpsCommands } from './ops-commands.ts';
+import type { ApprovalService } from '../approvals/service.ts';
+import type { ListGroupMembers } from '../jobs/approvals-runtime.ts';
+import type { Plan } from '../operations/types.ts';
 import { slackRegistry, type AckDeps, type CommandReply, type SlackRegistry } from './registry.ts';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySlackSignature } from './verify.ts';
 
-export interface SlackAppDeps extends AckDeps {
+export interface SlackAppDeps extends Omit<AckDeps, 'approvals'> {
+  /** The approval service, or a factory given Slack's user-group lookup (approver groups). */
+  approvals?: ApprovalService<Plan> | ((listGroup: ListGroupMembers) => ApprovalService<Plan>);
   signingSecret: string;
   botToken: string;
   /** Web API base URL, e.g. a local stub in tests (SLACK_API_URL). */
@@ -52,6 +58,7 @@ const unauthorized = (reason: string): HttpResult => ({ statusCode: 401, headers
 export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
   const registry = deps.registry ?? slackRegistry;
   registerCoreCommands(registry);
+  registerOpsCommands(registry);
   const now = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const log = deps.log;
 
@@ -77,6 +84,9 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
       const out = await app.client.usergroups.users.list({ token: deps.botToken, usergroup });
       return out.users ?? [];
     });
+  const listGroup: ListGroupMembers = async (usergroup) => (await app.client.usergroups.users.list({ token: deps.botToken, usergroup })).users ?? [];
+  const approvals = typeof deps.approvals === 'function' ? deps.approvals(listGroup) : deps.approvals;
+  const ackDeps: AckDeps = { config: deps.config, queue: deps.queue, store: deps.store, log, ...(approvals ? { approvals } : {}) };
 
   app.command(/^\/kafka/, async ({ command, ack }) => {
     const correlationId = newCorrelationId();
@@ -106,7 +116,7 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
               triggerId: command.trigger_id,
               correlationId,
             },
-            { ...deps, log: reqLog },
+            { ...ackDeps, log: reqLog },
           );
         } catch (err) {
           reqLog.error('slack command failed', { subcommand: sub.name, error: errorMessage(err) });
@@ -147,7 +157,7 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
     try {
       const reply = await handler.run(
         { actionId, value, userId, channelId, messageTs: b.message?.ts, actionTs, responseUrl: b.response_url, correlationId, payload: body },
-        { ...deps, log: reqLog },
+        { ...ackDeps, log: reqLog },
       );
       if (reply) await respond({ ...reply, replace_original: false });
     } catch (err) {

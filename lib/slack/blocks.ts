@@ -5,6 +5,7 @@ import type { KnownBlock } from '@slack/types';
 import type { DiagnosisReport, Finding, Severity } from '../diagnose/types.ts';
 import type { CanRestartAssessment, DiagnoseProgress } from '../jobs/diagnoser.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
+import { OPS_ACTIONS } from './ops-actions.ts';
 
 export interface SlackMessage {
   text: string;
@@ -66,8 +67,27 @@ function affectedLine(f: Finding): string {
   return parts.join('; ');
 }
 
+/**
+ * The operation a finding suggests, as a "Plan …" button (issue 5). It only
+ * plans: the plan is posted for two approvals like the slash commands'.
+ * Offline partitions: a leader override of the first one; replication factor
+ * 1: raise the first topic to 3. The value stays small (cluster + request).
+ */
+export function planButtonFor(f: Finding, cluster: string): ReturnType<typeof button> | undefined {
+  const first = f.affected.partitions[0];
+  if (!first) return undefined;
+  const value = (request: unknown) => JSON.stringify({ cluster, request });
+  if (f.kind === 'offline-partition') {
+    return button({ text: `Plan leader override ${first.topic}-${first.partition}`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'leader-override', topic: first.topic, partition: first.partition }) });
+  }
+  if (f.kind === 'replication-factor-one') {
+    return button({ text: `Plan raise RF of ${first.topic} to 3`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'raise-replication-factor', topic: first.topic, replicationFactor: 3 }) });
+  }
+  return undefined;
+}
+
 /** One finding as one section of at most 3,000 characters; true in `cut` when detail was dropped. */
-export function findingSection(f: Finding): { block: KnownBlock; cut: boolean } {
+export function findingSection(f: Finding, cluster?: string): { block: KnownBlock; cut: boolean } {
   const lines = [`${SEVERITY_ICON[f.severity]} *${escapeMrkdwn(f.title)}*`, escapeMrkdwn(f.summary)];
   const affected = affectedLine(f);
   if (affected) lines.push(`*Affected:* ${escapeMrkdwn(affected)}`);
@@ -86,7 +106,10 @@ export function findingSection(f: Finding): { block: KnownBlock; cut: boolean } 
     f.affected.partitions.length > MAX_AFFECTED_LISTED ||
     f.affected.brokers.length > MAX_AFFECTED_LISTED ||
     f.affected.groups.length > MAX_AFFECTED_LISTED;
-  return { block: section(text), cut };
+  const accessory = cluster ? planButtonFor(f, cluster) : undefined;
+  // A section accessory, not an actions block: the 50-block budget of renderDiagnosis stays as it is.
+  const block: KnownBlock = accessory ? { type: 'section', text: { type: 'mrkdwn', text: clip(text, SLACK_LIMITS.sectionText) }, accessory } : section(text);
+  return { block, cut };
 }
 
 /** The complete report as plain text, for the uploaded file. */
@@ -127,7 +150,7 @@ export function renderDiagnosis(report: DiagnosisReport, opts: { correlationId: 
   let needsFile = report.skippedChecks.length > 10;
   const detailed = findings.slice(0, MAX_DETAILED_FINDINGS);
   for (const f of detailed) {
-    const { block, cut } = findingSection(f);
+    const { block, cut } = findingSection(f, report.cluster);
     blocks.push({ type: 'divider' }, block);
     needsFile ||= cut;
   }
@@ -174,6 +197,11 @@ export function renderCanRestart(cluster: string, a: CanRestartAssessment, corre
   const blocks: KnownBlock[] = [section(`${icon} *Can broker ${a.brokerId} of ${escapeMrkdwn(cluster)} restart now?* ${escapeMrkdwn(a.verdict)}`)];
   if (a.reasons.length) blocks.push(section(a.reasons.slice(0, 15).map((r) => `• ${escapeMrkdwn(r)}`).join('\n')));
   if (a.atRisk?.length) blocks.push(section(`*At risk:* ${escapeMrkdwn(listSome(a.atRisk, (p) => p, 30))}`));
+  if (!a.safe) {
+    // Not safe to stop as it is: offer to move its replicas away first (two approvals).
+    const value = JSON.stringify({ cluster, request: { kind: 'drain-broker', broker: a.brokerId, partial: false } });
+    blocks.push({ type: 'actions', elements: [button({ text: `Plan drain of broker ${a.brokerId}`, actionId: OPS_ACTIONS.plan, value })] });
+  }
   blocks.push(context(`correlation id \`${correlationId}\``));
   return { text: `Broker ${a.brokerId}: ${a.verdict}`, blocks };
 }

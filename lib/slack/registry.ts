@@ -2,10 +2,12 @@
 // actions (buttons) are looked up here, so issue-5 work (`/kafka elect-leader`,
 // Approve/Reject buttons) registers handlers without touching the router.
 import type { KnownBlock } from '@slack/types';
+import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
 import type { JobQueue } from '../jobs/job.ts';
 import type { Log } from '../jobs/log.ts';
 import type { StateStore } from '../jobs/state-store.ts';
+import type { Plan } from '../operations/types.ts';
 
 /** Everything a handler may use on the ack path: no Kafka, no SSM, no diagnosis. */
 export interface AckDeps {
@@ -13,6 +15,8 @@ export interface AckDeps {
   queue: JobQueue;
   store: StateStore;
   log: Log;
+  /** Two-person approvals (DynamoDB); absent when no approvals table is configured. */
+  approvals?: ApprovalService<Plan>;
 }
 
 export interface CommandInvocation {

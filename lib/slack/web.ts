@@ -49,3 +49,9 @@ export function webApiPoster(token: string, slackApiUrl?: string): SlackPoster {
     },
   };
 }
+
+/** Members of a Slack user group (usergroups.users.list), for approver groups in the worker. */
+export function groupLister(token: string, slackApiUrl?: string): (groupId: string) => Promise<string[]> {
+  const client = new WebClient(token, { ...(slackApiUrl ? { slackApiUrl } : {}), retryConfig: { retries: 1 }, timeout: 5_000 });
+  return async (usergroup) => (await client.usergroups.users.list({ usergroup })).users ?? [];
+}

@@ -34,6 +34,14 @@ describe('configuration', () => {
     );
   });
 
+  it('takes operations settings per cluster: an absolute Kafka bin dir, a default throttle', () => {
+    const withOps = (operations: unknown) => ({ ...base, clusters: [{ ...base.clusters[0], operations }] });
+    expect(parseConfig(withOps({ kafkaBin: '/opt/kafka/bin' })).clusters[0]!.operations).toEqual({ kafkaBin: '/opt/kafka/bin', throttleBytesPerSec: 50 * 1024 * 1024 });
+    expect(() => parseConfig(withOps({ kafkaBin: 'bin; rm -rf /' }))).toThrow(/clusters\.0\.operations\.kafkaBin: expected a plain absolute path/);
+    expect(() => parseConfig(withOps({ kafkaBin: '/opt/kafka/bin', bootstrap: ['nohostport'] }))).toThrow(/clusters\.0\.operations\.bootstrap\.0: expected host:port/);
+    expect(parseConfig(base).clusters[0]!.operations).toBeUndefined();
+  });
+
   it('refuses an empty allow-list, duplicate clusters and an unknown default', () => {
     expect(() => parseConfig({ ...base, slack: { incidentChannel: 'C0INC' } })).toThrow(/slack: set at least one of allowedChannels, allowedUsers or allowedUserGroup/);
     expect(() => parseConfig({ ...base, clusters: [base.clusters[0], base.clusters[0]] })).toThrow(/clusters\.1\.name: duplicate cluster name "sandbox"/);

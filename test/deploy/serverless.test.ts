@@ -62,9 +62,25 @@ describe('osls package (no AWS credentials)', () => {
     expect(resources.JobQueue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * resources.WorkerLambdaFunction.Properties.Timeout);
   });
 
-  it('creates the state table with TTL on expiresAt', () => {
+  it('creates the state table with TTL on expiresAt, and the approvals table', () => {
     expect(resources.StateTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
     expect(resources.StateTable.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    // Approvals and their audit trail (issue 5): composite key, TTL on "ttl", kept when the stack goes.
+    const approvals = resources.ApprovalsTable;
+    expect(approvals.Type).toBe('AWS::DynamoDB::Table');
+    expect(approvals.DeletionPolicy).toBe('Retain');
+    expect(approvals.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }]);
+    expect(approvals.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    expect(approvals.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    for (const fn of ['SlackLambdaFunction', 'WorkerLambdaFunction']) {
+      expect(resources[fn].Properties.Environment.Variables.APPROVALS_TABLE, fn).toEqual({ Ref: 'ApprovalsTable' });
+    }
+    // Only the Slack ack path and the worker touch approvals; no one may delete or scan them.
+    const approvalGrants = allowStatements().filter(({ statement }) => JSON.stringify(statement.Resource).includes('ApprovalsTable'));
+    expect(approvalGrants.map((g) => g.where).sort()).toEqual(['SlackRole', 'WorkerRole']);
+    for (const { statement } of approvalGrants) {
+      expect(asArray(statement.Action as string[]).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    }
   });
 
   it('gives each function its own role, and only the worker runs in the VPC', () => {
@@ -111,9 +127,14 @@ describe('osls package (no AWS credentials)', () => {
     }
   });
 
-  it('keeps the ack path role to DynamoDB get/put and SQS send', () => {
-    const actions = roleStatements('SlackRole').flatMap((s) => asArray(s.Action as string[]));
-    expect(actions.sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage']);
+  it('keeps the ack path role to DynamoDB get/put on the state table, approval decisions on the approvals table, and SQS send', () => {
+    const statements = roleStatements('SlackRole');
+    const actions = statements.flatMap((s) => asArray(s.Action as string[]));
+    expect([...new Set(actions)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage']);
+    // UpdateItem and Query only on the approvals table, never on the state table.
+    for (const s of statements.filter((x) => asArray(x.Action as string[]).some((a) => a === 'dynamodb:UpdateItem' || a === 'dynamodb:Query'))) {
+      expect(s.Resource).toEqual({ 'Fn::GetAtt': ['ApprovalsTable', 'Arn'] });
+    }
     const alerts = roleStatements('AlertsRole').flatMap((s) => asArray(s.Action as string[]));
     expect(alerts).not.toContain('dynamodb:PutItem');
     expect(alerts.some((a) => a.startsWith('ssm:'))).toBe(false);
@@ -150,10 +171,14 @@ describe('osls package (no AWS credentials)', () => {
     expect(code.includes('KafkaJSError'), 'kafkajs in the Slack bundle').toBe(false);
     expect(code.includes('SendCommandCommand'), 'SSM client in the Slack bundle').toBe(false);
     expect(code.includes('fatal offset-index append'), 'diagnosis in the Slack bundle').toBe(false);
+    // Approve/Reject/Cancel run on the ack path, the operations themselves only in the worker.
+    expect(code.includes('ops:approve'), 'approval buttons handled in the Slack bundle').toBe(true);
+    expect(code.includes('replication-offset-checkpoint'), 'operations code in the Slack bundle').toBe(false);
     expect([...slack.keys()].filter((k) => k.startsWith('runbooks/')).length).toBeGreaterThan(0);
     const worker = readZip(join(outDir, 'worker.zip')).get('handlers/worker.mjs')!.toString('utf8');
     expect(worker.includes('fatal offset-index append'), 'diagnosis bundled into the worker').toBe(true);
     // kafkajs is bundled (not left as a run-time require: a Lambda package has no node_modules).
     expect(worker.includes('KafkaJSError'), 'kafkajs bundled into the worker').toBe(true);
+    expect(worker.includes('replication-offset-checkpoint'), 'operations bundled into the worker').toBe(true);
   });
 });

@@ -218,8 +218,9 @@ describe('extension points for issue 5', () => {
   it('a registered subcommand and button handler run without touching the core', async () => {
     const seen: string[] = [];
     h.registry.registerCommand({
-      name: 'elect-leader',
-      usage: 'elect-leader <topic> <partition> <broker>',
+      // (elect-leader itself is now a real subcommand: lib/slack/ops-commands.ts)
+      name: 'demo-op',
+      usage: 'demo-op <topic> <partition> <broker>',
       summary: 'test',
       run: async (inv) => {
         seen.push(`cmd:${inv.args.join(',')}`);
@@ -227,8 +228,8 @@ describe('extension points for issue 5', () => {
       },
     });
     h.registry.registerAction({ actionIdPrefix: 'approval:', run: async (inv) => void seen.push(`click:${inv.actionId}:${inv.value}:${inv.userId}`) });
-    expect((await slash('elect-leader orders 3 2')).text).toBe('planned');
-    expect((await slash('help')).text).toContain('elect-leader <topic> <partition> <broker>');
+    expect((await slash('demo-op orders 3 2')).text).toBe('planned');
+    expect((await slash('help')).text).toContain('demo-op <topic> <partition> <broker>');
 
     const click = {
       type: 'block_actions',

@@ -139,3 +139,56 @@ describe('kafka-responder serve (one command)', () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe('local server: operations with approvals on an in-process dynalite', () => {
+  it('posts a plan for approval when approvers are configured and no approval service is given', async () => {
+    const opsStub = await new SlackStub().start();
+    const planned: string[] = [];
+    const local = await startLocalServer({
+      config: parseConfig({ ...BASE_CONFIG, approvals: { approvers: ['U0ALICE', 'U0BOB'] } }),
+      signingSecret: SIGNING_SECRET,
+      botToken: 'xoxb-local',
+      alertmanagerToken: AM_TOKEN,
+      log,
+      slackApiUrl: opsStub.apiUrl,
+      port: 0,
+      store: new MemoryStateStore(),
+      diagnoser: new ScriptedDiagnoser(),
+      operations: {
+        async plan(_cluster, request) {
+          planned.push(request.kind);
+          return {
+            ok: true,
+            plan: {
+              id: 'p1', kind: 'drain-broker', title: 'drain broker 3', description: 'scripted', createdAt: new Date().toISOString(), params: { broker: 3 },
+              fingerprint: 'a'.repeat(64), preconditions: {}, steps: [], impact: { summary: 'nothing', risk: 'low', partitionsAffected: 0 }, warnings: [], dryRun: true,
+            },
+          };
+        },
+        async run() {
+          throw new Error('not expected');
+        },
+      },
+    });
+    try {
+      const body = slashBody({ text: 'drain 3', responseUrl: opsStub.responseUrl() });
+      const ts = Math.floor(Date.now() / 1000);
+      const res = await fetch(`${local.url}/slack/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlackRequest(SIGNING_SECRET, ts, body) },
+        body,
+      });
+      expect(((await res.json()) as { text: string }).text).toMatch(/Planning: drain broker 3/);
+      await local.queue.idle();
+      expect(planned).toEqual(['drain-broker']);
+      // Stored for approval (conditional writes on the in-process dynalite) and posted with its buttons.
+      const plan = opsStub.topLevel('C0OPS').at(-1)!;
+      // The requester (U0ALICE) is an approver: asking counts as approval 1 of 2.
+      expect(plan.text).toMatch(/^REQUESTED: drain broker 3 \(1 of 2 approvals\)/);
+      expect(JSON.stringify(plan.blocks)).toContain('"action_id":"ops:approve"');
+    } finally {
+      await local.close();
+      await opsStub.stop();
+    }
+  });
+});

@@ -10,6 +10,10 @@ import type { StateStore } from '../../../lib/jobs/state-store.ts';
 import { JobRegistry, runJob, type WorkerDeps } from '../../../lib/jobs/worker.ts';
 import { registerCoreJobs } from '../../../lib/jobs/core-jobs.ts';
 import { registerAlertJobs } from '../../../lib/alerts/triage.ts';
+import { registerOpsJobs } from '../../../lib/jobs/ops-jobs.ts';
+import type { OperationsBackend } from '../../../lib/jobs/ops-backend.ts';
+import type { ApprovalService } from '../../../lib/approvals/service.ts';
+import type { Plan } from '../../../lib/operations/types.ts';
 import { createSlackHandler } from '../../../lib/slack/app.ts';
 import { SlackRegistry } from '../../../lib/slack/registry.ts';
 import { webApiPoster } from '../../../lib/slack/web.ts';
@@ -76,17 +80,27 @@ export interface Harness {
   jobs: JobRegistry;
 }
 
-export function buildHarness(opts: { stub: SlackStub; store: StateStore; diagnoser?: Diagnoser; config?: unknown }): Harness {
+export function buildHarness(opts: {
+  stub: SlackStub;
+  store: StateStore;
+  diagnoser?: Diagnoser;
+  config?: unknown;
+  approvals?: ApprovalService<Plan>;
+  operations?: OperationsBackend;
+}): Harness {
   const config = parseConfig(opts.config ?? BASE_CONFIG);
   const log = recordingLog();
   const jobs = new JobRegistry();
   registerCoreJobs(jobs);
   registerAlertJobs(jobs);
+  registerOpsJobs(jobs);
   const worker: WorkerDeps = {
     config,
     store: opts.store,
     slack: webApiPoster('xoxb-test', opts.stub.apiUrl),
     diagnoser: opts.diagnoser ?? new ScriptedDiagnoser(),
+    ...(opts.approvals ? { approvals: opts.approvals } : {}),
+    ...(opts.operations ? { operations: opts.operations } : {}),
     log,
   };
   const queue = new InProcessJobQueue((job) => runJob(job, worker, jobs), log);
@@ -100,6 +114,7 @@ export function buildHarness(opts: { stub: SlackStub; store: StateStore; diagnos
     botToken: 'xoxb-test',
     slackApiUrl: opts.stub.apiUrl,
     registry,
+    ...(opts.approvals ? { approvals: opts.approvals } : {}),
   });
   return { config, queue, log, handler, worker, registry, jobs };
 }

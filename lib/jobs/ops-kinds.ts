@@ -1,0 +1,46 @@
+// Payloads of the operation jobs (issue 5): plan, execute, refresh. Checked
+// again by the worker like every queue message. Ack-path safe: zod only.
+import { z } from 'zod';
+import { CLUSTER_NAME, TOPIC_NAME } from '../config/schema.ts';
+import { slackOriginSchema } from './job.ts';
+
+export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh' } as const;
+
+const brokerId = z.number().int().min(0).max(2_147_483_647);
+const topic = z.string().regex(TOPIC_NAME).refine((t) => t !== '.' && t !== '..', 'topic name cannot be "." or ".."');
+
+/** What someone asked for, already validated with Kafka's rules on the ack path. */
+export const opsRequestSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('leader-override'), topic, partition: z.number().int().min(0).max(1_000_000), replica: brokerId.optional() }),
+  z.object({ kind: z.literal('drain-broker'), broker: brokerId, partial: z.boolean().default(false) }),
+  z.object({ kind: z.literal('raise-replication-factor'), topic, replicationFactor: z.number().int().min(2).max(32) }),
+]);
+export type OpsRequest = z.infer<typeof opsRequestSchema>;
+
+export const opsPlanJobSchema = z.object({
+  cluster: z.string().regex(CLUSTER_NAME),
+  request: opsRequestSchema,
+  origin: slackOriginSchema,
+});
+export type OpsPlanJob = z.infer<typeof opsPlanJobSchema>;
+
+const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+
+export const opsExecuteJobSchema = z.object({ requestId, cluster: z.string().regex(CLUSTER_NAME) });
+export type OpsExecuteJob = z.infer<typeof opsExecuteJobSchema>;
+
+/** Re-render the plan message from the stored request and post the audit line in its thread. */
+export const opsRefreshJobSchema = z.object({ requestId, line: z.string().max(3000).optional() });
+export type OpsRefreshJob = z.infer<typeof opsRefreshJobSchema>;
+
+/** The one line a request is known by in Slack ("make broker 3 lead orders-0"). */
+export function describeOpsRequest(r: OpsRequest): string {
+  switch (r.kind) {
+    case 'leader-override':
+      return `elect a leader for ${r.topic}-${r.partition}${r.replica !== undefined ? ` (replica ${r.replica})` : ''}`;
+    case 'drain-broker':
+      return `${r.partial ? 'partially drain' : 'drain'} broker ${r.broker}`;
+    case 'raise-replication-factor':
+      return `raise the replication factor of ${r.topic} to ${r.replicationFactor}`;
+  }
+}

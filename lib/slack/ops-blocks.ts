@@ -1,0 +1,134 @@
+// Operation plans and their approval state as Block Kit: the plan message
+// (steps, impact, what each leader choice loses, fingerprint, expiry,
+// approvals, buttons while open), step lines and the closing summary.
+// Buttons carry only the request id; everything else is read from DynamoDB.
+import type { KnownBlock } from '@slack/types';
+import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
+import type { Plan, PlanStep } from '../operations/types.ts';
+import { button, context, header, section, type SlackMessage } from './blocks.ts';
+import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
+import { OPS_ACTIONS } from './ops-actions.ts';
+
+export { OPS_ACTIONS } from './ops-actions.ts';
+
+const STATUS_ICON: Record<string, string> = {
+  REQUESTED: ':hourglass_flowing_sand:',
+  APPROVED: ':white_check_mark:',
+  EXECUTING: ':gear:',
+  SUCCEEDED: ':large_green_circle:',
+  FAILED: ':red_circle:',
+  REJECTED: ':no_entry:',
+  EXPIRED: ':alarm_clock:',
+  STALE: ':warning:',
+  CANCELLED: ':heavy_multiplication_x:',
+};
+
+const MAX_STEPS_SHOWN = 12;
+
+function stepLine(step: PlanStep, i: number): string {
+  let extra = '';
+  if (step.action === 'reassign') extra = ` (${step.input.partitions.length} partitions${step.throttleBytesPerSec ? `, throttle ${Math.round(step.throttleBytesPerSec / 1024 / 1024)} MiB/s` : ''})`;
+  if (step.action === 'elect-leaders') extra = ` (${step.electionType})`;
+  return `${i + 1}. ${escapeMrkdwn(clip(step.description, 400))}${extra}`;
+}
+
+const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '?' : n.toLocaleString('en-US'));
+
+/** Per-replica data and what each choice would lose (leader override). */
+function candidatesText(plan: Plan): string | null {
+  const c = plan.impact.candidates;
+  if (!c?.length) return null;
+  const chosen = typeof plan.params.replica === 'number' ? plan.params.replica : undefined;
+  const lines = c.slice(0, 20).map((r) => {
+    const marks = [r.brokerId === chosen ? '*chosen*' : '', r.defaultChoice ? 'default unclean choice' : '', r.inIsr ? 'in ISR' : 'out of ISR', r.live ? 'live' : 'down']
+      .filter(Boolean)
+      .join(', ');
+    const why = r.ineligible ? ` — not eligible: ${escapeMrkdwn(clip(r.ineligible, 120))}` : '';
+    return `• broker ${r.brokerId}: log end ${fmt(r.logEndOffset)}, checkpointed HW ${fmt(r.checkpointedHighWatermark)}, est. lost *${fmt(r.estimatedMessagesLost)}* (${marks})${why}`;
+  });
+  return `*Replicas (measured on the hosts):*\n${lines.join('\n')}`;
+}
+
+function approvalsText(r: ApprovalRequest<Plan>): string {
+  const who = r.approvals.map((a) => `<@${a.user}>${a.via === 'request' ? ' (requester)' : ''}`).join(', ');
+  return `*Approvals:* ${r.approvals.length} of ${r.requiredApprovals}${who ? ` — ${who}` : ''}`;
+}
+
+/** The plan message as it stands; buttons only while a decision is still possible. */
+export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
+  const plan = r.plan;
+  const open = r.status === 'REQUESTED' || r.status === 'APPROVED';
+  const blocks: KnownBlock[] = [
+    header(`Plan: ${plan.title}`),
+    section(`${STATUS_ICON[r.status] ?? ''} *${r.status}* · requested by <@${r.requester}> · needs ${r.requiredApprovals} distinct approvers\n${escapeMrkdwn(clip(plan.description, 1500))}`),
+  ];
+  const steps = plan.steps.slice(0, MAX_STEPS_SHOWN).map(stepLine);
+  if (plan.steps.length > MAX_STEPS_SHOWN) steps.push(`…and ${plan.steps.length - MAX_STEPS_SHOWN} more steps`);
+  blocks.push(section(`*Steps:*\n${steps.join('\n')}`));
+  const impact = [
+    `*Impact* (${plan.impact.risk} risk): ${escapeMrkdwn(clip(plan.impact.summary, 800))}`,
+    `partitions affected: ${plan.impact.partitionsAffected}`,
+    ...(plan.impact.replicasToCopy !== undefined ? [`replicas to copy: ${plan.impact.replicasToCopy}`] : []),
+    ...(plan.impact.estimatedMessagesLost !== undefined ? [`estimated messages lost with this choice: *${fmt(plan.impact.estimatedMessagesLost)}*`] : []),
+  ];
+  blocks.push(section(impact.join('\n')));
+  const cands = candidatesText(plan);
+  if (cands) blocks.push(section(cands));
+  if (plan.warnings.length) blocks.push(section(`*Warnings:*\n${plan.warnings.slice(0, 8).map((w) => `• ${escapeMrkdwn(clip(w, 300))}`).join('\n')}`));
+  blocks.push(section(approvalsText(r)));
+  if (r.outcome) blocks.push(section(`*Result:* ${r.outcome.status}: ${escapeMrkdwn(clip(r.outcome.summary, 1500))}`));
+  if (r.closedBy) blocks.push(section(`Closed by <@${r.closedBy.user}>${r.closedBy.reason ? `: ${escapeMrkdwn(clip(r.closedBy.reason, 300))}` : ''}`));
+  const expiry = Math.floor(r.expiresAt / 1000);
+  blocks.push(
+    context(
+      `fingerprint \`${plan.fingerprint.slice(0, 16)}\` (recomputed from the live cluster right before running; any change → STALE, nothing runs) · ` +
+        (open ? `expires <!date^${expiry}^{date_short_pretty} {time}|${new Date(r.expiresAt).toISOString()}>` : `request \`${r.id}\``),
+    ),
+  );
+  if (r.status === 'EXECUTING' && r.lease) {
+    const until = Math.floor(r.lease.until / 1000);
+    blocks.push(
+      section(
+        `:gear: Running on \`${escapeMrkdwn(r.lease.owner)}\`, lease until <!date^${until}^{time_secs}|${new Date(r.lease.until).toISOString()}> (renewed at every step). ` +
+          'If the worker died, the lease runs out and the request stays EXECUTING: it is never re-run on its own. Check the cluster, then mark it failed.',
+      ),
+      { type: 'actions', block_id: `ops-exec:${r.id}`, elements: [button({ text: 'Mark failed (worker died)', actionId: OPS_ACTIONS.abandon, value: r.id, style: 'danger' })] },
+    );
+  }
+  if (open) {
+    blocks.push({
+      type: 'actions',
+      block_id: `ops:${r.id}`,
+      elements: [
+        button({ text: 'Approve', actionId: OPS_ACTIONS.approve, value: r.id, style: 'primary' }),
+        button({ text: 'Reject', actionId: OPS_ACTIONS.reject, value: r.id, style: 'danger' }),
+        button({ text: 'Cancel (requester)', actionId: OPS_ACTIONS.cancel, value: r.id }),
+      ],
+    });
+  }
+  return { text: clip(`${r.status}: ${plan.title} (${r.approvals.length} of ${r.requiredApprovals} approvals)`, SLACK_LIMITS.fallbackText), blocks };
+}
+
+export function renderStep(step: StepReport): SlackMessage {
+  const icon = step.status === 'ok' ? ':white_check_mark:' : step.status === 'failed' ? ':x:' : ':fast_forward:';
+  const text = `${icon} step ${step.index + 1} *${escapeMrkdwn(step.name)}*: ${step.status}${step.detail ? ` — ${escapeMrkdwn(clip(step.detail, 1500))}` : ''}`;
+  return { text: clip(`step ${step.index + 1} ${step.name}: ${step.status}`, SLACK_LIMITS.fallbackText), blocks: [section(text)] };
+}
+
+export interface RunSummary {
+  status: string;
+  summary: string;
+  steps: StepReport[];
+  audit: string[];
+  durationMs: number;
+}
+
+export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMessage {
+  const icon = STATUS_ICON[s.status] ?? '';
+  const blocks: KnownBlock[] = [
+    section(`${icon} *${escapeMrkdwn(r.plan.title)}: ${s.status}* in ${(s.durationMs / 1000).toFixed(1)} s\n${escapeMrkdwn(clip(s.summary, 1500))}`),
+  ];
+  if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st) => `• ${st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}`).join('\n')}`));
+  if (s.audit.length) blocks.push(section(`*Audit trail (DynamoDB, request \`${r.id}\`):*\n${s.audit.slice(-25).map((a) => `• ${escapeMrkdwn(clip(a, 200))}`).join('\n')}`));
+  return { text: clip(`${r.plan.title}: ${s.status}`, SLACK_LIMITS.fallbackText), blocks };
+}

@@ -1,0 +1,210 @@
+// Two-person-approved operations from Slack (issue 5), ack side:
+//   /kafka elect-leader <topic> <partition> [replica] [cluster]
+//   /kafka drain <broker> [partial] [cluster]
+//   /kafka raise-rf <topic> <n> [cluster]
+// and the Approve / Reject / Cancel / "Plan …" buttons. Each handler
+// validates (zod, Kafka's naming rules), makes at most one conditional write
+// (ApprovalService) and enqueues; planning and running happen in the worker
+// (lib/jobs/ops-jobs.ts). No kafkajs, SSM or operations code is imported here.
+import { z } from 'zod';
+import type { ServiceResult } from '../approvals/service.ts';
+import { findCluster, type ClusterConfig, type Config } from '../config/schema.ts';
+import { startActivity } from '../jobs/activity.ts';
+import { approvalsConfigured } from '../jobs/approvals-runtime.ts';
+import { newJob } from '../jobs/job.ts';
+import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from '../jobs/ops-kinds.ts';
+import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest, describeIssues } from '../operations/validate.ts';
+import type { Plan } from '../operations/types.ts';
+import { ephemeral } from './core-commands.ts';
+import { clip, escapeMrkdwn } from './limits.ts';
+import { OPS_ACTIONS } from './ops-blocks.ts';
+import type { AckDeps, ActionHandler, ActionInvocation, CommandInvocation, CommandReply, SlackRegistry, SlashSubcommand } from './registry.ts';
+
+type Parsed = { request: OpsRequest; cluster: ClusterConfig } | { error: string };
+
+/** A trailing word naming a configured cluster selects it; otherwise the default cluster. */
+function splitCluster(args: string[], config: Config): { args: string[]; cluster: ClusterConfig | undefined; clusterWord?: string } {
+  const last = args.at(-1);
+  if (last !== undefined && !/^\d+$/.test(last) && last !== 'partial' && findCluster(config, last) && args.length > 1) {
+    return { args: args.slice(0, -1), cluster: findCluster(config, last), clusterWord: last };
+  }
+  return { args, cluster: findCluster(config, undefined) };
+}
+
+function noCluster(config: Config): string {
+  return `no default cluster: name one of ${config.clusters.map((c) => `\`${c.name}\``).join(', ')} as the last word`;
+}
+
+export function parseElectLeader(args: string[], config: Config): Parsed {
+  const s = splitCluster(args, config);
+  if (s.args.length < 2 || s.args.length > 3) return { error: 'give a topic, a partition and optionally the replica (broker id) that should lead' };
+  const [topic, partition, replica] = s.args;
+  const parsed = LeaderOverrideRequest.safeParse({ topic, partition, ...(replica !== undefined ? { replica } : {}) });
+  if (!parsed.success) return { error: describeIssues(parsed.error) };
+  if (!s.cluster) return { error: noCluster(config) };
+  const { topic: t, partition: p, replica: r } = parsed.data;
+  return { request: { kind: 'leader-override', topic: t, partition: p, ...(r !== undefined ? { replica: r } : {}) }, cluster: s.cluster };
+}
+
+export function parseDrain(args: string[], config: Config): Parsed {
+  const s = splitCluster(args, config);
+  const partial = s.args.includes('partial');
+  const rest = s.args.filter((a) => a !== 'partial');
+  if (rest.length !== 1) return { error: 'name exactly one broker id (and optionally `partial`)' };
+  const parsed = DrainRequest.safeParse({ broker: rest[0], partial });
+  if (!parsed.success) return { error: describeIssues(parsed.error) };
+  if (!s.cluster) return { error: noCluster(config) };
+  return { request: { kind: 'drain-broker', broker: parsed.data.broker, partial: parsed.data.partial }, cluster: s.cluster };
+}
+
+export function parseRaiseRf(args: string[], config: Config): Parsed {
+  const s = splitCluster(args, config);
+  if (s.args.length !== 2) return { error: 'give a topic and the new replication factor' };
+  const parsed = RaiseReplicationFactorRequest.safeParse({ topic: s.args[0], replicationFactor: s.args[1] });
+  if (!parsed.success) return { error: describeIssues(parsed.error) };
+  if (!s.cluster) return { error: noCluster(config) };
+  return { request: { kind: 'raise-replication-factor', topic: parsed.data.topic, replicationFactor: parsed.data.replicationFactor }, cluster: s.cluster };
+}
+
+/** Validated, authorized requests become a plan job; the worker posts the plan for approval. */
+export async function enqueuePlan(
+  request: OpsRequest,
+  cluster: string,
+  origin: OpsPlanJob['origin'],
+  correlationId: string,
+  deps: AckDeps,
+): Promise<string> {
+  const payload: OpsPlanJob = { cluster, request, origin };
+  const job = newJob(OPS_JOB_KINDS.plan, payload, correlationId);
+  await startActivity(deps.store, {
+    id: job.id,
+    kind: job.kind,
+    title: clip(`plan: ${describeOpsRequest(request)} on ${cluster}`, 120),
+    correlationId,
+    startedAt: job.enqueuedAt,
+    channelId: origin.channelId,
+    userId: origin.userId,
+  });
+  await deps.queue.enqueue(job);
+  deps.log.info('operation plan enqueued', { jobId: job.id, cluster, request });
+  return job.id;
+}
+
+function opsCommand(name: string, usage: string, summary: string, parse: (args: string[], config: Config) => Parsed): SlashSubcommand {
+  return {
+    name,
+    usage,
+    summary,
+    async run(inv: CommandInvocation, deps: AckDeps): Promise<CommandReply> {
+      const parsed = parse(inv.args, deps.config);
+      if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(clip(parsed.error, 500))}\nUsage: \`/kafka ${usage}\``);
+      if (!deps.approvals || !approvalsConfigured(deps.config)) {
+        return ephemeral(':no_entry: Operations need two-person approval, and no approvers (or no approvals table) are configured for this bot.');
+      }
+      await enqueuePlan(parsed.request, parsed.cluster.name, { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl }, inv.correlationId, deps);
+      return ephemeral(
+        `:clipboard: Planning: ${escapeMrkdwn(describeOpsRequest(parsed.request))} on *${escapeMrkdwn(parsed.cluster.name)}*. The plan will be posted here for two approvals; nothing changes before that. (correlation id \`${inv.correlationId}\`)`,
+      );
+    },
+  };
+}
+
+export const electLeaderCommand = opsCommand('elect-leader', 'elect-leader <topic> <partition> [replica] [cluster]', 'plan a leader override (two approvals needed to run it)', parseElectLeader);
+export const drainCommand = opsCommand('drain', 'drain <broker> [partial] [cluster]', 'plan moving every replica off a broker before a planned stop', parseDrain);
+export const raiseRfCommand = opsCommand('raise-rf', 'raise-rf <topic> <n> [cluster]', 'plan raising a topic’s replication factor', parseRaiseRf);
+
+/** Why a click did not count, as the clicker reads it. */
+export function refusalText(result: Extract<ServiceResult<Plan>, { ok: false }>): string {
+  const lead: Partial<Record<string, string>> = {
+    'self-approval': ':no_entry_sign: Not counted: you requested this plan.',
+    'duplicate-approval': ':no_entry_sign: Not counted twice:',
+    unauthorized: ':no_entry_sign: Not counted: you are not an authorized approver for operations.',
+    expired: ':alarm_clock: Too late: this request expired; request a new plan.',
+    'not-requester': ':no_entry_sign: Only the requester can cancel.',
+    'already-approved': ':information_source: It already has the approvals it needs.',
+    closed: ':information_source: This request is closed.',
+    'already-executed': ':information_source: This plan already ran.',
+    'already-claimed': ':information_source: This plan is running.',
+    'lease-active': ':hourglass_flowing_sand: Still running, not marked failed:',
+    'not-executing': ':information_source: It is not running:',
+    'not-found': ':grey_question: I cannot find that request.',
+  };
+  const head = lead[result.code] ?? ':no_entry_sign: Refused:';
+  return `${head} ${escapeMrkdwn(clip(result.message, 500))}`;
+}
+
+const requestIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+
+/** The value of a "Plan …" button: the request and its cluster (well under 2,000 characters). */
+export const opsPlanButtonSchema = z.object({ cluster: z.string().min(1).max(64), request: opsRequestSchema });
+export type OpsPlanButton = z.infer<typeof opsPlanButtonSchema>;
+
+async function enqueueRefresh(requestId: string, line: string | undefined, correlationId: string, deps: AckDeps): Promise<void> {
+  const payload: OpsRefreshJob = { requestId, ...(line ? { line: clip(line, 3000) } : {}) };
+  await deps.queue.enqueue(newJob(OPS_JOB_KINDS.refresh, payload, correlationId, `ops-${requestId}`));
+}
+
+function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, deps: AckDeps, id: string) => Promise<ServiceResult<Plan>>): ActionHandler {
+  return {
+    actionIdPrefix,
+    async run(inv, deps) {
+      if (!deps.approvals) return ephemeral(':no_entry: Approvals are not configured for this bot.');
+      const id = requestIdSchema.safeParse(inv.value);
+      if (!id.success) return ephemeral(':warning: This button carries no valid request id.');
+      const result = await act(inv, deps, id.data);
+      if (!result.ok) {
+        deps.log.info('operation action refused', { requestId: id.data, code: result.code, action: inv.actionId });
+        // An expiry found on the way changed the state: show it on the plan message.
+        if (result.code === 'expired' && result.request) await enqueueRefresh(id.data, undefined, inv.correlationId, deps);
+        return ephemeral(refusalText(result));
+      }
+      deps.log.info('operation action recorded', { requestId: id.data, status: result.request.status, readyToExecute: result.readyToExecute });
+      await enqueueRefresh(id.data, result.message, inv.correlationId, deps);
+      if (result.readyToExecute) {
+        const cluster = result.request.context?.cluster;
+        if (!cluster) return ephemeral(':x: The request has no cluster recorded; it cannot run.');
+        const payload: OpsExecuteJob = { requestId: id.data, cluster };
+        await deps.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, inv.correlationId, `ops-${id.data}`));
+        deps.log.info('operation execution enqueued', { requestId: id.data });
+      }
+    },
+  };
+}
+
+export const approveAction = decisionHandler(OPS_ACTIONS.approve, (inv, deps, id) => deps.approvals!.approve(id, inv.userId, inv.actionTs));
+export const rejectAction = decisionHandler(OPS_ACTIONS.reject, (inv, deps, id) => deps.approvals!.reject(id, inv.userId));
+export const cancelAction = decisionHandler(OPS_ACTIONS.cancel, (inv, deps, id) => deps.approvals!.cancel(id, inv.userId));
+export const abandonAction = decisionHandler(OPS_ACTIONS.abandon, (inv, deps, id) => deps.approvals!.abandon(id, inv.userId, 'marked failed from Slack'));
+
+/** Where a button was clicked: the thread it sits in, so the plan joins the conversation. */
+function threadOf(payload: unknown): string | undefined {
+  const p = payload as { container?: { thread_ts?: string; message_ts?: string }; message?: { thread_ts?: string; ts?: string } };
+  return p.container?.thread_ts ?? p.message?.thread_ts ?? p.message?.ts;
+}
+
+export const planAction: ActionHandler = {
+  actionIdPrefix: OPS_ACTIONS.plan,
+  async run(inv, deps) {
+    if (!deps.approvals || !approvalsConfigured(deps.config)) return ephemeral(':no_entry: No approvers are configured for operations.');
+    let value: unknown;
+    try {
+      value = JSON.parse(inv.value ?? '');
+    } catch {
+      return ephemeral(':warning: This button carries no valid request.');
+    }
+    const parsed = opsPlanButtonSchema.safeParse(value);
+    if (!parsed.success) return ephemeral(':warning: This button carries no valid request.');
+    const cluster = findCluster(deps.config, parsed.data.cluster);
+    if (!cluster || !inv.channelId) return ephemeral(`:warning: Unknown cluster "${escapeMrkdwn(clip(parsed.data.cluster, 64))}".`);
+    const threadTs = threadOf(inv.payload);
+    await enqueuePlan(parsed.data.request, cluster.name, { channelId: inv.channelId, userId: inv.userId, ...(threadTs ? { threadTs } : {}), ...(inv.responseUrl ? { responseUrl: inv.responseUrl } : {}) }, inv.correlationId, deps);
+    return ephemeral(`:clipboard: Planning: ${escapeMrkdwn(describeOpsRequest(parsed.data.request))}. The plan will appear in this thread for two approvals.`);
+  },
+};
+
+export function registerOpsCommands(registry: SlackRegistry): void {
+  for (const c of [electLeaderCommand, drainCommand, raiseRfCommand]) if (!registry.command(c.name)) registry.registerCommand(c);
+  for (const a of [approveAction, rejectAction, cancelAction, abandonAction, planAction]) {
+    if (registry.action(a.actionIdPrefix)?.actionIdPrefix !== a.actionIdPrefix) registry.registerAction(a);
+  }
+}

@@ -1,0 +1,365 @@
+// Two-person-approved operations through the real Slack handler and worker
+// (signed requests, Slack stub, approvals and state on dynalite), with a
+// scripted operations backend: input validation, the two-person rule as the
+// buttons see it, exactly-once execution, STALE, expiry, reject/cancel, and
+// the "Plan …" buttons on findings. The same flow on the real sandbox is
+// test/slack/ops-e2e.test.ts.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApprovalService } from '../../lib/approvals/service.ts';
+import { ApprovalStore } from '../../lib/approvals/store.ts';
+import type { ClusterConfig } from '../../lib/config/schema.ts';
+import { parseConfig } from '../../lib/config/schema.ts';
+import { approvalPolicy } from '../../lib/jobs/approvals-runtime.ts';
+import { newJob } from '../../lib/jobs/job.ts';
+import type { OperationsBackend, RunHooks } from '../../lib/jobs/ops-backend.ts';
+import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/jobs/ops-kinds.ts';
+import type { Plan, PlanResult } from '../../lib/operations/types.ts';
+import type { RunApprovedResult } from '../../lib/operations/run-approved.ts';
+import { renderCanRestart, renderDiagnosis } from '../../lib/slack/blocks.ts';
+import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
+import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { BASE_CONFIG, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
+import { actionEvent, slashEvent } from './helpers/signed.ts';
+import { SlackStub, type StubMessage } from './helpers/slack-stub.ts';
+
+const REQUESTER = 'U0REQ';
+const ALICE = 'U0ALICE';
+const BOB = 'U0BOB';
+const CAROL = 'U0CAROL';
+const OUTSIDER = 'U0DAVE';
+
+function fakePlan(request: OpsRequest): Plan {
+  const title = request.kind === 'leader-override' ? `make broker ${request.replica ?? 3} lead ${request.topic}-${request.partition}` : request.kind === 'drain-broker' ? `drain broker ${request.broker}` : `raise ${request.topic} to RF ${request.replicationFactor}`;
+  return {
+    id: `plan-${Math.random().toString(36).slice(2, 10)}`,
+    kind: request.kind,
+    title,
+    description: 'scripted plan',
+    createdAt: new Date().toISOString(),
+    params: { ...request },
+    fingerprint: 'f'.repeat(64),
+    preconditions: {},
+    steps: [{ action: 'verify-leaders', description: 'leader must be 3', expected: [{ topic: 'orders', partition: 0, leader: 3 }] }],
+    impact: {
+      summary: 'one partition',
+      risk: 'high',
+      partitionsAffected: 1,
+      estimatedMessagesLost: 0,
+      candidates: [
+        { brokerId: 2, live: true, inIsr: false, logEndOffset: 1000, checkpointedHighWatermark: 1000, sizeBytes: 1, estimatedMessagesLost: 1000, defaultChoice: true },
+        { brokerId: 3, live: true, inIsr: false, logEndOffset: 2000, checkpointedHighWatermark: 2000, sizeBytes: 2, estimatedMessagesLost: 0, defaultChoice: false },
+      ],
+    },
+    warnings: [],
+    dryRun: true,
+  };
+}
+
+/** Plans whatever it is asked (a full drain is refused), runs by claiming, auditing one step and finishing. */
+class ScriptedOperations implements OperationsBackend {
+  runs: string[] = [];
+  outcome: 'SUCCEEDED' | 'STALE' | 'crash' = 'SUCCEEDED';
+  planned: OpsRequest[] = [];
+  async plan(_cluster: ClusterConfig, request: OpsRequest): Promise<PlanResult> {
+    this.planned.push(request);
+    if (request.kind === 'drain-broker' && !request.partial) return { ok: false, reason: 'orders-0 has replication factor 3 on a 3-broker cluster: nowhere to move it' };
+    return { ok: true, plan: fakePlan(request) };
+  }
+  async run(_c: ClusterConfig, approvals: ApprovalService<Plan>, requestId: string, workerId: string, hooks: RunHooks): Promise<RunApprovedResult> {
+    const claim = await approvals.claimForExecution(requestId, workerId);
+    if (!claim.ok) return { ran: false, refusal: claim };
+    this.runs.push(requestId);
+    const steps = this.outcome === 'STALE' ? [] : [{ index: 0, name: 'verify-leaders', status: 'ok' as const, detail: 'leader 3' }];
+    for (const s of steps) {
+      await approvals.recordStep(requestId, workerId, s);
+      await hooks.onStep(s);
+    }
+    if (this.outcome === 'crash') throw new Error('connection to the broker host lost');
+    const summary = this.outcome === 'STALE' ? 'fingerprint changed: orders-0 now has leader 2' : 'broker 3 leads orders-0';
+    const finish = await approvals.finish(requestId, workerId, this.outcome as 'SUCCEEDED' | 'STALE', summary);
+    return { ran: true, outcome: { status: this.outcome, summary, steps }, finish };
+  }
+}
+
+let db: DynaliteHandle;
+let dynamo: LocalDynamo;
+let stub: SlackStub;
+let h: Harness;
+let ops: ScriptedOperations;
+let approvals: ApprovalService<Plan>;
+let seq = 0;
+let table = 0;
+
+const CONFIG = {
+  ...BASE_CONFIG,
+  slack: { ...BASE_CONFIG.slack, allowedUsers: [REQUESTER, ALICE, BOB, CAROL, OUTSIDER] },
+  approvals: { approvers: [ALICE, BOB, CAROL] },
+};
+
+async function build(config: unknown = CONFIG, leaseMs?: number) {
+  const parsed = parseConfig(config);
+  const store = new ApprovalStore(dynamo.client, { tableName: `approvals-${++table}` });
+  await store.ensureTable();
+  approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(parsed), ...(leaseMs ? { leaseMs } : {}) });
+  ops = new ScriptedOperations();
+  h = buildHarness({ stub, store: db.store, config, approvals, operations: ops });
+}
+
+beforeAll(async () => {
+  db = await startDynalite();
+  dynamo = await startLocalDynamo();
+  stub = await new SlackStub().start();
+});
+afterAll(async () => {
+  await stub.stop();
+  await db.close();
+  await dynamo.close();
+});
+beforeEach(async () => {
+  stub.reset();
+  await build();
+});
+
+async function slash(text: string, user = REQUESTER) {
+  const res = await h.handler(slashEvent({ text, user, channel: 'C0OPS', responseUrl: stub.responseUrl(`s${++seq}`) }));
+  expect(res.statusCode).toBe(200);
+  return JSON.parse(res.body) as { response_type: string; text: string };
+}
+
+async function click(actionId: string, value: string, user: string, message: StubMessage, actionTs?: string): Promise<string | undefined> {
+  const id = `c${++seq}`;
+  const payload = {
+    type: 'block_actions',
+    user: { id: user },
+    channel: { id: message.channel },
+    team: { id: 'T0TEST' },
+    api_app_id: 'A0TEST',
+    token: 't',
+    container: { type: 'message', message_ts: message.ts, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+    message: { ts: message.ts, text: message.text, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+    response_url: stub.responseUrl(id),
+    trigger_id: '1.2.3',
+    actions: [{ type: 'button', action_id: actionId, block_id: 'b', value, action_ts: actionTs ?? `1700000100.${String(seq).padStart(6, '0')}`, text: { type: 'plain_text', text: 'x' } }],
+  };
+  const res = await h.handler(actionEvent(payload, { timestamp: Math.floor(Date.now() / 1000) - (seq % 50) }));
+  expect(res.statusCode).toBe(200);
+  return stub.responses.find((r) => r.path === `/response/${id}`)?.body.text as string | undefined;
+}
+
+type Elements = { type: string; elements?: { action_id: string; value: string }[]; accessory?: { action_id: string; value: string } }[];
+const buttons = (m: StubMessage) =>
+  (m.blocks as Elements).flatMap((b) => [...(b.elements ?? []), ...(b.accessory ? [b.accessory] : [])]).filter((e) => typeof e.action_id === 'string');
+
+async function requestPlan(text = 'elect-leader orders 0 3'): Promise<{ plan: StubMessage; id: string }> {
+  const ack = await slash(text);
+  expect(ack.response_type).toBe('ephemeral');
+  await h.queue.idle();
+  const plan = stub.topLevel('C0OPS').at(-1)!;
+  const approve = buttons(plan).find((b) => b.action_id === 'ops:approve');
+  expect(approve, plan.text).toBeDefined();
+  return { plan, id: approve!.value };
+}
+
+describe('operation commands: validation before anything', () => {
+  it.each([
+    ['elect-leader orders;rm 0', /topic names use only/],
+    ['elect-leader .. 0', /cannot be "\." or "\.\."/],
+    ['elect-leader orders -1', /partition/],
+    ['elect-leader orders 0 3.5', /broker id/],
+    ['elect-leader orders', /give a topic, a partition/],
+    ['drain', /exactly one broker id/],
+    ['drain three', /broker id/],
+    ['drain 3 4', /exactly one broker id/],
+    ['raise-rf orders 1', /replication factor must be ≥ 2/],
+    ['raise-rf orders 99', /replicationFactor: .*(32|big)/],
+    ['raise-rf orders', /a topic and the new replication factor/],
+  ])('/kafka %s is refused with the reason, nothing enqueued', async (text, reason) => {
+    const reply = await slash(text);
+    expect(reply.text).toMatch(reason);
+    expect(reply.text).toMatch(/Usage: `\/kafka /);
+    expect(h.queue.enqueued).toHaveLength(0);
+  });
+
+  it('refuses operations when no approvers are configured', async () => {
+    await build({ ...CONFIG, approvals: {} });
+    const reply = await slash('drain 3');
+    expect(reply.text).toMatch(/no approvers/);
+    expect(h.queue.enqueued).toHaveLength(0);
+  });
+
+  it('accepts a trailing cluster name and the partial keyword', async () => {
+    expect((await slash('drain 3 partial sandbox')).text).toMatch(/Planning: partially drain broker 3 on \*sandbox\*/);
+    await h.queue.idle();
+    expect(ops.planned).toEqual([{ kind: 'drain-broker', broker: 3, partial: true }]);
+  });
+});
+
+describe('two-person rule through the buttons', () => {
+  it('plan posted with per-replica data; self, outsider and duplicate approvals refused; the second approver runs it once', async () => {
+    const { plan, id } = await requestPlan();
+    expect(plan.text).toMatch(/^REQUESTED: make broker 3 lead orders-0 \(0 of 2 approvals\)/);
+    const shown = JSON.stringify(plan.blocks);
+    expect(shown).toMatch(/broker 2: log end 1,000.*est\. lost \*1,000\*.*default unclean choice/);
+    expect(shown).toMatch(/fingerprint `f{16}`/);
+    for (const b of buttons(plan)) expect(b.value).toBe(id);
+
+    expect(await click('ops:approve', id, REQUESTER, plan)).toMatch(/you requested this plan/);
+    expect(await click('ops:approve', id, OUTSIDER, plan)).toMatch(/not an authorized approver/);
+    expect(await click('ops:approve', id, ALICE, plan, '1700000200.000001')).toBeUndefined();
+    // The same click delivered twice (double click, replay with the same action_ts) is recorded once.
+    expect(await click('ops:approve', id, ALICE, plan, '1700000200.000001')).toBeUndefined();
+    expect(await click('ops:approve', id, ALICE, plan)).toMatch(/Not counted twice/);
+    await h.queue.idle();
+    expect((await approvals.get(id))!.approvals.map((a) => a.user)).toEqual([ALICE]);
+    expect(plan.text).toMatch(/\(1 of 2 approvals\)/);
+
+    expect(await click('ops:approve', id, BOB, plan)).toBeUndefined();
+    await h.queue.idle();
+    expect(ops.runs).toEqual([id]);
+    const thread = stub.thread(plan.ts).map((m) => m.text);
+    expect(thread).toEqual([
+      expect.stringMatching(/^<@U0REQ> requested leader-override/),
+      '<@U0ALICE> approved (1 of 2)',
+      '<@U0BOB> approved (2 of 2): ready to execute',
+      'step 1 verify-leaders: ok',
+      'make broker 3 lead orders-0: SUCCEEDED',
+    ]);
+    expect(plan.text).toMatch(/^SUCCEEDED/);
+    expect(buttons(plan)).toEqual([]);
+    // A late click on the closed request is refused, and a redelivered execute job runs nothing.
+    expect(await click('ops:approve', id, CAROL, plan)).toMatch(/not open|closed|already/i);
+    await h.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster: 'sandbox' }, 'kr-retry'));
+    await h.queue.idle();
+    expect(ops.runs).toEqual([id]);
+  });
+
+  it('two approvers clicking at the same instant: one completes the quorum, one execution', async () => {
+    const { plan, id } = await requestPlan();
+    await click('ops:approve', id, ALICE, plan);
+    const answers = await Promise.all([click('ops:approve', id, BOB, plan), click('ops:approve', id, CAROL, plan)]);
+    await h.queue.idle();
+    expect(answers.filter((a) => a === undefined)).toHaveLength(1);
+    expect(answers.find((a) => a !== undefined)).toMatch(/already has the approvals it needs|already|running|ran/i);
+    expect(h.queue.enqueued.filter((j) => j.kind === OPS_JOB_KINDS.execute)).toHaveLength(1);
+    expect(ops.runs).toEqual([id]);
+  });
+
+  it('a requester who is an approver counts once: one more approver is enough', async () => {
+    const ack = await slash('raise-rf orders 3', ALICE);
+    expect(ack.text).toMatch(/raise the replication factor of orders to 3/);
+    await h.queue.idle();
+    const plan = stub.topLevel('C0OPS').at(-1)!;
+    const id = buttons(plan)[0]!.value;
+    expect(plan.text).toMatch(/\(1 of 2 approvals\)/);
+    expect(await click('ops:approve', id, ALICE, plan)).toMatch(/already counts as your approval/);
+    expect(await click('ops:approve', id, BOB, plan)).toBeUndefined();
+    await h.queue.idle();
+    expect(ops.runs).toEqual([id]);
+  });
+
+  it('STALE: the fingerprint changed before running; the thread says so and nothing ran', async () => {
+    ops.outcome = 'STALE';
+    const { plan, id } = await requestPlan();
+    await click('ops:approve', id, ALICE, plan);
+    await click('ops:approve', id, BOB, plan);
+    await h.queue.idle();
+    const thread = stub.thread(plan.ts).map((m) => m.text);
+    expect(thread.some((t) => /\*STALE\*: the cluster changed since the plan was made.*Nothing ran/.test(t))).toBe(true);
+    expect(plan.text).toMatch(/^STALE/);
+    expect((await approvals.get(id))!.status).toBe('STALE');
+  });
+
+  it('a crash mid-run leaves a visible EXECUTING state with a lease; never re-run; marked failed by a human after the lease', async () => {
+    await build(CONFIG, 1_500);
+    ops.outcome = 'crash';
+    const { plan, id } = await requestPlan();
+    await click('ops:approve', id, ALICE, plan);
+    await click('ops:approve', id, BOB, plan);
+    await h.queue.idle();
+    expect(plan.text).toMatch(/^EXECUTING/);
+    expect(JSON.stringify(plan.blocks)).toMatch(/Running on `worker:[0-9a-f]{8}:[^`]+`, lease until/);
+    expect(stub.thread(plan.ts).at(-1)!.text).toMatch(/Execution stopped: connection to the broker host lost\. The request is EXECUTING \(lease held by worker:.*will not be re-run automatically/);
+    // The queue redelivers the job: nothing runs again.
+    await h.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster: 'sandbox' }, 'kr-retry'));
+    await h.queue.idle();
+    expect(ops.runs).toEqual([id]);
+    const abandon = buttons(plan).find((b) => b.action_id === 'ops:abandon')!;
+    expect(await click('ops:abandon', abandon.value, ALICE, plan)).toMatch(/Still running, not marked failed/);
+    await new Promise((r) => setTimeout(r, 1_600));
+    expect(await click('ops:abandon', abandon.value, ALICE, plan)).toBeUndefined();
+    await h.queue.idle();
+    expect(plan.text).toMatch(/^FAILED/);
+    expect((await approvals.get(id))!.events.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'step', 'abandoned']);
+  });
+
+  it('a reject by an approver ends the request; only the requester can cancel', async () => {
+    const first = await requestPlan();
+    expect(await click('ops:reject', first.id, REQUESTER, first.plan)).toMatch(/use Cancel/);
+    expect(await click('ops:reject', first.id, BOB, first.plan)).toBeUndefined();
+    await h.queue.idle();
+    expect(first.plan.text).toMatch(/^REJECTED/);
+    expect(buttons(first.plan)).toEqual([]);
+    expect(await click('ops:approve', first.id, ALICE, first.plan)).toMatch(/not open|closed|rejected/i);
+
+    const second = await requestPlan('drain 2 partial');
+    expect(await click('ops:cancel', second.id, ALICE, second.plan)).toMatch(/Only the requester can cancel/);
+    expect(await click('ops:cancel', second.id, REQUESTER, second.plan)).toBeUndefined();
+    await h.queue.idle();
+    expect(second.plan.text).toMatch(/^CANCELLED/);
+    expect(ops.runs).toEqual([]);
+  });
+
+  it('an expired request refuses approvals and shows EXPIRED', async () => {
+    await build({ ...CONFIG, approvals: { approvers: [ALICE, BOB], ttlSeconds: 1 } });
+    const { plan, id } = await requestPlan();
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await click('ops:approve', id, ALICE, plan)).toMatch(/expired/);
+    await h.queue.idle();
+    expect(plan.text).toMatch(/^EXPIRED/);
+    expect(ops.runs).toEqual([]);
+  });
+
+  it('a full drain that cannot keep replication factors offers "Drain what can move"', async () => {
+    await slash('drain 3');
+    await h.queue.idle();
+    const refused = stub.topLevel('C0OPS').at(-1)!;
+    expect(refused.text).toMatch(/^No plan for drain broker 3: orders-0 has replication factor 3/);
+    const partial = buttons(refused)[0]!;
+    expect(partial.action_id).toBe('ops:plan');
+    expect(await click('ops:plan', partial.value, REQUESTER, refused)).toMatch(/Planning: partially drain broker 3/);
+    await h.queue.idle();
+    expect(ops.planned.at(-1)).toEqual({ kind: 'drain-broker', broker: 3, partial: true });
+    // The plan joins the thread of the refusal.
+    expect(stub.thread(refused.ts).some((m) => m.text.startsWith('REQUESTED: drain broker 3'))).toBe(true);
+  });
+
+  it('rejects a forged plan button value', async () => {
+    const { plan } = await requestPlan();
+    expect(await click('ops:plan', '{"cluster":"sandbox","request":{"kind":"drain-broker","broker":"3; rm -rf /"}}', REQUESTER, plan)).toMatch(/no valid request/);
+    expect(await click('ops:approve', '../../etc', ALICE, plan)).toMatch(/no valid request id/);
+  });
+});
+
+describe('"Plan …" buttons on findings', () => {
+  it('offline partition → leader override, RF 1 → raise to 3, can-restart no → drain; all within Slack limits', async () => {
+    const rendered = renderDiagnosis(
+      report([finding(4), finding(0, { kind: 'replication-factor-one', title: 'RF 1', affected: { partitions: [{ topic: 'logs-rf1', partition: 0 }], brokers: [], groups: [] } })]),
+      { correlationId: 'kr-1' },
+    );
+    const accessories = (rendered.blocks as Elements).flatMap((b) => (b.accessory ? [b.accessory] : []));
+    expect(accessories.map((a) => JSON.parse(a.value))).toEqual([
+      { cluster: 'sandbox', request: { kind: 'leader-override', topic: 'orders', partition: 4 } },
+      { cluster: 'sandbox', request: { kind: 'raise-replication-factor', topic: 'logs-rf1', replicationFactor: 3 } },
+    ]);
+    const restart = renderCanRestart('sandbox', { brokerId: 2, safe: false, verdict: 'No', reasons: [] }, 'kr-2');
+    const drain = (restart.blocks as Elements).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'ops:plan')!;
+    expect(JSON.parse(drain.value)).toEqual({ cluster: 'sandbox', request: { kind: 'drain-broker', broker: 2, partial: false } });
+
+    // Clicking the finding's button plans in the finding's thread.
+    const findingMessage: StubMessage = { channel: 'C0OPS', ts: '1700000000.000900', thread_ts: '1700000000.000800', text: 'findings', blocks: [], history: [] };
+    expect(await click('ops:plan', accessories[0]!.value, ALICE, findingMessage)).toMatch(/Planning: elect a leader for orders-4/);
+    await h.queue.idle();
+    expect(ops.planned.at(-1)).toEqual({ kind: 'leader-override', topic: 'orders', partition: 4 });
+    expect(stub.thread('1700000000.000800').some((m) => m.text.startsWith('REQUESTED: make broker 3 lead orders-4'))).toBe(true);
+  });
+});
