@@ -188,6 +188,28 @@ describe.skipIf(!ready)('diagnosis on the sandbox', { timeout: 600_000 }, () => 
     expect(oversized[0]!.affected.brokers).toEqual([1, 2, 3]);
     // The reload the scenario triggers takes about two seconds; if it is still running, it must name the leader.
     for (const f of find(report, 'coordinator-loading')) expect(f.affected.brokers).toEqual([leader]);
+
+    // Now catch a reload for certain: stop the coordinator while snapshots run back to back. Another
+    // replica takes over and replays ~1M records; for those seconds it answers
+    // COORDINATOR_LOAD_IN_PROGRESS and the finding must name that new coordinator.
+    let caught: { finding: Finding; newLeader: number } | undefined;
+    let stoppedAt = Infinity;
+    const poll = (async () => {
+      const deadline = Date.now() + 60_000;
+      while (!caught && Date.now() < deadline && Date.now() < stoppedAt + 30_000) {
+        const s = await takeSnapshot(connection(), { timeoutMs: 5_000 }).catch(() => null);
+        const finding = s ? detect(s, []).find((f) => f.kind === 'coordinator-loading' && !f.affected.brokers.includes(leader)) : undefined;
+        const newLeader = s?.topics.find((t) => t.name === '__consumer_offsets')?.partitions[partition]?.leader;
+        if (finding && newLeader !== undefined) caught = { finding, newLeader };
+      }
+    })();
+    await sandbox('stop', String(leader));
+    stoppedAt = Date.now();
+    await poll;
+    await sandbox('start', String(leader));
+    expect(caught, 'no diagnosis saw the new coordinator loading').toBeDefined();
+    expect(caught!.finding.affected.brokers).toEqual([caught!.newLeader]);
+    expect(caught!.finding.severity).not.toBe('info');
   });
 
   it('a broker that hangs and is then killed during the diagnosis: a complete report naming it', async () => {
