@@ -103,16 +103,26 @@ function portAccepts(port: number): Promise<boolean> {
   });
 }
 
-async function fileSize(file: string): Promise<number> {
+/** Where a log file ends now, so that only what a new process writes is read. */
+export interface LogMark {
+  ino: number | null;
+  size: number;
+}
+
+export async function markLog(file: string): Promise<LogMark> {
   try {
-    return (await stat(file)).size;
+    const st = await stat(file);
+    return { ino: st.ino, size: st.size };
   } catch {
-    return 0;
+    return { ino: null, size: 0 };
   }
 }
 
-async function readFrom(file: string, offset: number): Promise<string> {
+/** What was written after the mark; log4j rolls server.log over at start, and then the whole new file counts. */
+export async function readSince(file: string, mark: LogMark): Promise<string> {
   try {
+    const st = await stat(file);
+    const offset = st.ino === mark.ino && st.size >= mark.size ? mark.size : 0;
     return (await readFile(file)).subarray(offset).toString('utf8');
   } catch {
     return '';
@@ -275,7 +285,7 @@ export class Sandbox {
     const node = this.node(id);
     await this.writeNodeFiles(node, dist);
     await this.formatIfNeeded(node, dist, cluster.clusterId);
-    const logOffset = await fileSize(join(node.logsDir, 'server.log'));
+    const logMark = await markLog(join(node.logsDir, 'server.log'));
     const out = openSync(join(node.logsDir, node.role === 'controller' ? 'controllerServer.out' : 'kafkaServer.out'), 'a');
     const child = spawn(
       'java',
@@ -298,18 +308,18 @@ export class Sandbox {
     child.unref();
     if (!child.pid) throw new Error(`could not start java for node ${id}`);
     await writeFile(node.pidFile, String(child.pid));
-    await this.waitStarted(node, child.pid, logOffset);
+    await this.waitStarted(node, child.pid, logMark);
   }
 
-  /** Started = "Kafka Server started" written after `logOffset`, and the port answers. */
-  private async waitStarted(node: NodeLayout, pid: number, logOffset: number): Promise<void> {
+  /** Started = "Kafka Server started" written since `logMark`, and the port answers. */
+  private async waitStarted(node: NodeLayout, pid: number, logMark: LogMark): Promise<void> {
     const serverLog = join(node.logsDir, 'server.log');
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < deadline) {
       if (!isAlive(pid)) {
         throw new Error(`node ${node.id} exited during start. Last lines of ${serverLog}:\n${await tail(serverLog)}`);
       }
-      if ((await readFrom(serverLog, logOffset)).includes('Kafka Server started') && (await portAccepts(node.port))) return;
+      if ((await readSince(serverLog, logMark)).includes('Kafka Server started') && (await portAccepts(node.port))) return;
       await sleep(250);
     }
     throw new Error(`node ${node.id} did not finish starting within ${START_TIMEOUT_MS / 1000} s. Last lines of ${serverLog}:\n${await tail(serverLog)}`);

@@ -1,7 +1,7 @@
 // The sandbox is a tool people rely on: idempotent, precise about what it
 // signals, and clear when something is in the way.
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
