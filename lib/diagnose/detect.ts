@@ -11,7 +11,7 @@ import { detectHostFindings } from './detectors/hosts.ts';
 
 export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
   return sortFindings([
-    ...detectMetadataFindings(snapshot),
+    ...detectMetadataFindings(snapshot, probes),
     ...detectCoordinatorLoading(snapshot, probes),
     ...detectHostFindings(snapshot, probes),
   ]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../lib/diagnose/detect.ts';
 import type { Finding, FindingKind } from '../../lib/diagnose/types.ts';
-import { config, group, healthyCluster, healthyTopic, part, snapshot, topic } from './fixtures.ts';
+import { config, group, healthyCluster, healthyTopic, okProbe, part, probeReport, snapshot, topic } from './fixtures.ts';
 
 const ofKind = (findings: Finding[], kind: FindingKind) => findings.filter((f) => f.kind === kind);
 const refs = (f: Finding | undefined) => (f?.affected.partitions ?? []).map((p) => `${p.topic}-${p.partition}`);
@@ -22,6 +22,22 @@ describe('metadata detectors', () => {
     expect(offline[0]!.affected.brokers).toEqual([3]);
     expect(offline[0]!.affected.partitions).toHaveLength(300);
     expect(offline[0]!.title).toMatch(/300 partitions offline.*broker 3/);
+  });
+
+  it('incident 1: a down broker whose log dirs are empty must not be started before a leader override', () => {
+    const s = snapshot([topic('orders', [part(0, -1, [1, 2, 3], [])])], { brokers: [2, 3].map((id) => ({ id, host: 'h', port: 9090 + id, rack: null })) });
+    const wiped = probeReport();
+    wiped.logDirs = wiped.logDirs.map((d) => ({ ...d, partitionDirCount: 0 }));
+    const [withProbe] = ofKind(detect(s, [okProbe(1, wiped)]), 'offline-partition');
+    expect(withProbe!.nextActions[0]).toMatch(/^Do not start broker 1 yet: first plan a leader override/);
+    expect(withProbe!.summary).toMatch(/Broker 1 has no partition data left on disk/);
+    expect(withProbe!.evidence).toContainEqual(expect.objectContaining({ label: 'log dirs on the host', source: 'broker:1' }));
+    // The same cluster where broker 1's data is intact (or its host is not probed): bring it back.
+    for (const probes of [[okProbe(1, probeReport())], []]) {
+      const [f] = ofKind(detect(s, probes), 'offline-partition');
+      expect(f!.nextActions[0]).toMatch(/^Find out why broker 1 is down/);
+      expect(f!.fingerprint).toBe(withProbe!.fingerprint);
+    }
   });
 
   it('splits offline partitions by which brokers are down', () => {

@@ -124,6 +124,9 @@ describe.skipIf(!ready)('diagnosis on the sandbox', { timeout: 600_000 }, () => 
     const offline = find(report, 'offline-partition');
     expect(offline.flatMap((f) => f.affected.partitions).map((p) => `${p.topic}:${p.partition}`)).toContain('orders:0');
     expect(offline.flatMap((f) => f.affected.brokers)).toContain(1);
+    // Broker 1 was wiped: its host probe finds no partition data, and the advice is not "start it".
+    const orders = offline.find((f) => f.affected.partitions.some((p) => p.topic === 'orders'))!;
+    expect(orders.nextActions[0]).toMatch(/^Do not start broker 1 yet/);
   });
 
   it('missing-segments: empty partition dir on broker 2 found by the host probe; sets equal kafka-topics.sh', async () => {

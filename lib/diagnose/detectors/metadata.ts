@@ -4,6 +4,7 @@
 // partitions behind one dead broker become one finding naming that broker.
 
 import type { ClusterSnapshot, PartitionState, TopicState } from '../../kafka/types.ts';
+import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
 import {
   MAX_EVIDENCE_SAMPLES,
@@ -74,7 +75,33 @@ function minIsrEvidence(b: Bucket): Evidence {
   return { label: 'min.insync.replicas', value: values.join(', '), source: 'topic configs' };
 }
 
-export function detectMetadataFindings(snapshot: ClusterSnapshot): Finding[] {
+/**
+ * Down brokers whose host probe answered and found no partition data at all
+ * in their log dirs (wiped, reformatted, disk replaced): bringing them back
+ * restores nothing, and on KRaft a returning replica of the last ISR can even
+ * be elected with its empty log so that the live replicas truncate to it
+ * (incident 1). Maps broker id → evidence.
+ */
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function brokersWithoutData(deadBrokers: Iterable<number>, probes: readonly HostProbeOutcome[]): Map<number, Evidence> {
+  const out = new Map<number, Evidence>();
+  for (const id of deadBrokers) {
+    const o = probes.find((x) => x.brokerId === id);
+    if (!o?.ok || o.report.logDirs.length === 0) continue;
+    const dirs = o.report.logDirs;
+    if (dirs.every((d) => !d.exists || d.partitionDirCount === 0)) {
+      out.set(id, {
+        label: 'log dirs on the host',
+        value: dirs.map((d) => `${d.path}: ${d.exists ? `${d.partitionDirCount} partition dirs` : 'missing'}`).join('; '),
+        source: `broker:${id}`,
+      });
+    }
+  }
+  return out;
+}
+
+export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
   const live = new Set(snapshot.brokers.map((b) => b.id));
   const offline = new Map<string, Bucket>();
   const underMinIsr = new Map<string, Bucket>();
@@ -111,6 +138,7 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot): Finding[] {
 
   const findings: Finding[] = [];
 
+  const dataless = brokersWithoutData(replicasOnDeadBrokers.keys(), probes);
   for (const b of offline.values()) {
     const who =
       b.brokers.length > 0
@@ -120,6 +148,13 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot): Finding[] {
       b.uncleanTopics.size > 0
         ? ` ${plural(b.uncleanTopics.size, 'topic')} allow unclean election, so a live out-of-sync replica may be elected with data loss.`
         : ' Unclean leader election is off for these topics, so only a replica from the last ISR can lead without an explicit unclean election.';
+    const empty = b.brokers.filter((id) => dataless.has(id));
+    const comeBackNote =
+      empty.length > 0
+        ? ` ${capitalize(brokerList(empty))} ${empty.length === 1 ? 'has' : 'have'} no partition data left on disk (wiped or lost): starting ${empty.length === 1 ? 'it' : 'them'} restores nothing, and a returning member of the last ISR can be elected with an empty log so that the live replicas truncate to it.`
+        : b.brokers.length > 0
+          ? ` Every one has a replica on ${brokerList(b.brokers)}, which is not in the live broker list; bringing it back with its data is the data-preserving fix.`
+          : '';
     findings.push(
       makeFinding({
         kind: 'offline-partition',
@@ -127,17 +162,24 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot): Finding[] {
         title: `${plural(b.partitions.length, 'partition')} offline: ${who}`,
         summary:
           `${plural(b.partitions.length, 'partition')} in ${plural(b.perTopic.size, 'topic')} have no live leader: producers get LEADER_NOT_AVAILABLE / NOT_LEADER and consumers stall on them.` +
-          (b.brokers.length > 0 ? ` Every one has a replica on ${brokerList(b.brokers)}, which is not in the live broker list; bringing it back is the data-preserving fix.` : '') +
+          comeBackNote +
           uncleanNote,
         partitions: b.partitions,
         brokers: b.brokers,
-        evidence: bucketEvidence(b),
+        evidence: [...bucketEvidence(b), ...empty.map((id) => dataless.get(id)!)],
         identity: b.brokers.length > 0 ? b.brokers.map((id) => `broker:${id}`) : ['no-dead-replica'],
-        nextActions: [
-          ...(b.brokers.length > 0 ? [`Find out why ${brokerList(b.brokers)} is down (process, host, systemd journal) and start it; then re-run diagnose.`] : []),
-          'If a broker cannot come back, run can-restart / the leader-override plan to choose which surviving replica leads, with its data-loss estimate.',
-          'Do not wipe or delete the log dir of the last in-sync replica.',
-        ],
+        nextActions:
+          empty.length > 0
+            ? [
+                `Do not start ${brokerList(empty)} yet: first plan a leader override (/kafka elect-leader <topic> <partition>) to put the live replica with the most data in charge, then start ${empty.length === 1 ? 'it' : 'them'} to re-replicate.`,
+                'Compare what each live replica holds (the leader-override plan shows it) before choosing.',
+                'Do not wipe or delete the log dir of any replica that still holds data.',
+              ]
+            : [
+                ...(b.brokers.length > 0 ? [`Find out why ${brokerList(b.brokers)} is down (process, host, systemd journal) and start it; then re-run diagnose.`] : []),
+                'If a broker cannot come back, run can-restart / the leader-override plan to choose which surviving replica leads, with its data-loss estimate.',
+                'Do not wipe or delete the log dir of the last in-sync replica.',
+              ],
       }),
     );
   }
