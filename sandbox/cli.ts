@@ -8,7 +8,9 @@ const USAGE = `usage: kafka-responder sandbox <command>
   up                 start the controller and brokers ${BROKER_IDS.join(', ')} (no-op when running)
   down [--purge]     stop every sandbox process (--purge: also delete its data)
   status [--json]    per node: running, pid, port, host dir
-  env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME
+  env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME; once up also
+                     KAFKA_SCRAM_BOOTSTRAP_SERVERS, KAFKA_SCRAM_MECHANISM, KAFKA_SCRAM_USERNAME,
+                     KAFKA_SCRAM_PASSWORD, KAFKA_TLS_BOOTSTRAP_SERVERS, KAFKA_TLS_CA
   stop <id>          graceful stop (controlled shutdown)
   kill <id>          SIGKILL
   start <id>         start one broker
@@ -49,11 +51,25 @@ export async function run(argv: string[]): Promise<number> {
       }
       return statuses.every((s) => s.running) ? 0 : 3;
     }
-    case 'env':
+    case 'env': {
       console.log(`export KAFKA_BOOTSTRAP_SERVERS=${sandbox.bootstrapServers}`);
       console.log(`export KAFKA_BIN=${sandbox.binDir}`);
       console.log(`export KR_SANDBOX_HOME=${sandbox.settings.home}`);
+      // The SCRAM and TLS listeners' details live in cluster.json (written by `up`).
+      // Sandbox-only names, so they never switch the CLI's own KAFKA_SASL_* / KAFKA_SSL_* auth on.
+      const cluster = await sandbox.readClusterFile();
+      if (cluster?.scram) {
+        console.log(`export KAFKA_SCRAM_BOOTSTRAP_SERVERS=${cluster.scram.bootstrapServers}`);
+        console.log(`export KAFKA_SCRAM_MECHANISM=${cluster.scram.mechanism}`);
+        console.log(`export KAFKA_SCRAM_USERNAME=${cluster.scram.username}`);
+        console.log(`export KAFKA_SCRAM_PASSWORD=${cluster.scram.password}`);
+      }
+      if (cluster?.tls) {
+        console.log(`export KAFKA_TLS_BOOTSTRAP_SERVERS=${cluster.tls.bootstrapServers}`);
+        console.log(`export KAFKA_TLS_CA=${cluster.tls.caPemFile}`);
+      }
       return 0;
+    }
     case 'stop':
       console.error(`broker ${arg}: ${await sandbox.stop(brokerArg(arg))}`);
       return 0;

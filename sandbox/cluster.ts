@@ -18,11 +18,15 @@ import {
   clusterFile,
   clusterFileSchema,
   nodeLayout,
+  nodePorts,
   sandboxSettings,
+  scramBootstrapServers,
+  tlsBootstrapServers,
   type ClusterFile,
   type NodeLayout,
   type SandboxSettings,
 } from './layout.ts';
+import { SCRAM_MECHANISM, SCRAM_USERNAME, addScramArg, alterScramConfig, ensureSecurityMaterial, type SecurityMaterial } from './security.ts';
 
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -140,6 +144,7 @@ async function tail(file: string, lines = 25): Promise<string> {
 export class Sandbox {
   readonly settings: SandboxSettings;
   private dist: KafkaDist | null = null;
+  private securityJob: Promise<SecurityMaterial> | null = null;
   readonly log: (m: string) => void;
 
   constructor(settings: SandboxSettings = sandboxSettings(), log: (m: string) => void = (m) => console.error(m)) {
@@ -191,6 +196,24 @@ export class Sandbox {
     return this.dist;
   }
 
+  /**
+   * CA, keystores and SCRAM password: generated on a home's first `up`, read back
+   * afterwards. Re-read from disk on every call (cheap) because `down --purge`
+   * deletes them; concurrent callers share one generation.
+   */
+  private ensureSecurity(): Promise<SecurityMaterial> {
+    this.securityJob ??= ensureSecurityMaterial(this.settings, this.log).finally(() => {
+      this.securityJob = null;
+    });
+    return this.securityJob;
+  }
+
+  /** First port of the node's listeners that something else holds, or null. */
+  private async busyPort(node: NodeLayout): Promise<number | null> {
+    for (const port of nodePorts(node)) if (!(await portFree(port))) return port;
+    return null;
+  }
+
   /** Java and Kafka's jars in place; nothing started. */
   async install(): Promise<void> {
     const dist = await this.ensureDist();
@@ -209,16 +232,21 @@ export class Sandbox {
     const statuses = await this.status();
     if (existing && statuses.every((s) => s.running)) {
       this.log(`sandbox already up (${existing.bootstrapServers})`);
+      if (!existing.scram || !existing.tls) {
+        this.log('it was started before the SCRAM and TLS listeners existed: `sandbox down` then `sandbox up` adds them');
+      }
       return existing;
     }
     const dist = await this.ensureDist();
     for (const s of statuses.filter((x) => !x.running)) {
-      if (!(await portFree(s.port))) {
+      const busy = await this.busyPort(this.node(s.id));
+      if (busy !== null) {
         throw new Error(
-          `port ${s.port} (node ${s.id}) is in use by another process: stop it, or pick other ports with KR_SANDBOX_PORT_BASE=<base>`,
+          `port ${busy} (node ${s.id}) is in use by another process: stop it, or pick other ports with KR_SANDBOX_PORT_BASE=<base>`,
         );
       }
     }
+    const security = await this.ensureSecurity();
     const cluster: ClusterFile = {
       kafkaVersion: dist.version,
       clusterId: existing?.clusterId ?? randomClusterId(),
@@ -227,21 +255,48 @@ export class Sandbox {
       binDir: await writeToolWrappers(this.settings, dist),
       controller: { id: CONTROLLER_ID, port: this.node(CONTROLLER_ID).port, hostDir: this.node(CONTROLLER_ID).hostDir },
       brokers: BROKER_IDS.map((id) => ({ id, port: this.node(id).port, hostDir: this.node(id).hostDir })),
+      scram: { mechanism: SCRAM_MECHANISM, username: SCRAM_USERNAME, password: security.secrets.scramPassword, bootstrapServers: scramBootstrapServers(this.settings) },
+      tls: { caPemFile: security.paths.caPem, truststoreFile: security.paths.truststore, bootstrapServers: tlsBootstrapServers(this.settings) },
     };
     await mkdir(this.settings.home, { recursive: true });
     await writeFile(clusterFile(this.settings), JSON.stringify(cluster, null, 2));
     const t0 = Date.now();
     if (!statuses.find((s) => s.id === CONTROLLER_ID)?.running) await this.startNode(CONTROLLER_ID, cluster);
     await Promise.all(statuses.filter((s) => s.role === 'broker' && !s.running).map((s) => this.startNode(s.id, cluster)));
+    await this.ensureScramUser(cluster, security);
     this.log(`sandbox up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${cluster.bootstrapServers}`);
     return cluster;
+  }
+
+  /**
+   * The SCRAM user exists once per cluster: a fresh controller gets it at format
+   * time (--add-scram); a cluster formatted before the sandbox had SCRAM gets it
+   * here, once, through kafka-configs over PLAINTEXT. The marker holds the cluster
+   * id so later `up`s skip the extra JVM.
+   */
+  private async ensureScramUser(cluster: ClusterFile, security: SecurityMaterial): Promise<void> {
+    const marker = security.paths.scramMarker;
+    const done = await readFile(marker, 'utf8').then((t) => t.trim() === cluster.clusterId, () => false);
+    if (done) return;
+    try {
+      await exec(
+        join(cluster.binDir, 'kafka-configs.sh'),
+        ['--bootstrap-server', cluster.bootstrapServers, '--alter', '--add-config', alterScramConfig(security.secrets), '--entity-type', 'users', '--entity-name', SCRAM_USERNAME],
+        { timeout: 120_000 },
+      );
+    } catch (err) {
+      const e = err as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`creating the SCRAM user ${SCRAM_USERNAME} failed: ${(e.stderr || e.stdout || e.message).trim()}`);
+    }
+    await writeFile(marker, cluster.clusterId);
+    this.log(`SCRAM user ${SCRAM_USERNAME} created with kafka-configs`);
   }
 
   private async writeNodeFiles(node: NodeLayout, dist: KafkaDist): Promise<void> {
     await mkdir(join(node.hostDir, 'config'), { recursive: true });
     await mkdir(node.logsDir, { recursive: true });
     await mkdir(node.dataDir, { recursive: true });
-    await writeFile(node.configFile, serverProperties(this.settings, node));
+    await writeFile(node.configFile, serverProperties(this.settings, node, node.role === 'broker' ? await this.ensureSecurity() : undefined));
     if (dist.logging === 'log4j2') await writeFile(node.log4jFile, log4j2Xml());
     else await writeFile(join(node.hostDir, 'config', 'log4j.properties'), log4jProperties());
   }
@@ -255,17 +310,21 @@ export class Sandbox {
   /** `kafka-storage.sh format`, needed before a node's first start and after a wipe. */
   private async formatIfNeeded(node: NodeLayout, dist: KafkaDist, clusterId: string): Promise<void> {
     if (existsSync(join(node.dataDir, 'meta.properties'))) return;
+    // The controller holds the cluster's bootstrap metadata: the SCRAM user goes in there.
+    const security = node.role === 'controller' ? await this.ensureSecurity() : null;
     try {
       await exec(
         'java',
         ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dkafka.logs.dir=${node.logsDir}`, this.loggingOpt(node, dist), '-cp', dist.classpath,
-          'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', node.configFile, '--ignore-formatted'],
+          'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', node.configFile, '--ignore-formatted',
+          ...(security ? ['--add-scram', addScramArg(security.secrets)] : [])],
         { timeout: 120_000 },
       );
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
       throw new Error(`formatting node ${node.id}'s storage failed: ${(e.stderr || e.stdout || e.message).trim()}`);
     }
+    if (security) await writeFile(security.paths.scramMarker, clusterId);
   }
 
   async start(id: number): Promise<void> {
@@ -276,7 +335,8 @@ export class Sandbox {
       this.log(`node ${id} is already running`);
       return;
     }
-    if (!(await portFree(node.port))) throw new Error(`port ${node.port} (node ${id}) is in use by another process`);
+    const busy = await this.busyPort(node);
+    if (busy !== null) throw new Error(`port ${busy} (node ${id}) is in use by another process`);
     await this.startNode(id, cluster);
   }
 

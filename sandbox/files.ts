@@ -4,8 +4,32 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KafkaDist } from './dist.ts';
 import { BROKER_IDS, CONTROLLER_ID, binDir, nodeLayout, type NodeLayout, type SandboxSettings } from './layout.ts';
+import { SCRAM_MECHANISM, type SecurityMaterial } from './security.ts';
 
-export function serverProperties(s: SandboxSettings, node: NodeLayout): string {
+/**
+ * The SASL_PLAINTEXT (SCRAM-SHA-512) and SSL listeners' settings. Clients only:
+ * inter-broker traffic stays on PLAINTEXT, so no broker needs a SCRAM login.
+ */
+function securityListenerProperties(node: NodeLayout, sec: SecurityMaterial): string[] {
+  const ssl = 'listener.name.ssl.';
+  const sasl = 'listener.name.sasl_plaintext.';
+  return [
+    `${sasl}sasl.enabled.mechanisms=${SCRAM_MECHANISM}`,
+    // Server side of SCRAM needs the login module but no user of its own.
+    `${sasl}${SCRAM_MECHANISM.toLowerCase()}.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;`,
+    `${ssl}ssl.keystore.type=PKCS12`,
+    `${ssl}ssl.keystore.location=${sec.paths.brokerKeystore(node.id)}`,
+    `${ssl}ssl.keystore.password=${sec.secrets.storePassword}`,
+    `${ssl}ssl.key.password=${sec.secrets.storePassword}`,
+    `${ssl}ssl.truststore.type=PKCS12`,
+    `${ssl}ssl.truststore.location=${sec.paths.truststore}`,
+    `${ssl}ssl.truststore.password=${sec.secrets.storePassword}`,
+    `${ssl}ssl.client.auth=none`,
+  ];
+}
+
+/** Without `security` (older callers) a broker has its PLAINTEXT listener only. */
+export function serverProperties(s: SandboxSettings, node: NodeLayout, security?: SecurityMaterial): string {
   const controller = nodeLayout(s, CONTROLLER_ID);
   const voters = `${CONTROLLER_ID}@127.0.0.1:${controller.port}`;
   const common = [
@@ -26,14 +50,18 @@ export function serverProperties(s: SandboxSettings, node: NodeLayout): string {
       '',
     ].join('\n');
   }
+  const listeners = [`PLAINTEXT://127.0.0.1:${node.port}`];
+  if (security) listeners.push(`SASL_PLAINTEXT://127.0.0.1:${node.saslPort}`, `SSL://127.0.0.1:${node.tlsPort}`);
   return [
     `# kafka-responder sandbox: broker ${node.id}`,
     'process.roles=broker',
     ...common,
-    `listeners=PLAINTEXT://127.0.0.1:${node.port}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${node.port}`,
+    `listeners=${listeners.join(',')}`,
+    // Each listener advertises itself, so a client bootstrapped over SCRAM or TLS stays on it.
+    `advertised.listeners=${listeners.join(',')}`,
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${security ? ',SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL' : ''}`,
+    ...(security ? securityListenerProperties(node, security) : []),
     'num.partitions=3',
     `default.replication.factor=${BROKER_IDS.length}`,
     `offsets.topic.replication.factor=${BROKER_IDS.length}`,

@@ -52,7 +52,19 @@ export interface NodeLayout {
   logsDir: string;
   pidFile: string;
   port: number;
+  /** Brokers only: SASL_PLAINTEXT (SCRAM-SHA-512) and SSL listener ports; null on the controller. */
+  saslPort: number | null;
+  tlsPort: number | null;
 }
+
+/**
+ * Port layout from the base B: controller B, broker N's PLAINTEXT B+N,
+ * SASL_PLAINTEXT (SCRAM) B+10+N, SSL B+20+N (N = 1..3). The three blocks
+ * B..B+3, B+11..B+13 and B+21..B+23 cannot overlap while there are fewer than
+ * ten brokers. A second sandbox needs a base at least 24 away from the first.
+ */
+export const SASL_PORT_OFFSET = 10;
+export const TLS_PORT_OFFSET = 20;
 
 export function nodeLayout(s: SandboxSettings, id: number): NodeLayout {
   const role = id === CONTROLLER_ID ? 'controller' : 'broker';
@@ -67,6 +79,8 @@ export function nodeLayout(s: SandboxSettings, id: number): NodeLayout {
     logsDir: join(hostDir, 'logs'),
     pidFile: join(hostDir, role === 'controller' ? 'controller.pid' : 'broker.pid'),
     port: role === 'controller' ? s.portBase : s.portBase + id,
+    saslPort: role === 'controller' ? null : s.portBase + SASL_PORT_OFFSET + id,
+    tlsPort: role === 'controller' ? null : s.portBase + TLS_PORT_OFFSET + id,
   };
 }
 
@@ -74,6 +88,12 @@ export const binDir = (s: SandboxSettings) => join(s.home, 'bin');
 export const clusterFile = (s: SandboxSettings) => join(s.home, 'cluster.json');
 export const bootstrapServers = (s: SandboxSettings) =>
   BROKER_IDS.map((id) => `127.0.0.1:${nodeLayout(s, id).port}`).join(',');
+export const scramBootstrapServers = (s: SandboxSettings) =>
+  BROKER_IDS.map((id) => `127.0.0.1:${s.portBase + SASL_PORT_OFFSET + id}`).join(',');
+export const tlsBootstrapServers = (s: SandboxSettings) =>
+  BROKER_IDS.map((id) => `127.0.0.1:${s.portBase + TLS_PORT_OFFSET + id}`).join(',');
+/** Every port a node listens on (all must be free before it starts). */
+export const nodePorts = (n: NodeLayout) => [n.port, n.saslPort, n.tlsPort].filter((p): p is number => p !== null);
 
 export const clusterFileSchema = z.object({
   kafkaVersion: z.string(),
@@ -83,6 +103,13 @@ export const clusterFileSchema = z.object({
   binDir: z.string(),
   controller: z.object({ id: z.number().int(), port: z.number().int(), hostDir: z.string() }),
   brokers: z.array(z.object({ id: z.number().int(), port: z.number().int(), hostDir: z.string() })),
+  // Optional: cluster.json files written before these listeners existed still parse.
+  /** SASL_PLAINTEXT listeners; the password is a per-home random test secret. */
+  scram: z
+    .object({ mechanism: z.literal('SCRAM-SHA-512'), username: z.string(), password: z.string(), bootstrapServers: z.string() })
+    .optional(),
+  /** SSL listeners; caPemFile is the sandbox CA a client must trust. */
+  tls: z.object({ caPemFile: z.string(), truststoreFile: z.string(), bootstrapServers: z.string() }).optional(),
 });
 export type ClusterFile = z.infer<typeof clusterFileSchema>;
 
