@@ -1,8 +1,7 @@
 // `kafka-responder can-restart <broker-id> [--bootstrap host:port,...] [--json] [--timeout S]`
 // Exit codes: 0 yes, 3 no, 1 the cluster could not be read, 2 usage.
 
-import { parseArgs } from 'node:util';
-import { parseTimeout, resolveClusterTarget } from '../diagnose/cli-support.ts';
+import { parseCommandArgs, parseTimeout, resolveClusterTarget } from '../diagnose/cli-support.ts';
 import { collectDiagnosisInputs } from '../diagnose/run.ts';
 import { assessRestart } from '../diagnose/can-restart.ts';
 import { renderRestart } from '../diagnose/render-terminal.ts';
@@ -11,29 +10,9 @@ const USAGE = `usage: kafka-responder can-restart <broker-id> [--bootstrap host:
   Exit: 0 yes, 3 no, 1 could not read the cluster.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        bootstrap: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const [idText, ...extra] = positionals;
+  const values = parseCommandArgs(argv, USAGE, { topic: false, positionals: true });
+  if (typeof values === 'number') return values;
+  const [idText, ...extra] = values.positionals;
   if (idText === undefined || extra.length > 0 || !/^\d{1,9}$/.test(idText)) {
     console.error(`expected exactly one broker id (a non-negative integer)\n\n${USAGE}`);
     return 2;

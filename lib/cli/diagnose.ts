@@ -2,8 +2,7 @@
 // Exit codes: 0 nothing at warning or worse, 3 findings at warning or worse,
 // 1 the cluster could not be diagnosed (main.ts prints the reason), 2 usage.
 
-import { parseArgs } from 'node:util';
-import { parseTimeout, resolveClusterTarget } from '../diagnose/cli-support.ts';
+import { parseCommandArgs, parseTimeout, resolveClusterTarget } from '../diagnose/cli-support.ts';
 import { runDiagnosis } from '../diagnose/run.ts';
 import { renderReport } from '../diagnose/render-terminal.ts';
 
@@ -14,28 +13,8 @@ const USAGE = `usage: kafka-responder diagnose [--bootstrap host:port,...] [--to
   Exit: 0 healthy, 3 findings at warning or worse, 1 could not diagnose.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        bootstrap: { type: 'string' },
-        topic: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const values = parseCommandArgs(argv, USAGE, { topic: true, positionals: false });
+  if (typeof values === 'number') return values;
   if (values.topic !== undefined && !/^[A-Za-z0-9._-]{1,249}$/.test(values.topic)) {
     console.error(`invalid topic name: ${JSON.stringify(values.topic)}`);
     return 2;

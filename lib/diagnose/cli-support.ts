@@ -3,6 +3,7 @@
 // (we have no broker → host mapping for it). Without: the local sandbox, its
 // brokers' host directories probed through the local executor.
 
+import { parseArgs } from 'node:util';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { connectionConfigFromEnv, splitBootstrap } from '../kafka/connection.ts';
 import type { Executor, HostTarget } from '../hosts/types.ts';
@@ -38,4 +39,44 @@ export function parseTimeout(value: string | undefined): number {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new Error(`--timeout must be a number of seconds between 0 and 600, got "${value}"`);
   return Math.round(seconds * 1000);
+}
+
+export interface CommandArgs {
+  bootstrap: string | undefined;
+  json: boolean;
+  timeout: string | undefined;
+  topic: string | undefined;
+  positionals: string[];
+}
+
+/**
+ * The flags diagnose and can-restart share (--bootstrap, --json, --timeout,
+ * --help, and --topic where it applies). Returns the exit code instead when
+ * it printed usage (0 for --help, 2 for bad flags).
+ */
+export function parseCommandArgs(argv: string[], usage: string, opts: { topic: boolean; positionals: boolean }): CommandArgs | number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        bootstrap: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+        ...(opts.topic ? { topic: { type: 'string' as const } } : {}),
+      },
+      strict: true,
+      allowPositionals: opts.positionals,
+    });
+  } catch (err) {
+    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
+    return 2;
+  }
+  const values = parsed.values as { bootstrap?: string; json?: boolean; timeout?: string; help?: boolean; topic?: string };
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  return { bootstrap: values.bootstrap, json: values.json ?? false, timeout: values.timeout, topic: values.topic, positionals: parsed.positionals };
 }
