@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { closedPort } from '../helpers/net.ts';
 import { run as diagnose } from '../../lib/cli/diagnose.ts';
 import { run as canRestart } from '../../lib/cli/can-restart.ts';
 import { renderReport, renderRestart } from '../../lib/diagnose/render-terminal.ts';
@@ -9,13 +9,6 @@ import { part, snapshot, topic, config } from './fixtures.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 describe('CLI argument handling', () => {
   it.each([

@@ -3,6 +3,7 @@
 
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort } from '../helpers/net.ts';
 import { BootstrapUnreachableError, takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
 
@@ -20,13 +21,6 @@ afterAll(async () => {
   await new Promise((resolve) => silent.close(resolve));
 });
 
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 describe('takeSnapshot faults', () => {
   it('a refused bootstrap server is a clear error, quickly', async () => {

@@ -27,7 +27,7 @@ import { sandboxConfig } from '../../lib/local/defaults.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { buildHarness, type Harness } from './helpers/harness.ts';
-import { actionEvent, slashEvent } from './helpers/signed.ts';
+import { actionEvent, slashEvent, blockActionsPayload } from './helpers/signed.ts';
 import { SlackStub, type StubMessage } from './helpers/slack-stub.ts';
 
 
@@ -90,19 +90,8 @@ describe.skipIf(!up)('two-person-approved operations from Slack on the sandbox',
   /** A real signed block_actions payload; returns what the bot answered the clicker (ephemeral), if anything. */
   async function click(actionId: string, value: string, user: string, message: StubMessage): Promise<string | undefined> {
     const id = `c${++seq}`;
-    const payload = {
-      type: 'block_actions',
-      user: { id: user },
-      channel: { id: message.channel },
-      team: { id: 'T0TEST' },
-      api_app_id: 'A0TEST',
-      token: 't',
-      container: { type: 'message', message_ts: message.ts, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
-      message: { ts: message.ts, text: message.text, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
-      response_url: stub.responseUrl(id),
-      trigger_id: '1.2.3',
-      actions: [{ type: 'button', action_id: actionId, block_id: 'b', value, action_ts: `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}`, text: { type: 'plain_text', text: actionId } }],
-    };
+    const actionTs = `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}`;
+    const payload = blockActionsPayload({ actionId, value, user, message, responseUrl: stub.responseUrl(id), actionTs });
     const res = await h.handler(actionEvent(payload));
     expect(res.statusCode).toBe(200);
     const answer = stub.responses.find((r) => r.path === `/response/${id}`);

@@ -19,7 +19,7 @@ import { renderCanRestart, renderDiagnosis } from '../../lib/slack/blocks.ts';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { BASE_CONFIG, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
-import { actionEvent, slashEvent } from './helpers/signed.ts';
+import { actionEvent, slashEvent, blockActionsPayload } from './helpers/signed.ts';
 import { SlackStub, type StubMessage } from './helpers/slack-stub.ts';
 
 const REQUESTER = 'U0REQ';
@@ -128,19 +128,10 @@ async function slash(text: string, user = REQUESTER) {
 
 async function click(actionId: string, value: string, user: string, message: StubMessage, actionTs?: string): Promise<string | undefined> {
   const id = `c${++seq}`;
-  const payload = {
-    type: 'block_actions',
-    user: { id: user },
-    channel: { id: message.channel },
-    team: { id: 'T0TEST' },
-    api_app_id: 'A0TEST',
-    token: 't',
-    container: { type: 'message', message_ts: message.ts, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
-    message: { ts: message.ts, text: message.text, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
-    response_url: stub.responseUrl(id),
-    trigger_id: '1.2.3',
-    actions: [{ type: 'button', action_id: actionId, block_id: 'b', value, action_ts: actionTs ?? `1700000100.${String(seq).padStart(6, '0')}`, text: { type: 'plain_text', text: 'x' } }],
-  };
+  const payload = blockActionsPayload({
+    actionId, value, user, message, responseUrl: stub.responseUrl(id),
+    actionTs: actionTs ?? `1700000100.${String(seq).padStart(6, '0')}`,
+  });
   const res = await h.handler(actionEvent(payload, { timestamp: Math.floor(Date.now() / 1000) - (seq % 50) }));
   expect(res.statusCode).toBe(200);
   return stub.responses.find((r) => r.path === `/response/${id}`)?.body.text as string | undefined;

@@ -62,3 +62,28 @@ export function slashEvent(o: SlashOptions, sign: SignOptions = {}): HttpEvent {
 export function actionEvent(payload: Record<string, unknown>, sign: SignOptions = {}): HttpEvent {
   return signedEvent(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), { path: '/slack/interactivity', ...sign });
 }
+
+/** A button click on a posted message, as Slack sends it (block_actions). */
+export function blockActionsPayload(o: {
+  actionId: string;
+  value: string;
+  user: string;
+  message: { channel: string; ts: string; text: string; thread_ts?: string };
+  responseUrl: string;
+  actionTs: string;
+}): Record<string, unknown> {
+  const thread = o.message.thread_ts ? { thread_ts: o.message.thread_ts } : {};
+  return {
+    type: 'block_actions',
+    user: { id: o.user },
+    channel: { id: o.message.channel },
+    team: { id: 'T0TEST' },
+    api_app_id: 'A0TEST',
+    token: 't',
+    container: { type: 'message', message_ts: o.message.ts, ...thread },
+    message: { ts: o.message.ts, text: o.message.text, ...thread },
+    response_url: o.responseUrl,
+    trigger_id: '1.2.3',
+    actions: [{ type: 'button', action_id: o.actionId, block_id: 'b', value: o.value, action_ts: o.actionTs, text: { type: 'plain_text', text: o.actionId } }],
+  };
+}
