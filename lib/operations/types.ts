@@ -33,46 +33,97 @@ export interface LeaderCandidate {
   logEndOffset: number | null;
   checkpointedHighWatermark: number | null;
   sizeBytes: number | null;
-  /** Offsets (≈ messages) lost if this replica leads: highest known log end offset − its own. null when unknown. */
+  /**
+   * Offsets (≈ messages) lost if this replica leads: `loss.atLeast` when the loss is known and counted in
+   * messages; null when unknown (a replica that may hold acknowledged data was not measured) or only bytes are known.
+   */
   estimatedMessagesLost: number | null;
+  /** What this choice loses, and how sure that is. Absent on plans made before loss estimates. */
+  loss?: LossEstimate;
   /** What a plain unclean election would pick today (first live replica in assignment order). */
   defaultChoice: boolean;
   /** Why it cannot be chosen, when it cannot. */
   ineligible?: string;
 }
 
+/** Offsets (≈ messages) from log end offsets on the hosts; bytes from DescribeLogDirs sizes when no host can be read (e.g. Amazon MSK). */
+export type LossUnit = 'messages' | 'bytes';
+
+/** A replica that may have held acknowledged data that the plan cannot see. */
+export interface UnseenHolder {
+  brokerId: number;
+  /** Why it may hold acknowledged data: it led last, it is in the last ISR, or the ISR is empty (with ELR the last member is not shown). */
+  role: 'last-leader' | 'last-isr' | 'maybe-last-isr';
+  /** unmeasured: no figure at all; shorter: measured, but shorter than what was written or acknowledged (wiped or truncated). */
+  problem: 'unmeasured' | 'shorter';
+  /** Why it could not be measured, as the measurement said. */
+  detail?: string;
+}
+
+/** The figure beyond a replica's end that a loss bound rests on. */
+export type LossBasis =
+  | { kind: 'committed-offset'; groupId: string; value: number }
+  | { kind: 'checkpointed-high-watermark' | 'replica-log-end' | 'replica-size'; brokerId: number; value: number };
+
+/** What one leader choice loses. */
+export interface LossEstimate {
+  unit: LossUnit;
+  /** Every replica that may hold acknowledged data was measured intact: `atLeast` is then the estimate itself. */
+  known: boolean;
+  /** Lost at least, in `unit` (the estimate when known); null when this replica's own end is unknown. */
+  atLeast: number | null;
+  /** This replica's end: its log end offset, or its size in bytes. */
+  end: number | null;
+  /** The highest figure beyond `end`, which `atLeast` is measured against; null when nothing known goes beyond it. */
+  basis: LossBasis | null;
+  /** Replicas that may hold acknowledged data beyond `end` and could not be measured, or lost theirs. */
+  unseen: UnseenHolder[];
+}
+
+/** A consumer group whose committed offset lies beyond the new leader's end. */
+export interface GroupBeyondEnd {
+  groupId: string;
+  committedOffset: number;
+  state: string;
+  /** Active members; null when the group could not be described. */
+  members: number | null;
+  /** false when the new end is unknown until the election: the group may or may not be past it. */
+  certain: boolean;
+  /** Committed at the new end by the plan's commit-offsets step (it has no active members). */
+  committedByPlan: boolean;
+}
+
 /**
- * One step. Commands name a kafka CLI tool that runs on a broker host through
- * the Executor with fixed script templates: values are passed as validated
- * arguments, never spliced into shell text.
+ * One step, run over the Kafka protocol by the worker (lib/operations/steps.ts):
+ * no shell, no broker host needed. Every step is idempotent, so a worker that
+ * dies mid-way is resumed at the step it was on.
  */
 export type PlanStep =
   | {
+      /** AlterPartitionReassignments (KIP-455); with a throttle, this operation's throttles are recorded, then set, first. */
       action: 'reassign';
       description: string;
-      tool: 'kafka-reassign-partitions.sh';
-      args: string[];
-      /** The reassignment JSON the script writes from the arguments. */
-      input: { version: 1; partitions: PartitionAssignment[] };
+      partitions: PartitionAssignment[];
       throttleBytesPerSec: number | null;
     }
   | {
+      /** ElectLeaders (KIP-460) for exactly these partitions. */
       action: 'elect-leaders';
       description: string;
-      tool: 'kafka-leader-election.sh';
-      args: string[];
       electionType: 'unclean' | 'preferred';
       partitions: TopicPartition[];
     }
   | {
+      /** Waits (across worker invocations) until none of the reassign step's partitions is still moving. */
       action: 'wait-reassignment';
       description: string;
-      tool: 'kafka-reassign-partitions.sh';
-      args: string[];
       /** Index in `steps` of the reassign step whose partitions this waits for (not repeated: plans stay small). */
       reassignStep: number;
-      /** --verify also removes the throttles once every partition finished. */
-      removesThrottle: boolean;
+    }
+  | {
+      /** Removes the replication throttles this operation set, and only those. */
+      action: 'remove-throttles';
+      description: string;
     }
   | {
       action: 'verify-leaders';
@@ -85,7 +136,22 @@ export type PlanStep =
       description: string;
       /** Index in `steps` of the reassign step whose target assignment must now be in place. */
       reassignStep: number;
+    }
+  | {
+      /**
+       * Leader override: groups whose committed offset lies beyond the new log
+       * end are committed at the new end (read live, after the election), so
+       * they do not reset per auto.offset.reset. Only groups without active
+       * members; verified by reading the offsets back.
+       */
+      action: 'commit-offsets';
+      description: string;
+      topic: string;
+      partition: number;
+      groups: string[];
     };
+
+export type PlanStepAction = PlanStep['action'];
 
 export interface PlanImpact {
   summary: string;
@@ -95,8 +161,14 @@ export interface PlanImpact {
   replicasToCopy?: number;
   /** Leader override: what each choice loses. */
   candidates?: LeaderCandidate[];
-  /** Leader override: estimated offsets lost for the chosen replica, null when unknown. */
+  /** Leader override: estimated offsets lost for the chosen replica; null when unknown or only known in bytes. */
   estimatedMessagesLost?: number | null;
+  /** Leader override: what the chosen replica loses, and how sure that is. */
+  loss?: LossEstimate;
+  /** Leader override: consumer groups committed beyond the chosen replica's end (they reset unless committed at the new end). */
+  groupsBeyondEnd?: GroupBeyondEnd[];
+  /** Leader override: why committed offsets could not all be read; absent when every group answered. */
+  groupsUnread?: string;
 }
 
 export interface Plan extends ApprovablePlan {

@@ -4,13 +4,11 @@ import {
   digestOf,
   planDrain,
   planExplicitReassignment,
-  planLeaderOverride,
   planPreferredElection,
   planRaiseReplicationFactor,
   preconditionsFor,
   type Plan,
   type PlanResult,
-  type ReplicaData,
 } from '../../lib/operations/index.ts';
 
 type P = [leader: number, replicas: number[], isr: number[]];
@@ -51,98 +49,7 @@ function reason(r: PlanResult): string {
   return r.reason;
 }
 
-// Incident 1 on the sandbox: leader 1 wiped and down, 2 and 3 out of ISR with 1000 and 2000 messages.
-const leaderless = snapshot([2, 3], { orders: [[-1, [1, 2, 3], [1]]] });
-const measured: ReplicaData[] = [
-  { brokerId: 1, logEndOffset: null, source: 'host-probe', error: 'host down' },
-  { brokerId: 2, logEndOffset: 1000, checkpointedHighWatermark: 1000, sizeBytes: 10_887, source: 'host-probe' },
-  { brokerId: 3, logEndOffset: 2000, checkpointedHighWatermark: 2000, sizeBytes: 22_882, source: 'host-probe' },
-];
-
-describe('planLeaderOverride', () => {
-  it('picks the live replica with the most data and estimates the loss of every choice', () => {
-    const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, measured));
-    expect(p.kind).toBe('leader-override');
-    expect(p.params.replica).toBe(3);
-    expect(p.dryRun).toBe(true);
-    const byBroker = Object.fromEntries(p.impact.candidates!.map((c) => [c.brokerId, c]));
-    expect(byBroker[3]).toMatchObject({ live: true, logEndOffset: 2000, estimatedMessagesLost: 0, defaultChoice: false });
-    expect(byBroker[2]).toMatchObject({ live: true, logEndOffset: 1000, estimatedMessagesLost: 1000, defaultChoice: true });
-    expect(byBroker[1]).toMatchObject({ live: false, logEndOffset: null, estimatedMessagesLost: null });
-    expect(p.impact.estimatedMessagesLost).toBe(0);
-    expect(p.description).toMatch(/would pick broker 2 and lose ≈1000/);
-  });
-
-  it('reorders so the chosen replica is first (dead ones leave), then an unclean election, verify, wait', () => {
-    const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, measured));
-    expect(p.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'wait-reassignment']);
-    const reassign = p.steps[0]!;
-    expect(reassign.action === 'reassign' && reassign.input.partitions).toEqual([{ topic: 'orders', partition: 0, replicas: [3, 2] }]);
-    expect(reassign.action === 'reassign' && reassign.throttleBytesPerSec).toBeNull();
-    const elect = p.steps[1]!;
-    expect(elect.action === 'elect-leaders' && elect.electionType).toBe('unclean');
-    expect(elect.action === 'elect-leaders' && elect.args).toEqual(['--bootstrap-server', '<bootstrap>', '--election-type', 'unclean', '--topic', 'orders', '--partition', '0']);
-    expect(p.steps[2]).toMatchObject({ expected: [{ topic: 'orders', partition: 0, leader: 3 }] });
-    expect(p.warnings.join('\n')).toMatch(/replication factor drops from 3 to 2/);
-    expect(p.warnings.join('\n')).toMatch(/do not start broker 1/);
-  });
-
-  it('honours a named replica, even one with less data, and says what it costs', () => {
-    const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: '0', replica: '2' }, measured));
-    expect(p.params.replica).toBe(2);
-    expect(p.impact.estimatedMessagesLost).toBe(1000);
-    // 2 is already the first live replica: the election picks it without a reorder, and the replication factor stays.
-    expect(p.steps.map((s) => s.action)).toEqual(['elect-leaders', 'verify-leaders']);
-    expect(p.warnings.join()).not.toMatch(/replication factor drops/);
-  });
-
-  it('skips the reorder when the chosen replica already comes first and every replica is live', () => {
-    const s = snapshot([1, 2, 3], { t: [[-1, [2, 1, 3], [2]]] });
-    // leader -1 with all brokers live: e.g. the last ISR member returned with ELR cleared.
-    const p = plan(planLeaderOverride(s, { topic: 't', partition: 0, replica: 2 }, []));
-    expect(p.steps.map((s) => s.action)).toEqual(['elect-leaders', 'verify-leaders']);
-    expect(p.warnings.join()).toMatch(/could not be measured/);
-  });
-
-  it('treats a leader that is not a live broker as no leader (kafka-topics --unavailable-partitions)', () => {
-    const s = snapshot([2, 3], { t: [[1, [1, 2, 3], [1]]] });
-    expect(plan(planLeaderOverride(s, { topic: 't', partition: 0 }, measured)).params.replica).toBe(3);
-  });
-
-  it('refuses: partition has a leader, replica not in the assignment, replica not live, nothing measurable', () => {
-    const led = snapshot([1, 2, 3], { t: [[2, [1, 2, 3], [2]]] });
-    expect(reason(planLeaderOverride(led, { topic: 't', partition: 0 }, measured))).toMatch(/has a leader \(broker 2\)/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 7 }, measured))).toMatch(/holds no replica/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 1 }, measured))).toMatch(/not live/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, []))).toMatch(/could be measured; name the replica/);
-    const allDead = snapshot([4], { t: [[-1, [1, 2], [1]]] });
-    expect(reason(planLeaderOverride(allDead, { topic: 't', partition: 0 }, []))).toMatch(/no replica .* live broker/);
-  });
-
-  it('refuses unknown topics/partitions and invalid input before anything else', () => {
-    expect(reason(planLeaderOverride(leaderless, { topic: 'nope', partition: 0 }, measured))).toMatch(/not found/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 9 }, measured))).toMatch(/no partition 9/);
-    for (const topic of ['a b', 'x;rm -rf /', '..', '.', '', 'a'.repeat(250), 'é']) {
-      expect(reason(planLeaderOverride(leaderless, { topic, partition: 0 }, measured))).toMatch(/topic/);
-    }
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: -1 }, measured))).toMatch(/partition/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: '1; reboot' }, measured))).toMatch(/integer/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 1.5 }, measured))).toMatch(/integer/);
-  });
-
-  it('fingerprints topic, partition, leader, replicas, ISR and live brokers', () => {
-    const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, measured));
-    expect(p.fingerprint).toBe(digestOf(p.preconditions));
-    expect(p.preconditions).toEqual({ kind: 'leader-override', topic: 'orders', partition: 0, leader: -1, replicas: [1, 2, 3], isr: [1], liveBrokers: [2, 3] });
-    const recovered = snapshot([2, 3], { orders: [[2, [1, 2, 3], [2]]] });
-    expect(digestOf(preconditionsFor('leader-override', p.params, recovered))).not.toBe(p.fingerprint);
-    const brokerBack = snapshot([1, 2, 3], { orders: [[-1, [1, 2, 3], [1]]] });
-    expect(digestOf(preconditionsFor('leader-override', p.params, brokerBack))).not.toBe(p.fingerprint);
-    // The same state read again (other topics changing, fields in another order) fingerprints the same.
-    const again = snapshot([3, 2], { zzz: [[3, [3], [3]]], orders: [[-1, [1, 2, 3], [1]]] });
-    expect(digestOf(preconditionsFor('leader-override', p.params, again))).toBe(p.fingerprint);
-  });
-});
+// Leader override cases live in leader-override.test.ts.
 
 describe('planDrain', () => {
   const s = snapshot([1, 2, 3, 4], {
@@ -162,7 +69,7 @@ describe('planDrain', () => {
     const p = plan(planDrain(s, { broker: 1 }));
     const step = p.steps[0]!;
     if (step.action !== 'reassign') throw new Error('first step must reassign');
-    const moves = step.input.partitions;
+    const moves = step.partitions;
     expect(moves.map((m) => `${m.topic}-${m.partition}`)).toEqual(['logs-0', 'logs-2', 'orders-0', 'orders-2']);
     for (const m of moves) {
       expect(m.replicas).not.toContain(1);
@@ -183,7 +90,7 @@ describe('planDrain', () => {
     const step = p.steps[0]!;
     if (step.action !== 'reassign') throw new Error('reassign expected');
     const counts = new Map<number, number>();
-    for (const m of step.input.partitions) counts.set(m.replicas[0]!, (counts.get(m.replicas[0]!) ?? 0) + 1);
+    for (const m of step.partitions) counts.set(m.replicas[0]!, (counts.get(m.replicas[0]!) ?? 0) + 1);
     expect(counts.get(2)).toBe(5);
     expect(counts.get(3)).toBe(5);
   });
@@ -193,7 +100,7 @@ describe('planDrain', () => {
     expect(reason(planDrain(small, { broker: 1 }))).toMatch(/lacks brokers: 1 partition\(s\) \(e.g. t-0, replicas 1,2,3\)/);
     const p = plan(planDrain(small, { broker: 1, partial: true }));
     const step = p.steps[0]!;
-    expect(step.action === 'reassign' && step.input.partitions.map((m) => `${m.topic}-${m.partition}`)).toEqual(['logs-0', 'logs-1']);
+    expect(step.action === 'reassign' && step.partitions.map((m) => `${m.topic}-${m.partition}`)).toEqual(['logs-0', 'logs-1']);
     expect(p.warnings.join()).toMatch(/1 partition\(s\) stay on broker 1/);
     expect(p.title).toMatch(/1 stay: no free broker/);
     // Staying partitions whose only in-sync replica is the drained broker are called out.
@@ -229,7 +136,7 @@ describe('planDrain', () => {
     const rf1 = snapshot([1, 2, 3], { logs: [[1, [1], [1]], [2, [2], [2]], [3, [3], [3]]] });
     const p = plan(planDrain(rf1, { broker: 2 }));
     const step = p.steps[0]!;
-    expect(step.action === 'reassign' && step.input.partitions).toEqual([{ topic: 'logs', partition: 1, replicas: [1] }]);
+    expect(step.action === 'reassign' && step.partitions).toEqual([{ topic: 'logs', partition: 1, replicas: [1] }]);
   });
 });
 
@@ -239,7 +146,7 @@ describe('planRaiseReplicationFactor', () => {
     const p = plan(planRaiseReplicationFactor(s, { topic: 'logs', replicationFactor: 3 }));
     const step = p.steps[0]!;
     if (step.action !== 'reassign') throw new Error('reassign expected');
-    for (const m of step.input.partitions) {
+    for (const m of step.partitions) {
       expect(m.replicas).toHaveLength(3);
       expect(new Set(m.replicas).size).toBe(3);
       expect(m.replicas[0]).toBe(m.partition + 1);
@@ -260,7 +167,7 @@ describe('planExplicitReassignment', () => {
   it('keeps only partitions that change', () => {
     const p = plan(planExplicitReassignment(s, { partitions: [{ topic: 't', partition: 0, replicas: [1, 2] }, { topic: 't', partition: 1, replicas: [3, 1] }] }));
     const step = p.steps[0]!;
-    expect(step.action === 'reassign' && step.input.partitions).toEqual([{ topic: 't', partition: 1, replicas: [3, 1] }]);
+    expect(step.action === 'reassign' && step.partitions).toEqual([{ topic: 't', partition: 1, replicas: [3, 1] }]);
     expect(p.impact.replicasToCopy).toBe(1);
   });
   it('refuses dead brokers, duplicates, no-ops', () => {
