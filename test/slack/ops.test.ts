@@ -3,7 +3,7 @@
 // scripted operations backend: input validation, the two-person rule as the
 // buttons see it, exactly-once execution, STALE, expiry, reject/cancel, and
 // the "Plan …" buttons on findings. The same flow on the real sandbox is
-// test/slack/ops-e2e.test.ts.
+// test/slack/ops-e2e.int.test.ts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';

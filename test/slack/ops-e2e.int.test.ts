@@ -6,7 +6,7 @@
 // steps and summary in the thread. Checked afterwards with Kafka's own CLI.
 //
 // Run it on its own sandbox instance:
-//   KR_SANDBOX_HOME=/tmp/kr-ops-e2e KR_SANDBOX_PORT_BASE=39390 npx vitest run test/slack/ops-e2e.test.ts
+//   KR_SANDBOX_HOME=/tmp/kr-ops-e2e KR_SANDBOX_PORT_BASE=39390 npx vitest run test/slack/ops-e2e.int.test.ts
 // Skipped when the run has no sandbox (KR_SKIP_SANDBOX=1).
 import { execFileSync } from 'node:child_process';
 import { hasSandbox } from '../sandbox/helpers.ts';
