@@ -153,7 +153,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
   };
   const drain = time('planDrain(broker 4)', () => planDrain(snapshot, { broker: 4 }, {}));
   if (!drain.ok) throw new Error(drain.reason);
-  const moves = drain.plan.steps[0]!.action === 'reassign' ? drain.plan.steps[0]!.input.partitions.length : 0;
+  const moves = drain.plan.steps[0]!.action === 'reassign' ? drain.plan.steps[0]!.partitions.length : 0;
   time('drain fingerprint recomputed (executor precondition check)', () => digestOf(preconditionsFor('drain-broker', drain.plan.params, snapshot)));
   const planJson = JSON.stringify(drain.plan);
   const gz = gzipSync(Buffer.from(planJson), { level: 9 }).length;
@@ -163,7 +163,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
   );
   const topic = topics[5]!.name;
   const override = time('planLeaderOverride (find partition, candidates, steps)', () =>
-    planLeaderOverride(snapshot, { topic, partition: 3 }, victim.replicas.map((b, i) => ({ brokerId: b, logEndOffset: 1000 * (i + 1), source: 'bench' }))),
+    planLeaderOverride(snapshot, { topic, partition: 3 }, { replicaData: victim.replicas.map((b, i) => ({ brokerId: b, logEndOffset: 1000 * (i + 1), source: "bench" })), groups: [] }),
   );
   if (!override.ok) throw new Error(override.reason);
   console.log(`  leader override plan JSON ${(JSON.stringify(override.plan).length / 1024).toFixed(1)} KiB`);

@@ -1,7 +1,11 @@
-// Lambda: the worker, fed by the SQS job queue (FIFO; one job a batch).
+// Lambda: the worker, fed by the SQS job queue (FIFO; one job a batch) and the
+// delay queue (a long operation's next tick), and woken every minute by
+// EventBridge for the operations sweep.
 import { registerAlertJobs } from '../lib/alerts/triage.ts';
 import { loadConfig } from '../lib/config/schema.ts';
-import { awsApprovalService, awsStateStore, requireEnv } from '../lib/jobs/aws-runtime.ts';
+import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/jobs/aws-runtime.ts';
+import { newJob } from '../lib/jobs/job.ts';
+import { OPS_JOB_KINDS } from '../lib/jobs/ops-kinds.ts';
 import { registerCoreJobs } from '../lib/jobs/core-jobs.ts';
 import { createDefaultOperations } from '../lib/jobs/ops-backend.ts';
 import { registerOpsJobs } from '../lib/jobs/ops-jobs.ts';
@@ -32,12 +36,22 @@ function build(): Omit<WorkerDeps, 'remainingMs'> {
     diagnoser: createDefaultDiagnoser(executors),
     operations: createDefaultOperations(executors),
     ...(approvals ? { approvals } : {}),
+    queue: sqsJobQueue(),
     log,
   };
 }
 
+function remainingOf(context?: LambdaContext) {
+  return context?.getRemainingTimeInMillis ? { remainingMs: () => context.getRemainingTimeInMillis!() } : {};
+}
+
 export async function handler(event: SqsEvent, context?: LambdaContext): Promise<SqsBatchResponse> {
   deps ??= build();
-  const remaining = context?.getRemainingTimeInMillis ? { remainingMs: () => context.getRemainingTimeInMillis!() } : {};
-  return processSqsBatch(event, (job) => runJob(job, { ...deps!, ...remaining }), log);
+  return processSqsBatch(event, (job) => runJob(job, { ...deps!, ...remainingOf(context) }), log);
+}
+
+/** EventBridge, every minute: the operations sweep (lib/jobs/ops-jobs.ts sweepOperations). */
+export async function sweep(_event: unknown, context?: LambdaContext): Promise<void> {
+  deps ??= build();
+  await runJob(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), { ...deps, ...remainingOf(context) });
 }

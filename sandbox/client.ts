@@ -1,7 +1,6 @@
 // Small kafkajs helpers the scenarios drive the cluster with. Kafka's own CLI
 // tools stay the oracle in tests; these only set things up quickly.
 import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs';
-import { parseTopicDescribe, type DescribedPartition } from '../lib/operations/kafka-cli.ts';
 
 export function kafkaClient(bootstrap: string, clientId = 'kafka-responder-sandbox'): Kafka {
   return new Kafka({
@@ -104,9 +103,6 @@ export function offsetsPartitionFor(groupId: string, offsetsPartitions: number):
   return (h === -2147483648 ? 0 : Math.abs(h)) % offsetsPartitions;
 }
 
-// One parser of `kafka-topics.sh --describe` for the whole project (leaderless partitions, ELR included).
-export { parseTopicDescribe, type DescribedPartition };
-
 /** Runs one of the sandbox's Kafka CLI wrappers; rejects with its stderr on a non-zero exit. */
 export async function kafkaTool(binDir: string, script: string, args: string[], timeoutMs = 60_000): Promise<string> {
   const { execFile } = await import('node:child_process');
@@ -121,3 +117,55 @@ export async function kafkaTool(binDir: string, script: string, args: string[], 
 export async function describeTopic(binDir: string, bootstrap: string, topic: string): Promise<DescribedPartition[]> {
   return parseTopicDescribe(await kafkaTool(binDir, 'kafka-topics.sh', ['--bootstrap-server', bootstrap, '--describe', '--topic', topic]));
 }
+
+// ---------------------------------------------------------------- kafka-topics.sh output (the tests' oracle)
+
+export interface DescribedPartition {
+  topic: string;
+  partition: number;
+  /** -1 for "none". */
+  leader: number;
+  replicas: number[];
+  isr: number[];
+  adding: number[];
+  removing: number[];
+  /** Eligible leader replicas (KIP-966); null when the version does not print them. */
+  elr: number[] | null;
+  lastKnownElr: number[] | null;
+}
+
+/** `kafka-topics.sh --describe` partition lines (tab-separated "Key: value" fields). */
+export function parseTopicDescribe(text: string): DescribedPartition[] {
+  const out: DescribedPartition[] = [];
+  for (const line of text.split('\n')) {
+    if (!/^\s+Topic: /.test(line) && !/\tPartition: /.test(line)) continue;
+    const fields = new Map<string, string>();
+    for (const part of line.split('\t')) {
+      const m = /^\s*([A-Za-z ]+):\s?(.*)$/.exec(part);
+      if (m) fields.set(m[1]!.trim(), m[2]!.trim());
+    }
+    const topic = fields.get('Topic');
+    const partition = Number(fields.get('Partition'));
+    if (!topic || !Number.isInteger(partition) || !fields.has('Leader')) continue;
+    const leaderText = fields.get('Leader')!;
+    out.push({
+      topic,
+      partition,
+      leader: /^\d+$/.test(leaderText) ? Number(leaderText) : -1,
+      replicas: ids(fields.get('Replicas')),
+      isr: ids(fields.get('Isr')),
+      adding: ids(fields.get('Adding Replicas')),
+      removing: ids(fields.get('Removing Replicas')),
+      elr: fields.has('Elr') ? ids(fields.get('Elr')) : null,
+      lastKnownElr: fields.has('LastKnownElr') ? ids(fields.get('LastKnownElr')) : null,
+    });
+  }
+  return out;
+}
+
+const ids = (text: string | undefined): number[] =>
+  (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => /^\d+$/.test(s))
+    .map(Number);

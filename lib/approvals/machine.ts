@@ -2,9 +2,12 @@
 // applies a decision with one conditional write; a lost race re-reads and
 // decides again, so every rule here holds under concurrency too.
 //
-//   REQUESTED ─approve×N→ APPROVED ─claim→ EXECUTING ─finish→ SUCCEEDED | FAILED | STALE
+//   REQUESTED ─approve×N→ APPROVED ─claim→ EXECUTING ─finish→ SUCCEEDED | FAILED | STALE | CANCELLED
 //   REQUESTED|APPROVED ─reject→ REJECTED, ─cancel→ CANCELLED, ─(ttl)→ EXPIRED
+//   EXECUTING ─step / resume (new worker after a lease ran out) / request-cancel→ EXECUTING
 //   EXECUTING (lease expired, worker gone) ─abandon by a human→ FAILED
+// Asking is never approving: N distinct approvers click Approve on the posted
+// plan; the requester may be one of them when they are an approver.
 
 import { digestOf } from '../operations/fingerprint.ts';
 import type { ApprovalPolicy } from './policy.ts';
@@ -45,7 +48,6 @@ export function createRequest<P extends ApprovablePlan>(
       `only ${policy.approvers.size} authorized approver(s) are configured but ${required} approvals are required`,
     );
   }
-  const requesterCounts = policy.approvers.has(input.requester);
   const request: ApprovalRequest<P> = {
     id: input.id,
     status: 'REQUESTED',
@@ -56,7 +58,7 @@ export function createRequest<P extends ApprovablePlan>(
     requiredApprovals: required,
     createdAt: now,
     expiresAt: now + policy.ttlMs,
-    approvals: requesterCounts ? [{ user: input.requester, at: now, via: 'request' }] : [],
+    approvals: [],
     events: [],
     ...(input.context ? { context: input.context } : {}),
   };
@@ -66,8 +68,7 @@ export function createRequest<P extends ApprovablePlan>(
     now,
     'requested',
     input.requester,
-    `requested ${input.plan.kind}: ${input.plan.title}` +
-      (requesterCounts ? ` (counts as approval 1 of ${required})` : ` (needs ${required} approvals)`),
+    `requested ${input.plan.kind}: ${input.plan.title} (needs ${required} approvals on the posted plan)`,
     { planId: input.plan.id, fingerprint: input.plan.fingerprint, planDigest: request.planDigest },
   );
   request.events = [event];
@@ -97,15 +98,12 @@ export function decide<P extends ApprovablePlan>(
     case 'approve': {
       if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
       const { user } = action;
-      if (user === request.requester) {
+      if (!policy.approvers.has(user)) {
         return refuse(
-          'self-approval',
-          policy.approvers.has(user)
-            ? 'your request already counts as your approval; a second person must approve'
-            : 'you cannot approve your own request',
+          user === request.requester ? 'self-approval' : 'unauthorized',
+          user === request.requester ? 'you cannot approve your own request: you are not an authorized approver' : `<@${user}> is not an authorized approver`,
         );
       }
-      if (!policy.approvers.has(user)) return refuse('unauthorized', `<@${user}> is not an authorized approver`);
       const previous = request.approvals.find((a) => a.user === user);
       if (previous) {
         return refuse(
@@ -190,9 +188,10 @@ export function decide<P extends ApprovablePlan>(
         return refuse('quorum-lost', `only ${count} of ${required} approvals are from current approvers`);
       }
       const lease = { owner: action.workerId, claimedAt: now, until: now + action.leaseMs };
+      const run = { cursor: 0, checked: false, startedAt: now, stepStartedAt: now, invocations: 1 };
       return {
         ok: true,
-        ...transition({ ...request, lease }, 'EXECUTING', now, 'claimed', action.workerId, 'execution started', {
+        ...transition({ ...request, lease, run }, 'EXECUTING', now, 'claimed', action.workerId, 'execution started', {
           leaseUntil: lease.until,
         }),
       };
@@ -206,7 +205,7 @@ export function decide<P extends ApprovablePlan>(
       return {
         ok: true,
         ...transition(
-          { ...request, lease },
+          { ...request, lease, ...(action.run ? { run: action.run } : {}) },
           'EXECUTING',
           now,
           'step',
@@ -220,17 +219,50 @@ export function decide<P extends ApprovablePlan>(
     case 'finish': {
       const owned = ownLease(request, action.workerId);
       if (owned) return owned;
-      const type = action.outcome === 'SUCCEEDED' ? 'succeeded' : action.outcome === 'FAILED' ? 'failed' : 'stale';
+      const type = FINISH_EVENT[action.outcome];
       return {
         ok: true,
         ...transition(
-          { ...request, outcome: { status: action.outcome, summary: clip(action.summary), at: now } },
+          { ...request, outcome: { status: action.outcome, summary: clip(action.summary), at: now }, ...(action.run ? { run: action.run } : {}) },
           action.outcome,
           now,
           type,
           action.workerId,
           clip(action.summary),
           action.data,
+        ),
+      };
+    }
+
+    case 'resume': {
+      const owned = ownLease(request, action.workerId);
+      if (owned) return owned;
+      const lease = { ...request.lease!, until: now + action.leaseMs };
+      const at = request.run ? ` at step ${request.run.cursor + 1}` : '';
+      return {
+        ok: true,
+        ...transition({ ...request, lease }, 'EXECUTING', now, 'resumed', action.workerId, `resumed${at}: the previous worker stopped reporting`),
+      };
+    }
+
+    case 'request-cancel': {
+      if (request.status !== 'EXECUTING') {
+        return OPEN_STATUSES.has(request.status)
+          ? refuse('not-executing', 'not running yet: use Reject (approvers) or Cancel (requester)')
+          : notOpen(request);
+      }
+      if (!policy.approvers.has(action.user)) return refuse('unauthorized', `<@${action.user}> is not an authorized approver`);
+      if (request.cancelRequested) return refuse('duplicate-approval', `<@${request.cancelRequested.user}> already asked to cancel it`);
+      const cancelRequested = { user: action.user, at: now, ...(action.reason ? { reason: clip(action.reason) } : {}) };
+      return {
+        ok: true,
+        ...transition(
+          { ...request, cancelRequested },
+          'EXECUTING',
+          now,
+          'cancel-requested',
+          action.user,
+          `asked to cancel the running operation${action.reason ? `: ${clip(action.reason)}` : ''}`,
         ),
       };
     }
@@ -245,7 +277,13 @@ export function decide<P extends ApprovablePlan>(
       return {
         ok: true,
         ...transition(
-          { ...request, closedBy: closedBy(action.user, now, action.reason), outcome: { status: 'FAILED', summary, at: now } },
+          {
+            ...request,
+            closedBy: closedBy(action.user, now, action.reason),
+            outcome: { status: 'FAILED', summary, at: now },
+            // Whatever the dead worker left set (throttles) is still owed: the sweep removes it.
+            ...(request.run ? { run: { ...request.run, cleanupPending: true } } : {}),
+          },
           'FAILED',
           now,
           'abandoned',
@@ -256,6 +294,8 @@ export function decide<P extends ApprovablePlan>(
     }
   }
 }
+
+const FINISH_EVENT = { SUCCEEDED: 'succeeded', FAILED: 'failed', STALE: 'stale', CANCELLED: 'cancelled' } as const;
 
 /** Approvals from people who are approvers under the current policy. */
 export function validApprovals(approvals: readonly ApprovalRequest['approvals'][number][], policy: ApprovalPolicy) {
@@ -272,7 +312,7 @@ function requiredApprovals(policy: ApprovalPolicy): number {
 
 function ownLease<P extends ApprovablePlan>(request: ApprovalRequest<P>, workerId: string): Decision<P> | null {
   if (request.status !== 'EXECUTING') {
-    return request.status === 'SUCCEEDED' || request.status === 'FAILED' || request.status === 'STALE'
+    return request.status === 'SUCCEEDED' || request.status === 'FAILED' || request.status === 'STALE' || (request.status === 'CANCELLED' && request.outcome)
       ? refuse('already-executed', `request is already ${request.status}`)
       : refuse('not-executing', `request is ${request.status}`);
   }

@@ -15,7 +15,9 @@ import type {
   ApprovalRequest,
   AuditEvent,
   FinalOutcome,
+  Lease,
   RefusalCode,
+  RunState,
   StepReport,
 } from './types.ts';
 
@@ -108,21 +110,82 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
   }
 
   /** Exactly one caller wins: APPROVED → EXECUTING with a lease owned by `workerId`. */
-  claimForExecution(id: string, workerId: string) {
-    return this.apply(id, { type: 'claim', workerId, leaseMs: this.leaseMs }, invalid(WorkerId, workerId));
+  claimForExecution(id: string, workerId: string, leaseMs = this.leaseMs) {
+    return this.apply(id, { type: 'claim', workerId, leaseMs }, invalid(WorkerId, workerId));
   }
 
-  /** Audits one executed step (and renews the lease) before the executor moves on. */
-  recordStep(id: string, workerId: string, step: StepReport) {
-    return this.apply(id, { type: 'step', workerId, leaseMs: this.leaseMs, step }, invalid(WorkerId, workerId));
+  /**
+   * Starts or continues an execution on this worker: claims an APPROVED request,
+   * or takes over a running one whose lease is parked (waiting between
+   * invocations) or ran out (its worker died; audited as "resumed"). Exactly one
+   * caller wins; the others get `already-claimed` and must do nothing.
+   */
+  async acquireExecution(id: string, workerId: string, leaseMs = this.leaseMs): Promise<ServiceResult<P> & { resumedAfterDeath?: boolean }> {
+    const bad = invalid(RequestId, id) ?? invalid(WorkerId, workerId);
+    if (bad) return bad;
+    const current = await this.store.get<P>(id);
+    if (!current) return refused('not-found', `no approval request ${id}`, null);
+    if (current.status !== 'EXECUTING') return this.claimForExecution(id, workerId, leaseMs);
+    const now = this.now();
+    const lease = current.lease;
+    if (lease && lease.owner !== workerId && !lease.parked && lease.until > now) {
+      return refused('already-claimed', `already running on ${lease.owner}`, current);
+    }
+    const run = current.run ?? { cursor: 0, checked: false, startedAt: now, stepStartedAt: now, invocations: 0 };
+    const next = { owner: workerId, claimedAt: now, until: now + leaseMs };
+    const expected = lease ?? { owner: '', claimedAt: 0, until: 0 };
+    const taken = await this.store.takeLease(id, expected, next, { ...run, invocations: run.invocations + 1 });
+    if (!taken) return refused('already-claimed', 'another worker took this run over first', await this.store.get<P>(id));
+    const diedBefore = !lease?.parked && lease?.owner !== workerId;
+    if (!diedBefore) {
+      const request = (await this.store.get<P>(id))!;
+      return { ok: true, request, event: request.events.at(-1)!, message: 'continuing', readyToExecute: false };
+    }
+    const resumed = await this.apply(id, { type: 'resume', workerId, leaseMs }, null);
+    return resumed.ok ? { ...resumed, resumedAfterDeath: true } : resumed;
   }
 
-  finish(id: string, workerId: string, outcome: FinalOutcome, summary: string, data?: Record<string, unknown>) {
+  /** Audits one executed step (and renews the lease, saves the run state) before the executor moves on. */
+  recordStep(id: string, workerId: string, step: StepReport, run?: RunState, leaseMs = this.leaseMs) {
+    return this.apply(id, { type: 'step', workerId, leaseMs, step, ...(run ? { run } : {}) }, invalid(WorkerId, workerId));
+  }
+
+  /** Progress and lease of a running request, kept by its owner between audited steps (no version bump). */
+  saveRun(id: string, workerId: string, run: RunState, lease: Lease): Promise<boolean> {
+    if (invalid(RequestId, id) || invalid(WorkerId, workerId) || lease.owner !== workerId) return Promise.resolve(false);
+    return this.store.saveRun(id, workerId, run, lease);
+  }
+
+  finish(id: string, workerId: string, outcome: FinalOutcome, summary: string, data?: Record<string, unknown>, run?: RunState) {
     return this.apply(
       id,
-      { type: 'finish', workerId, outcome, summary, ...(data ? { data } : {}) },
+      { type: 'finish', workerId, outcome, summary, ...(data ? { data } : {}), ...(run ? { run } : {}) },
       invalid(WorkerId, workerId),
     );
+  }
+
+  /** Any one approver stops a running operation; the worker notices at its next check. */
+  requestCancel(id: string, user: string, reason?: string) {
+    return this.apply(id, { type: 'request-cancel', user, ...(reason ? { reason } : {}) }, invalid(UserId, user) ?? invalid(Reason, reason), ['cancelRequested']);
+  }
+
+  /** Operation state kept beside the request (throttle ledger...), readable by any later worker. */
+  putRunData(id: string, name: string, value: unknown): Promise<void> {
+    return this.store.putRunData(id, name, value);
+  }
+
+  getRunData<T>(id: string, name: string): Promise<T | null> {
+    return this.store.getRunData<T>(id, name);
+  }
+
+  /** Requests the scheduled sweep must look at (open, running, owing cleanup). */
+  listForSweep(limit?: number): Promise<string[]> {
+    return this.store.listForSweep(limit);
+  }
+
+  /** The cleanup a finished request owed is done. */
+  clearCleanup(id: string): Promise<boolean> {
+    return this.store.clearCleanup(id);
   }
 
   /** A human closes a run whose worker died: FAILED, never re-run. */
@@ -147,7 +210,12 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     return request;
   }
 
-  private async apply(id: string, action: Action, inputError: InputRefusal | null): Promise<ServiceResult<P>> {
+  private async apply(
+    id: string,
+    action: Action,
+    inputError: InputRefusal | null,
+    onlyFields?: readonly (keyof ApprovalRequest)[],
+  ): Promise<ServiceResult<P>> {
     const bad = invalid(RequestId, id) ?? inputError;
     if (bad) return bad;
     const policy = await this.policy();
@@ -171,7 +239,7 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
         current,
         decision.request,
         decision.event,
-        action.type === 'approve' ? { addApprover: action.user } : {},
+        { ...(action.type === 'approve' ? { addApprover: action.user } : {}), ...(onlyFields ? { onlyFields } : {}) },
       );
       if (won) {
         return {

@@ -19,14 +19,25 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCom
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { digestOf } from '../operations/fingerprint.ts';
-import type { ApprovablePlan, ApprovalRequest, AuditEvent, Refusal } from './types.ts';
+import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, Refusal, RunState } from './types.ts';
 
 /** Records are kept this long after their request stops being open (DynamoDB TTL deletes lazily). */
 export const DEFAULT_RETENTION_DAYS = 400;
 
 const STATE_SK = 'STATE';
 /** Storage-only attributes, not part of ApprovalRequest. */
-const KEY_ATTRS = new Set(['pk', 'sk', 'ttl', 'approverIds', 'recordType']);
+const KEY_ATTRS = new Set(['pk', 'sk', 'ttl', 'approverIds', 'recordType', 'sweep', 'sweepSince']);
+/**
+ * Sparse index of the requests the scheduled sweep must look at (open,
+ * running, or owing cleanup): `sweep` is set only on those, so the index
+ * stays as small as the number of live requests.
+ */
+export const SWEEP_INDEX = 'sweep-index';
+const SWEEP_VALUE = 'OPEN';
+
+function needsSweep(r: Pick<ApprovalRequest, 'status' | 'run'>): boolean {
+  return r.status === 'REQUESTED' || r.status === 'APPROVED' || r.status === 'EXECUTING' || r.run?.cleanupPending === true;
+}
 /** Set at creation and never rewritten by a transition (the plan may be megabytes). */
 const IMMUTABLE_ATTRS = new Set(['id', 'plan', 'planDigest', 'requester', 'requiredApprovals', 'createdAt', 'expiresAt']);
 /** Plans above this are gzipped into PLAN#nnnn items beside the request (a drain of a big broker is megabytes). */
@@ -85,10 +96,22 @@ export class ApprovalStore {
         AttributeDefinitions: [
           { AttributeName: 'pk', AttributeType: 'S' },
           { AttributeName: 'sk', AttributeType: 'S' },
+          { AttributeName: 'sweep', AttributeType: 'S' },
+          { AttributeName: 'sweepSince', AttributeType: 'N' },
         ],
         KeySchema: [
           { AttributeName: 'pk', KeyType: 'HASH' },
           { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: SWEEP_INDEX,
+            KeySchema: [
+              { AttributeName: 'sweep', KeyType: 'HASH' },
+              { AttributeName: 'sweepSince', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'KEYS_ONLY' },
+          },
         ],
       }),
     );
@@ -137,6 +160,7 @@ export class ApprovalStore {
             recordType: 'request',
             ttl: this.ttlFor(request),
             ...(request.approvals.length > 0 ? { approverIds: new Set(request.approvals.map((a) => a.user)) } : {}),
+            ...(needsSweep(request) ? { sweep: SWEEP_VALUE, sweepSince: request.createdAt } : {}),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -180,7 +204,7 @@ export class ApprovalStore {
     prev: ApprovalRequest,
     next: ApprovalRequest,
     event: AuditEvent,
-    options: { addApprover?: string } = {},
+    options: { addApprover?: string; onlyFields?: readonly (keyof ApprovalRequest)[] } = {},
   ): Promise<boolean> {
     const names: Record<string, string> = { '#status': 'status', '#version': 'version' };
     const values: Record<string, unknown> = { ':fromStatus': prev.status, ':fromVersion': prev.version };
@@ -192,16 +216,26 @@ export class ApprovalStore {
       names[n] = attr;
       return n;
     };
+    // `onlyFields`: write just these (plus status, version, events); a targeted change such as a cancel
+    // request must not rewrite the run state a worker saved meanwhile without a version bump.
+    const only = options.onlyFields ? new Set<string>([...options.onlyFields, 'status', 'version', 'events']) : null;
     const record = { ...next, ttl: this.ttlFor(next) } as Record<string, unknown>;
+    if (!only) {
+      record.sweep = needsSweep(next) ? SWEEP_VALUE : undefined;
+      record.sweepSince = needsSweep(next) ? next.createdAt : undefined;
+    }
     for (const [attr, value] of Object.entries(record)) {
-      if (IMMUTABLE_ATTRS.has(attr) || value === undefined) continue;
+      if (IMMUTABLE_ATTRS.has(attr) || value === undefined || (only && !only.has(attr))) continue;
       const n = attr === 'status' ? '#status' : attr === 'version' ? '#version' : placeholder(attr);
       const v = `:v${i++}`;
       values[v] = value;
       sets.push(`${n} = ${v}`);
     }
-    for (const attr of Object.keys(prev)) {
-      if (!IMMUTABLE_ATTRS.has(attr) && (record as Record<string, unknown>)[attr] === undefined) removes.push(placeholder(attr));
+    if (!only) {
+      const stored = new Set([...Object.keys(prev), 'sweep', 'sweepSince']);
+      for (const attr of stored) {
+        if (!IMMUTABLE_ATTRS.has(attr) && record[attr] === undefined) removes.push(placeholder(attr));
+      }
     }
     let condition = '#status = :fromStatus AND #version = :fromVersion';
     let add = '';
@@ -230,6 +264,121 @@ export class ApprovalStore {
     }
     await this.putAudit(event);
     return true;
+  }
+
+  /**
+   * Takes over a running request's lease when it is exactly `expected` (a
+   * parked lease, or one whose worker stopped reporting). No version bump:
+   * resuming a parked run is routine, not an audit event. false when another
+   * worker took it first.
+   */
+  async takeLease(id: string, expected: Lease, next: Lease, run: RunState): Promise<boolean> {
+    return this.conditionalUpdate(
+      id,
+      'SET #lease = :next, #run = :run',
+      '#status = :executing AND #lease.#owner = :owner AND #lease.#until = :until',
+      { '#lease': 'lease', '#run': 'run', '#owner': 'owner', '#until': 'until' },
+      { ':next': stripUndefined(next), ':run': stripUndefined(run), ':owner': expected.owner, ':until': expected.until },
+    );
+  }
+
+  /** Saves a running request's progress and lease (its owner only), without a version bump. */
+  async saveRun(id: string, workerId: string, run: RunState, lease: Lease): Promise<boolean> {
+    return this.conditionalUpdate(
+      id,
+      'SET #lease = :lease, #run = :run',
+      '#status = :executing AND #lease.#owner = :owner',
+      { '#lease': 'lease', '#run': 'run', '#owner': 'owner' },
+      { ':lease': stripUndefined(lease), ':run': stripUndefined(run), ':owner': workerId },
+    );
+  }
+
+  /** A finished request's cleanup is done: it leaves the sweep index. */
+  async clearCleanup(id: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: pkOf(id), sk: STATE_SK },
+          UpdateExpression: 'SET #run.#pending = :false REMOVE #sweep, #since',
+          ConditionExpression: 'NOT #status IN (:r, :a, :e)',
+          ExpressionAttributeNames: { '#run': 'run', '#pending': 'cleanupPending', '#sweep': 'sweep', '#since': 'sweepSince', '#status': 'status' },
+          ExpressionAttributeValues: { ':false': false, ':r': 'REQUESTED', ':a': 'APPROVED', ':e': 'EXECUTING' },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Operation state too large for the request item (e.g. the throttle entries
+   * of a big drain), kept beside it gzipped: `RUN#<name>`. Overwritten as a whole.
+   */
+  async putRunData(id: string, name: string, value: unknown): Promise<void> {
+    const gz = gzipSync(Buffer.from(JSON.stringify(value), 'utf8'), { level: 6 });
+    if (gz.length > PLAN_CHUNK_BYTES) throw new Error(`run data ${name} of ${id} is too large (${gz.length} bytes gzipped)`);
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { pk: pkOf(id), sk: `RUN#${name}`, recordType: 'run-data', data: gz, ttl: Math.floor((Date.now() + this.retentionMs) / 1000) },
+      }),
+    );
+  }
+
+  async getRunData<T>(id: string, name: string): Promise<T | null> {
+    const out = await this.doc.send(new GetCommand({ TableName: this.table, Key: { pk: pkOf(id), sk: `RUN#${name}` }, ConsistentRead: true }));
+    if (!out.Item) return null;
+    return JSON.parse(gunzipSync(Buffer.from(out.Item.data as Uint8Array)).toString('utf8')) as T;
+  }
+
+  /** Ids of the requests the sweep must look at: open, running, or owing cleanup (oldest first). */
+  async listForSweep(limit = 500): Promise<string[]> {
+    const ids: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: SWEEP_INDEX,
+          KeyConditionExpression: '#sweep = :open',
+          ExpressionAttributeNames: { '#sweep': 'sweep' },
+          ExpressionAttributeValues: { ':open': SWEEP_VALUE },
+          ExclusiveStartKey: start,
+          Limit: Math.min(100, limit - ids.length),
+        }),
+      );
+      for (const item of out.Items ?? []) if (typeof item.pk === 'string') ids.push(item.pk.slice('REQ#'.length));
+      start = out.LastEvaluatedKey;
+    } while (start && ids.length < limit);
+    return ids;
+  }
+
+  private async conditionalUpdate(
+    id: string,
+    update: string,
+    condition: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: pkOf(id), sk: STATE_SK },
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: { '#status': 'status', ...names },
+          ExpressionAttributeValues: { ':executing': 'EXECUTING', ...values },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
   }
 
   /**
@@ -338,6 +487,11 @@ export class ApprovalStore {
     const lastActivity = request.events.at(-1)?.at ?? request.createdAt;
     return Math.floor((Math.max(request.expiresAt, lastActivity) + this.retentionMs) / 1000);
   }
+}
+
+/** DynamoDB's marshaller rejects undefined inside maps. */
+function stripUndefined<T extends object>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 function pkOf(id: string): string {

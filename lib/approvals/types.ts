@@ -48,6 +48,32 @@ export interface Lease {
   owner: string;
   claimedAt: number;
   until: number;
+  /**
+   * The run is waiting between two worker invocations (a delayed job will
+   * resume it): any worker may take a parked lease, nobody is running.
+   */
+  parked?: boolean;
+}
+
+/**
+ * Where a long execution stands between worker invocations. Steps are
+ * idempotent, so a worker that died is resumed at `cursor`.
+ */
+export interface RunState {
+  /** Index of the next plan step to run. */
+  cursor: number;
+  /** The live cluster was checked against the plan's fingerprint (done once, before step 1). */
+  checked: boolean;
+  startedAt: number;
+  stepStartedAt: number;
+  /** Worker invocations that worked on this run. */
+  invocations: number;
+  /** The latest progress of the current step (not audited: a long wait reports often). */
+  progress?: { text: string; at: number; data?: Record<string, unknown> };
+  /** Operation-specific state kept across invocations, e.g. the throttles this run set. */
+  data?: Record<string, unknown>;
+  /** A terminal run still owes cleanup (e.g. throttles a broker did not accept): the sweep retries it. */
+  cleanupPending?: boolean;
 }
 
 export type AuditEventType =
@@ -61,7 +87,9 @@ export type AuditEventType =
   | 'succeeded'
   | 'failed'
   | 'stale'
-  | 'abandoned';
+  | 'abandoned'
+  | 'resumed'
+  | 'cancel-requested';
 
 /** One line of the audit trail; `seq` equals the request version it produced. */
 export interface AuditEvent {
@@ -84,7 +112,7 @@ export interface StepReport {
   data?: Record<string, unknown>;
 }
 
-export type FinalOutcome = 'SUCCEEDED' | 'FAILED' | 'STALE';
+export type FinalOutcome = 'SUCCEEDED' | 'FAILED' | 'STALE' | 'CANCELLED';
 
 export interface ApprovalRequest<P extends ApprovablePlan = ApprovablePlan> {
   id: string;
@@ -104,6 +132,10 @@ export interface ApprovalRequest<P extends ApprovablePlan = ApprovablePlan> {
   closedBy?: { user: string; at: number; reason?: string };
   lease?: Lease;
   outcome?: { status: FinalOutcome; summary: string; at: number };
+  /** Execution progress across worker invocations (EXECUTING and after). */
+  run?: RunState;
+  /** An approver asked a running operation to stop; the worker stops at its next check and cleans up. */
+  cancelRequested?: { user: string; at: number; reason?: string };
   /** Where the Slack layer posts progress: channel, thread ts, message ts... */
   context?: Record<string, string>;
   /** Audit trail, appended in the same conditional write as the transition it records. */
@@ -116,8 +148,12 @@ export type Action =
   | { type: 'cancel'; user: string; reason?: string }
   | { type: 'expire' }
   | { type: 'claim'; workerId: string; leaseMs: number }
-  | { type: 'step'; workerId: string; leaseMs: number; step: StepReport }
-  | { type: 'finish'; workerId: string; outcome: FinalOutcome; summary: string; data?: Record<string, unknown> }
+  | { type: 'step'; workerId: string; leaseMs: number; step: StepReport; run?: RunState }
+  | { type: 'finish'; workerId: string; outcome: FinalOutcome; summary: string; data?: Record<string, unknown>; run?: RunState }
+  /** A worker takes over a run whose previous worker stopped reporting (lease expired): audited, then continues at its step. */
+  | { type: 'resume'; workerId: string; leaseMs: number }
+  /** Any one approver stops a running operation (the worker cancels what is in flight and removes its throttles). */
+  | { type: 'request-cancel'; user: string; reason?: string }
   /** A human closes a run whose worker died (lease expired): it becomes FAILED, never re-run. */
   | { type: 'abandon'; user: string; reason?: string };
 

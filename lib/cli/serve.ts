@@ -5,8 +5,14 @@ import { loadConfig, type Config } from '../config/schema.ts';
 import { powertoolsLog } from '../jobs/log.ts';
 import { sandboxConfig } from '../local/defaults.ts';
 import { startLocalServer } from '../local/server.ts';
+import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from '../local/worker-timeout.ts';
+import { parseArgs } from 'node:util';
 
-const USAGE = `usage: kafka-responder serve [--port 3000] [--host 127.0.0.1]
+const USAGE = `usage: kafka-responder serve [--port 3000] [--host 127.0.0.1] [--worker-timeout SECONDS]
+
+  --worker-timeout   each job's time limit, as the deployed worker's Lambda timeout
+                     (default ${DEPLOYED_WORKER_TIMEOUT_SECONDS} s, serverless.yml): a job still running then is
+                     treated as killed; long operations continue in their next job
 
 Environment:
   SLACK_SIGNING_SECRET   the Slack app's signing secret (required)
@@ -18,27 +24,28 @@ Environment:
 
 Routes: POST /slack/events, /slack/interactivity, /alerts/alertmanager, /alerts/sns; GET /healthz`;
 
-function parseArgs(argv: string[]): { port: number; host: string } | { error: string } | 'help' {
-  let port = 3000;
-  let host = '127.0.0.1';
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') return 'help';
-    const value = argv[i + 1];
-    if (a === '--port' && value !== undefined) {
-      if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) return { error: `--port: "${value}" is not a port number` };
-      port = Number(value);
-      i++;
-    } else if (a === '--host' && value !== undefined) {
-      host = value;
-      i++;
-    } else return { error: `unknown argument "${a}"` };
+function parseServeArgs(argv: string[]): { port: number; host: string; workerTimeout: number } | { error: string } | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      options: { port: { type: 'string' }, host: { type: 'string' }, 'worker-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (err) {
+    return { error: (err as Error).message };
   }
-  return { port, host };
+  const v = parsed.values;
+  if (v.help) return 'help';
+  const port = v.port ?? '3000';
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) return { error: `--port: "${port}" is not a port number` };
+  const timeout = v['worker-timeout'] ?? String(DEPLOYED_WORKER_TIMEOUT_SECONDS);
+  if (!/^\d{1,4}$/.test(timeout) || Number(timeout) < 10 || Number(timeout) > 900) return { error: `--worker-timeout: "${timeout}" must be whole seconds from 10 to 900 (Lambda's maximum)` };
+  return { port: Number(port), host: v.host ?? '127.0.0.1', workerTimeout: Number(timeout) };
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = parseServeArgs(argv);
   if (args === 'help') {
     console.log(USAGE);
     return 0;
@@ -75,10 +82,11 @@ export async function run(argv: string[]): Promise<number> {
     log,
     host: args.host,
     port: args.port,
+    workerTimeoutSeconds: args.workerTimeout,
     ...(process.env.SLACK_API_URL ? { slackApiUrl: process.env.SLACK_API_URL } : {}),
   });
   for (const n of notes) console.error(`note: ${n}`);
-  console.error(`kafka-responder listening on ${server.url} (clusters: ${config.clusters.map((c) => c.name).join(', ')}; Slack API: ${process.env.SLACK_API_URL ?? 'https://slack.com/api/'})`);
+  console.error(`kafka-responder listening on ${server.url} (worker timeout ${args.workerTimeout} s; clusters: ${config.clusters.map((c) => c.name).join(', ')}; Slack API: ${process.env.SLACK_API_URL ?? 'https://slack.com/api/'})`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -64,15 +64,16 @@ export const clusterSchema = z.object({
   /** Names this cluster goes by in alerts, e.g. the MSK "Cluster Name" dimension or a Prometheus label. */
   aliases: z.array(z.string().min(1)).default([]),
   /**
-   * Approved operations (issue 5) run Kafka's own CLI tools on a broker host
-   * through the host executor; absent means operations cannot run on this cluster.
+   * Approved operations run over the Kafka protocol (no host access needed);
+   * host tools only add measurements where the cluster has host access.
    */
   operations: z
     .object({
-      /** Kafka's bin directory on the broker hosts, e.g. /opt/kafka/bin. */
-      kafkaBin: z.string().regex(/^\/[A-Za-z0-9_.,:/@+%-]*$/, 'expected a plain absolute path like /opt/kafka/bin'),
-      /** Bootstrap servers as seen from a broker host; the cluster's bootstrap when absent. */
-      bootstrap: z.array(hostPort).min(1).optional(),
+      /**
+       * Kafka's bin directory on the broker hosts, e.g. /opt/kafka/bin: with it, a leader
+       * override measures each replica's log end offset on its host (kafka-dump-log.sh).
+       */
+      kafkaBin: z.string().regex(/^\/[A-Za-z0-9_.,:/@+%-]*$/, 'expected a plain absolute path like /opt/kafka/bin').optional(),
       /** Replication throttle for reassignments (drain, raise-rf), bytes/s. */
       throttleBytesPerSec: z.number().int().min(1024).max(10 * 1024 ** 3).default(50 * 1024 * 1024),
     })
@@ -121,6 +122,13 @@ export const configSchema = z
         flappingWindowSeconds: z.number().int().positive().default(3600),
         /** This many fire→resolve cycles within the window make a group flapping. */
         flappingCycles: z.number().int().min(2).default(2),
+      })
+      .prefault({}),
+    /** How approved operations run across worker invocations. */
+    operations: z
+      .object({
+        /** Seconds between two polls of a running reassignment (also the delay of the next tick when a worker parks it). */
+        pollSeconds: z.number().int().min(1).max(900).default(10),
       })
       .prefault({}),
     approvals: z

@@ -24,7 +24,8 @@ export function awsStateStore(env: NodeJS.ProcessEnv = process.env): DynamoState
 
 export function sqsJobQueue(env: NodeJS.ProcessEnv = process.env): SqsJobQueue {
   const client = new SQSClient({ maxAttempts: 2, requestHandler });
-  return new SqsJobQueue({ sendMessage: (input) => client.send(new SendMessageCommand(input)) }, requireEnv('JOB_QUEUE_URL', env));
+  // DELAY_QUEUE_URL: the standard queue for a long operation's next tick (FIFO queues take no per-message delay).
+  return new SqsJobQueue({ sendMessage: (input) => client.send(new SendMessageCommand(input)) }, requireEnv('JOB_QUEUE_URL', env), env.DELAY_QUEUE_URL || undefined);
 }
 
 /**

@@ -19,8 +19,15 @@ export function newJob(kind: string, payload: unknown, correlationId: string, gr
   return { id: randomUUID(), kind, correlationId, enqueuedAt: new Date().toISOString(), payload, ...(group ? { group } : {}) };
 }
 
+export interface EnqueueOptions {
+  /** Run the job no earlier than this (a long operation's next tick). SQS caps a delay at 900 s. */
+  delayMs?: number;
+}
+
+export const MAX_DELAY_MS = 900_000;
+
 export interface JobQueue {
-  enqueue(job: Job): Promise<void>;
+  enqueue(job: Job, options?: EnqueueOptions): Promise<void>;
 }
 
 /** Where a Slack-originated job reports back. */

@@ -1,19 +1,23 @@
-// The worker side of two-person-approved operations (issue 5):
+// The worker side of two-person-approved operations:
 //   ops.plan     snapshot → measure → plan → ApprovalService.request → plan message with buttons
 //   ops.refresh  re-render the plan message from DynamoDB, post the audit line in its thread
-//   ops.execute  runApprovedPlan: claim → fingerprint check → steps (each audited, then posted) → summary
+//   ops.execute  one tick of the run (lib/operations/runner.ts): claim or take over the lease,
+//                steps from the recorded cursor, park and schedule the next tick while waiting
+//   ops.sweep    every minute: resume stalled runs, re-enqueue approved ones, expire, clean up
 // Exactly once is the approval store's job (conditional writes): a second
-// execute job for the same request is refused at the claim and posts nothing.
+// tick for the same request loses the claim or the lease and posts nothing.
 import { randomUUID } from 'node:crypto';
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalRequest } from '../approvals/types.ts';
+import { FINAL_STATUSES, type ApprovalRequest, type StepReport } from '../approvals/types.ts';
 import { findCluster } from '../config/schema.ts';
+import { cleanupFinishedRun, runTick, type RunReporter } from '../operations/runner.ts';
 import type { Plan } from '../operations/types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS, renderPlanMessage, renderStep, renderSummary } from '../slack/ops-blocks.ts';
-import { finishActivity, startActivity } from './activity.ts';
-import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, type OpsPlanJob } from './ops-kinds.ts';
+import { finishActivity } from './activity.ts';
+import { newJob } from './job.ts';
+import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob } from './ops-kinds.ts';
 import { errorMessage } from './log.ts';
 import type { StateStore } from './state-store.ts';
 import { PermanentJobError, type JobContext, type JobRegistry } from './worker.ts';
@@ -123,79 +127,163 @@ export function registerOpsJobs(registry: JobRegistry): void {
       kind: OPS_JOB_KINDS.execute,
       schema: opsExecuteJobSchema,
       async run(payload, ctx) {
-        const { slack, log, job } = ctx;
+        const { log, job } = ctx;
         const approvals = needApprovals(ctx);
         const operations = needOperations(ctx);
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        const before = await approvals.get(payload.requestId);
-        if (!before) throw new PermanentJobError(`no approval request ${payload.requestId}`);
         const ref = await planMessageRef(ctx.store, payload.requestId);
-        const say = async (m: SlackMessage | { text: string }) => {
-          if (ref) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch((e) => log.warn('could not post to the plan thread', { error: errorMessage(e) }));
-        };
         // Unique per attempt: two workers handed the same job must not share a lease owner.
-        const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`;
-        const started = Date.now();
-        await startActivity(ctx.store, { id: job.id, kind: job.kind, title: clip(`running: ${before.plan.title}`, 120), correlationId: job.correlationId, startedAt: job.enqueuedAt, ...(ref ? { channelId: ref.channel, threadTs: ref.threadTs } : {}) });
-        let progressTs: string | undefined;
-        let lastProgress = 0;
-        let shownExecuting = false;
-        // The claim happened inside the run: show EXECUTING (and its lease) on the plan message at the first sign of life.
-        const showExecuting = async () => {
-          if (shownExecuting) return;
-          shownExecuting = true;
+        const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
+        const remaining = ctx.remainingMs?.() ?? DEFAULT_TICK_BUDGET_MS;
+        const deadline = Date.now() + remaining - TICK_MARGIN_MS;
+        const reporter = threadReporter(ctx, payload.requestId, ref);
+        const result = await runTick({
+          approvals,
+          io: operations.io(cluster),
+          requestId: payload.requestId,
+          workerId,
+          deadline,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+          pollMs: ctx.config.operations.pollSeconds * 1000,
+          scheduleNext: async (delayMs) => {
+            if (!ctx.queue) throw new Error('no queue to schedule the next step on');
+            await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, job.correlationId, `ops-${payload.requestId}`), { delayMs });
+          },
+          report: reporter,
+        });
+        log.info('operation tick', { requestId: payload.requestId, result: result.kind, ...(result.kind === 'not-run' ? { code: result.code } : {}), ...(result.kind === 'finished' ? { status: result.status } : {}) });
+        if (result.kind === 'not-run' && !QUIET_REFUSALS.has(result.code)) {
+          await reporter.say({ text: `:no_entry: Not run: ${clip(result.message, 1500)}` });
           const now = await approvals.get(payload.requestId).catch(() => null);
           if (now) await refreshPlanMessage(ctx, now, ref);
-        };
-        try {
-          const remaining = ctx.remainingMs?.();
-          let result;
-          try {
-            result = await operations.run(cluster, approvals, payload.requestId, workerId, {
-              onStep: async (step) => {
-                await showExecuting();
-                await say(renderStep(step));
-              },
-              onProgress: async (text) => {
-                await showExecuting();
-                // At most one edit every 5 s: reassignment polling is chatty.
-                if (!ref || Date.now() - lastProgress < 5_000) return;
-                lastProgress = Date.now();
-                const m = { text: `:hourglass_flowing_sand: ${clip(text, 1000)}` };
-                if (progressTs) await slack.update({ channel: ref.channel, ts: progressTs, ...m }).catch(() => {});
-                else progressTs = (await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch(() => undefined))?.ts;
-              },
-              ...(remaining !== undefined ? { budgetMs: remaining - 30_000 } : {}),
-            });
-          } catch (err) {
-            // Mid-run failure: the request stays EXECUTING with its lease, visibly; never re-run on its own.
-            const now = await approvals.get(payload.requestId).catch(() => null);
-            await say({ text: `:x: Execution stopped: ${clip(errorMessage(err), 1500)}. The request is ${now?.status ?? 'unknown'}${now?.lease ? ` (lease held by ${now.lease.owner} until ${new Date(now.lease.until).toISOString()})` : ''}; it will not be re-run automatically. Check the cluster before doing anything else.` });
-            if (now) await refreshPlanMessage(ctx, now, ref);
-            throw new PermanentJobError(errorMessage(err));
-          }
-          if (!result.ran) {
-            log.info('operation not run', { code: result.refusal.code, message: result.refusal.message });
-            // Another worker has (or had) it: stay quiet, the thread already shows that run.
-            if (result.refusal.code !== 'already-claimed' && result.refusal.code !== 'already-executed') {
-              await say({ text: `:no_entry: Not run: ${result.refusal.message}` });
-            }
-            if (result.refusal.request) await refreshPlanMessage(ctx, result.refusal.request, ref);
-            return;
-          }
-          const after = (await approvals.get(payload.requestId)) ?? before;
-          const o = result.outcome;
-          if (o.status === 'STALE') {
-            await say({ text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${before.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). Nothing ran. Request a new plan. ${clip(o.summary, 1000)}` });
-          }
-          await say(renderSummary(after, { status: o.status, summary: o.summary, steps: o.steps, audit: after.events.map(auditLine), durationMs: Date.now() - started }));
-          await refreshPlanMessage(ctx, after, ref);
-          log.info('operation finished', { requestId: payload.requestId, status: o.status, durationMs: Date.now() - started });
-        } finally {
-          await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
         }
       },
     });
   }
+
+  if (!registry.has(OPS_JOB_KINDS.sweep)) {
+    registry.register({
+      kind: OPS_JOB_KINDS.sweep,
+      schema: opsSweepJobSchema,
+      async run(_payload, ctx) {
+        const summary = await sweepOperations(ctx);
+        ctx.log.info('operations sweep', summary);
+      },
+    });
+  }
+}
+
+/** A tick that was not run for these reasons has nothing to tell the thread: another tick has (or had) the run. */
+const QUIET_REFUSALS = new Set(['already-claimed', 'already-executed', 'lease-lost', 'closed']);
+/** Without Lambda's clock (tests, CLI), a tick works this long before parking. */
+const DEFAULT_TICK_BUDGET_MS = 10 * 60_000;
+/** Stop this long before the invocation's end: time to save, park and schedule. */
+const TICK_MARGIN_MS = 5_000;
+/** An APPROVED request that has not started within this is enqueued again by the sweep. */
+export const APPROVED_START_GRACE_MS = 2 * 60_000;
+
+/** Posts a run's life to its plan thread: steps, one progress message edited in place, resume, summary. */
+function threadReporter(ctx: JobContext, requestId: string, ref: PlanMessageRef | null): RunReporter & { say(m: SlackMessage | { text: string }): Promise<void> } {
+  const { slack, log } = ctx;
+  const say = async (m: SlackMessage | { text: string }) => {
+    if (ref) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch((e) => log.warn('could not post to the plan thread', { error: errorMessage(e) }));
+  };
+  let lastProgress = 0;
+  const progressKey = `ops-progress:${requestId}`;
+  return {
+    say,
+    async started(request) {
+      await refreshPlanMessage(ctx, request, ref);
+    },
+    async resumed(request) {
+      await say({ text: `:arrows_counterclockwise: Resumed at step ${(request.run?.cursor ?? 0) + 1} of ${request.plan.steps.length}: the previous worker stopped reporting. Steps are safe to repeat.` });
+      await refreshPlanMessage(ctx, request, ref);
+    },
+    async step(report, request) {
+      await say(renderStep(report));
+      if (report.index < 0) await refreshPlanMessage(ctx, request, ref);
+    },
+    async progress(text, request) {
+      // At most one edit every 5 s: a reassignment polls often, chat.update is rate-limited.
+      if (!ref || Date.now() - lastProgress < 5_000) return;
+      lastProgress = Date.now();
+      const m = { text: `:hourglass_flowing_sand: step ${(request.run?.cursor ?? 0) + 1}: ${clip(text, 1500)}` };
+      const known = (await ctx.store.get<{ ts: string }>(progressKey).catch(() => null))?.value;
+      if (known) {
+        await slack.update({ channel: ref.channel, ts: known.ts, ...m }).catch(() => undefined);
+        return;
+      }
+      const posted = await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch(() => undefined);
+      if (posted) await ctx.store.create(progressKey, { ts: posted.ts }, MESSAGE_REF_TTL_SECONDS).catch(() => false);
+    },
+    async finished(request, outcome) {
+      if (outcome.status === 'STALE') {
+        await say({ text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${request.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). Nothing ran. Request a new plan.` });
+      }
+      const started = request.run?.startedAt ?? request.createdAt;
+      await say(
+        renderSummary(request, {
+          status: outcome.status,
+          summary: outcome.summary,
+          steps: request.events.filter((e) => e.type === 'step').map((e) => ({ index: Number(e.data?.index ?? 0), name: String(e.data?.name ?? 'step'), status: (e.data?.status as StepReport['status']) ?? 'ok' })),
+          audit: request.events.map(auditLine),
+          durationMs: Date.now() - started,
+        }),
+      );
+      await refreshPlanMessage(ctx, request, ref);
+    },
+  };
+}
+
+/**
+ * Every minute: nothing approved is lost, nothing running is left unwatched,
+ * nothing expired looks open, nothing a run owed is forgotten.
+ *   APPROVED but not started within 2 minutes → its execution is enqueued again;
+ *   EXECUTING whose lease ran out (worker died, or its next tick was lost) → a tick resumes it;
+ *   open past its expiry → EXPIRED, and the plan message says so;
+ *   finished but owing cleanup (throttles a broker refused) → removed now.
+ * Exactly once still holds: every tick must win the claim or the lease.
+ */
+export async function sweepOperations(ctx: JobContext): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number }> {
+  const approvals = needApprovals(ctx);
+  const counts = { looked: 0, expired: 0, restarted: 0, resumed: 0, cleaned: 0, failures: 0 };
+  const now = Date.now();
+  for (const id of await approvals.listForSweep()) {
+    counts.looked++;
+    try {
+      const before = await approvals.get(id);
+      if (!before) continue;
+      const cluster = before.context?.cluster;
+      const tick = async () => {
+        if (!cluster || !ctx.queue) return;
+        await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster } satisfies OpsExecuteJob, ctx.job.correlationId, `ops-${id}`));
+      };
+      if (before.status === 'EXPIRED') {
+        counts.expired++;
+        await refreshPlanMessage(ctx, before, await planMessageRef(ctx.store, id));
+      } else if (before.status === 'APPROVED' && now - (before.events.at(-1)?.at ?? before.createdAt) > APPROVED_START_GRACE_MS) {
+        counts.restarted++;
+        ctx.log.warn('approved request had not started: enqueuing its execution again', { requestId: id });
+        await tick();
+      } else if (before.status === 'EXECUTING' && (before.lease?.until ?? 0) < now) {
+        counts.resumed++;
+        await tick();
+      } else if (FINAL_STATUSES.has(before.status) && before.run?.cleanupPending && cluster) {
+        const config = findCluster(ctx.config, cluster);
+        const operations = ctx.operations;
+        if (!config || !operations) continue;
+        const result = await cleanupFinishedRun(approvals, operations.io(config), before);
+        if (result.complete) {
+          counts.cleaned++;
+          const ref = await planMessageRef(ctx.store, id);
+          if (ref) await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `:broom: Cleanup finished${result.text ? `: ${result.text.replace(/^; /, '')}` : ''}.` }).catch(() => undefined);
+        }
+      }
+    } catch (err) {
+      counts.failures++;
+      ctx.log.warn('sweep could not handle a request', { requestId: id, error: errorMessage(err) });
+    }
+  }
+  return counts;
 }

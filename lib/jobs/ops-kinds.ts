@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CLUSTER_NAME, TOPIC_NAME } from '../config/schema.ts';
 import { slackOriginSchema } from './job.ts';
 
-export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh' } as const;
+export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh', sweep: 'ops.sweep' } as const;
 
 const brokerId = z.number().int().min(0).max(2_147_483_647);
 const topic = z.string().regex(TOPIC_NAME).refine((t) => t !== '.' && t !== '..', 'topic name cannot be "." or ".."');
@@ -28,6 +28,9 @@ const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 export const opsExecuteJobSchema = z.object({ requestId, cluster: z.string().regex(CLUSTER_NAME) });
 export type OpsExecuteJob = z.infer<typeof opsExecuteJobSchema>;
+
+/** The scheduled sweep (every minute): resume stalled runs, expire untouched plans, finish owed cleanups. */
+export const opsSweepJobSchema = z.object({}).passthrough();
 
 /** Re-render the plan message from the stored request and post the audit line in its thread. */
 export const opsRefreshJobSchema = z.object({ requestId, line: z.string().max(3000).optional() });

@@ -1,15 +1,25 @@
 // Queues for handing work from the ack path to the worker.
-import type { Job, JobQueue } from './job.ts';
+import { MAX_DELAY_MS, type EnqueueOptions, type Job, type JobQueue } from './job.ts';
 import type { Log } from './log.ts';
 import { errorMessage } from './log.ts';
 
 export class SqsJobQueue implements JobQueue {
   constructor(
-    private readonly sqs: { sendMessage(input: { QueueUrl: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string }): Promise<unknown> },
+    private readonly sqs: { sendMessage(input: { QueueUrl: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string; DelaySeconds?: number }): Promise<unknown> },
     private readonly queueUrl: string,
+    /**
+     * A standard queue for delayed jobs: FIFO queues take no per-message delay.
+     * Without it a delayed job on a FIFO queue runs at once.
+     */
+    private readonly delayQueueUrl?: string,
   ) {}
 
-  async enqueue(job: Job): Promise<void> {
+  async enqueue(job: Job, options: EnqueueOptions = {}): Promise<void> {
+    const delaySeconds = Math.min(MAX_DELAY_MS, Math.max(0, options.delayMs ?? 0)) / 1000;
+    if (delaySeconds >= 1 && this.delayQueueUrl) {
+      await this.sqs.sendMessage({ QueueUrl: this.delayQueueUrl, MessageBody: JSON.stringify(job), DelaySeconds: Math.round(delaySeconds) });
+      return;
+    }
     const fifo = this.queueUrl.endsWith('.fifo');
     await this.sqs.sendMessage({
       QueueUrl: this.queueUrl,
@@ -20,30 +30,62 @@ export class SqsJobQueue implements JobQueue {
   }
 }
 
+/** What an in-process job gets to behave as it would on Lambda: its time left and a kill signal. */
+export interface JobLimits {
+  remainingMs: () => number;
+  signal: AbortSignal;
+}
+
 /**
  * Runs jobs in this process, after the current request has answered (local
  * server, tests). `idle()` resolves when every queued job has finished.
+ * With `timeoutMs` each job gets the deployed worker's time limit: when it
+ * runs out, the job is treated as killed (its signal aborts, the queue moves
+ * on and ignores whatever it still does), as Lambda would.
  */
 export class InProcessJobQueue implements JobQueue {
   private readonly pending = new Set<Promise<void>>();
   /** Per-group tail, so jobs of one group run in order like on a FIFO queue. */
   private readonly tails = new Map<string, Promise<void>>();
+  private readonly timers = new Map<NodeJS.Timeout, () => void>();
+  private closed = false;
   /** The most recent jobs (bounded: the local server runs for days). */
   readonly enqueued: Job[] = [];
+  /** Jobs that ran out of time (killed), most recent last. */
+  readonly timedOut: Job[] = [];
 
   constructor(
-    private readonly run: (job: Job) => Promise<void>,
+    private readonly run: (job: Job, limits: JobLimits) => Promise<void>,
     private readonly log?: Log,
+    private readonly timeoutMs = 15 * 60_000,
   ) {}
 
-  async enqueue(job: Job): Promise<void> {
+  async enqueue(job: Job, options: EnqueueOptions = {}): Promise<void> {
+    if (this.closed) return;
+    const delay = Math.min(MAX_DELAY_MS, Math.max(0, options.delayMs ?? 0));
+    if (delay > 0) {
+      // A delayed job counts as pending, so idle() waits for it like SQS would deliver it.
+      let release!: () => void;
+      const waiting = new Promise<void>((r) => (release = r));
+      this.pending.add(waiting);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.pending.delete(waiting);
+        void this.enqueue(job).finally(release);
+      }, delay);
+      this.timers.set(timer, () => {
+        this.pending.delete(waiting);
+        release();
+      });
+      return;
+    }
     this.enqueued.push(job);
     if (this.enqueued.length > 1000) this.enqueued.splice(0, this.enqueued.length - 1000);
     const key = job.group ?? job.id;
     const previous = this.tails.get(key) ?? Promise.resolve();
     const p = previous
       .then(() => new Promise<void>((r) => setImmediate(r)))
-      .then(() => this.run(job))
+      .then(() => this.runWithLimit(job))
       .catch((err) => this.log?.error('in-process job failed', { jobId: job.id, kind: job.kind, error: errorMessage(err) }))
       .finally(() => {
         this.pending.delete(p);
@@ -51,6 +93,32 @@ export class InProcessJobQueue implements JobQueue {
       });
     this.pending.add(p);
     this.tails.set(key, p);
+  }
+
+  private runWithLimit(job: Job): Promise<void> {
+    const controller = new AbortController();
+    const deadline = Date.now() + this.timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const killed = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        this.timedOut.push(job);
+        this.log?.warn('job ran out of time (the worker would be killed here)', { jobId: job.id, kind: job.kind, timeoutMs: this.timeoutMs });
+        resolve();
+      }, this.timeoutMs);
+    });
+    const running = this.run(job, { remainingMs: () => deadline - Date.now(), signal: controller.signal });
+    return Promise.race([running, killed]).finally(() => clearTimeout(timer));
+  }
+
+  /** Stops delayed jobs from firing (server shutdown); jobs already running finish. */
+  close(): void {
+    this.closed = true;
+    for (const [t, drop] of this.timers) {
+      clearTimeout(t);
+      drop();
+    }
+    this.timers.clear();
   }
 
   async idle(): Promise<void> {

@@ -9,7 +9,7 @@ import { formatIssues } from '../config/schema.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import type { Diagnoser } from './diagnoser.ts';
 import type { OperationsBackend } from './ops-backend.ts';
-import { jobSchema, type Job } from './job.ts';
+import { jobSchema, type Job, type JobQueue } from './job.ts';
 import type { Log } from './log.ts';
 import { errorMessage } from './log.ts';
 import type { StateStore } from './state-store.ts';
@@ -26,6 +26,10 @@ export interface WorkerDeps {
   operations?: OperationsBackend;
   /** Milliseconds left before the worker must stop (Lambda's remaining time). */
   remainingMs?: () => number;
+  /** Aborted when this invocation is about to be killed (serve's per-job time limit). */
+  signal?: AbortSignal;
+  /** For jobs that continue later (a long operation's next tick). */
+  queue?: JobQueue;
 }
 
 export interface JobContext extends WorkerDeps {

@@ -21,6 +21,9 @@ import { JobRegistry, runJob } from '../jobs/worker.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import { createDefaultOperations, type OperationsBackend } from '../jobs/ops-backend.ts';
 import { registerOpsJobs } from '../jobs/ops-jobs.ts';
+import { newJob } from '../jobs/job.ts';
+import { OPS_JOB_KINDS } from '../jobs/ops-kinds.ts';
+import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
 import type { Plan } from '../operations/types.ts';
 import { createSlackHandler } from '../slack/app.ts';
 import { webApiPoster, type SlackPoster } from '../slack/web.ts';
@@ -42,6 +45,13 @@ export interface LocalServerOptions {
   /** Two-person approvals; by default lib/local/approvals.ts (in-process dynalite or KR_APPROVALS_DYNAMODB_ENDPOINT). */
   approvals?: ApprovalService<Plan>;
   operations?: OperationsBackend;
+  /**
+   * The deployed worker's time limit per job, in seconds (serverless.yml's worker
+   * `timeout` by default): a job still running then is treated as killed, as on Lambda.
+   */
+  workerTimeoutSeconds?: number;
+  /** How often the operations sweep runs (EventBridge: every minute); 0 turns it off. */
+  sweepIntervalMs?: number;
 }
 
 export interface LocalServer {
@@ -127,7 +137,11 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     ...(approvals ? { approvals } : {}),
     log,
   };
-  const queue = new InProcessJobQueue((job) => runJob(job, worker, jobs), log);
+  const timeoutMs = (opts.workerTimeoutSeconds ?? DEPLOYED_WORKER_TIMEOUT_SECONDS) * 1000;
+  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => runJob(job, { ...worker, ...limits, queue }, jobs), log, timeoutMs);
+  const sweepMs = opts.sweepIntervalMs ?? 60_000;
+  const sweepTimer = approvals && sweepMs > 0 ? setInterval(() => void queue.enqueue(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`)), sweepMs) : undefined;
+  sweepTimer?.unref();
   const slack = createSlackHandler({
     config: opts.config,
     queue,
@@ -186,7 +200,9 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     url: `http://${host}:${port}`,
     queue,
     close: async () => {
+      clearInterval(sweepTimer);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      queue.close();
       await queue.idle();
       await local?.close();
     },

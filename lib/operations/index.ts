@@ -11,18 +11,7 @@ export {
   preconditionsFor,
   type ReassignmentOptions,
 } from './planners.ts';
-export {
-  OPERATION_SCRIPT,
-  cliArgs,
-  parseElection,
-  parseReassignmentList,
-  parseReassignmentVerify,
-  parseTopicDescribe,
-  runKafkaCli,
-  type DescribedPartition,
-  type KafkaCliAction,
-  type OperationHost,
-} from './kafka-cli.ts';
-export { commandLine, executePlan, stepArgs, type ExecuteDeps, type ExecuteOptions, type ExecutionOutcome, type ExecutionStatus } from './execute.ts';
 export { measureReplicas, REPLICA_DATA_SCRIPT, type ReplicaHost } from './replica-data.ts';
-export { runApprovedPlan, type RunApprovedInput, type RunApprovedResult } from './run-approved.ts';
+export { runTick, cleanupFinishedRun, cancelOwnReassignments, type OperationIo, type RunReporter, type TickInput, type TickResult } from './runner.ts';
+export { runStep, StepFailed, type StepContext, type StepOutcome } from './steps.ts';
+export { applyThrottles, removeThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';

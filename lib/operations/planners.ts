@@ -22,8 +22,8 @@ export interface ReassignmentOptions {
   throttleBytesPerSec?: number;
 }
 
-const tpName = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
-const liveIds = (s: ClusterSnapshot) => s.brokers.map((b) => b.id).sort((a, b) => a - b);
+export const tpName = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
+export const liveIds = (s: ClusterSnapshot) => s.brokers.map((b) => b.id).sort((a, b) => a - b);
 const byTp = (a: TopicPartition, b: TopicPartition) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
 
 /** kafka-topics.sh --unavailable-partitions: no leader, or a leader that is not a live broker. */
@@ -42,7 +42,7 @@ function partitionLookup(s: ClusterSnapshot): (topic: string, partition: number)
   };
 }
 
-function findPartition(s: ClusterSnapshot, topic: string, partition: number): { t: TopicState; p: PartitionState } | string {
+export function findPartition(s: ClusterSnapshot, topic: string, partition: number): { t: TopicState; p: PartitionState } | string {
   const t = s.topics.find((x) => x.name === topic);
   if (!t) return `topic ${topic} not found in the cluster snapshot`;
   const p = t.partitions.find((x) => x.partition === partition);
@@ -122,7 +122,7 @@ function summarizeState(state: unknown): unknown {
   return out;
 }
 
-function finishPlan(
+export function finishPlan(
   s: ClusterSnapshot,
   kind: PlanKind,
   params: Record<string, unknown>,
@@ -143,173 +143,8 @@ function finishPlan(
   };
 }
 
-// ---------------------------------------------------------------- leader override
-
-/**
- * Put a chosen replica in charge of a leaderless partition. Kafka's unclean
- * election cannot name a replica: the controller takes the first live replica
- * in assignment order. So the plan first reorders the assignment (chosen
- * replica first), then runs an unclean election for that one partition.
- * kafka-reassign-partitions.sh accepts only live brokers, so replicas on dead
- * brokers leave the list; KRaft keeps them as "removing" until the election
- * (the chosen replica is then first), then drops them. Verified on 4.1.1.
- */
-export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, replicaData: readonly ReplicaData[]): PlanResult {
-  const parsed = LeaderOverrideRequest.safeParse(request);
-  if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
-  const { topic, partition, replica } = parsed.data;
-  const found = findPartition(snapshot, topic, partition);
-  if (typeof found === 'string') return { ok: false, reason: found };
-  const { p } = found;
-  const live = new Set(liveIds(snapshot));
-  if (!isLeaderless(p, live)) {
-    return { ok: false, reason: `${topic}-${partition} has a leader (broker ${p.leader}); a leader override is only for a partition without one` };
-  }
-
-  const dataOf = new Map(replicaData.map((d) => [d.brokerId, d]));
-  const known = p.replicas.map((r) => dataOf.get(r)?.logEndOffset).filter((x): x is number => typeof x === 'number');
-  const maxLeo = known.length ? Math.max(...known) : null;
-  const defaultChoice = p.replicas.find((r) => live.has(r)) ?? null;
-  const candidates: LeaderCandidate[] = p.replicas.map((brokerId) => {
-    const d = dataOf.get(brokerId);
-    const leo = typeof d?.logEndOffset === 'number' ? d.logEndOffset : null;
-    const c: LeaderCandidate = {
-      brokerId,
-      live: live.has(brokerId),
-      inIsr: p.isr.includes(brokerId),
-      logEndOffset: leo,
-      checkpointedHighWatermark: d?.checkpointedHighWatermark ?? null,
-      sizeBytes: d?.sizeBytes ?? null,
-      estimatedMessagesLost: leo !== null && maxLeo !== null ? maxLeo - leo : null,
-      defaultChoice: brokerId === defaultChoice,
-    };
-    if (!c.live) c.ineligible = `broker ${brokerId} is not live`;
-    return c;
-  });
-
-  let chosen: number;
-  if (replica !== undefined) {
-    if (!p.replicas.includes(replica)) {
-      return { ok: false, reason: `broker ${replica} holds no replica of ${topic}-${partition} (replicas: ${p.replicas.join(', ')})` };
-    }
-    if (!live.has(replica)) return { ok: false, reason: `broker ${replica} is not live; only a live replica can lead` };
-    chosen = replica;
-  } else {
-    const measured = candidates.filter((c) => c.live && c.logEndOffset !== null);
-    if (measured.length === 0) {
-      return {
-        ok: false,
-        reason: candidates.some((c) => c.live)
-          ? `no live replica of ${topic}-${partition} could be measured; name the replica to put in charge`
-          : `no replica of ${topic}-${partition} is on a live broker`,
-      };
-    }
-    // Most data first; then the higher checkpointed high watermark; then the lower broker id (stable).
-    measured.sort(
-      (a, b) =>
-        b.logEndOffset! - a.logEndOffset! ||
-        (b.checkpointedHighWatermark ?? -1) - (a.checkpointedHighWatermark ?? -1) ||
-        a.brokerId - b.brokerId,
-    );
-    chosen = measured[0]!.brokerId;
-  }
-
-  const chosenC = candidates.find((c) => c.brokerId === chosen)!;
-  const defaultC = candidates.find((c) => c.defaultChoice) ?? null;
-  // The election takes the first live replica: reorder only when that is not the chosen one
-  // (then dead replicas leave too, since the tool accepts only live brokers).
-  const needsReorder = defaultChoice !== chosen;
-  const newReplicas = needsReorder ? [chosen, ...p.replicas.filter((r) => r !== chosen && live.has(r))] : p.replicas;
-  const dropped = needsReorder ? p.replicas.filter((r) => r !== chosen && !live.has(r)) : [];
-  const tp = { topic, partition };
-
-  const steps: PlanStep[] = [];
-  if (needsReorder) {
-    const assignment = { topic, partition, replicas: newReplicas };
-    steps.push({
-      action: 'reassign',
-      description: `reorder ${topic}-${partition} replicas to ${newReplicas.join(',')} so broker ${chosen} is first` +
-        (dropped.length ? ` (dead broker${dropped.length > 1 ? 's' : ''} ${dropped.join(', ')} leave the list)` : ''),
-      tool: 'kafka-reassign-partitions.sh',
-      args: ['--bootstrap-server', '<bootstrap>', '--reassignment-json-file', '<reassignment.json>', '--execute'],
-      input: { version: 1, partitions: [assignment] },
-      throttleBytesPerSec: null,
-    });
-  }
-  steps.push({
-    action: 'elect-leaders',
-    description: `unclean leader election for ${topic}-${partition}: the controller picks the first live replica, broker ${chosen}`,
-    tool: 'kafka-leader-election.sh',
-    args: ['--bootstrap-server', '<bootstrap>', '--election-type', 'unclean', '--topic', topic, '--partition', String(partition)],
-    electionType: 'unclean',
-    partitions: [tp],
-  });
-  steps.push({
-    action: 'verify-leaders',
-    description: `verify broker ${chosen} leads ${topic}-${partition} and is in its ISR`,
-    expected: [{ topic, partition, leader: chosen }],
-  });
-  if (needsReorder) {
-    steps.push({
-      action: 'wait-reassignment',
-      description: `wait until the reorder of ${topic}-${partition} completes`,
-      tool: 'kafka-reassign-partitions.sh',
-      args: ['--bootstrap-server', '<bootstrap>', '--reassignment-json-file', '<reassignment.json>', '--verify'],
-      reassignStep: 0,
-      removesThrottle: false,
-    });
-  }
-
-  const warnings: string[] = [];
-  if (dropped.length) {
-    warnings.push(
-      `replicas on broker ${dropped.join(', ')} leave the assignment (the reassignment tool accepts only live brokers): ` +
-        `replication factor drops from ${p.replicas.length} to ${newReplicas.length}; re-add them with a reassignment once the broker is back`,
-    );
-  }
-  const deadLeaderLike = p.isr.filter((r) => !live.has(r));
-  if (deadLeaderLike.length) {
-    warnings.push(
-      `do not start broker ${deadLeaderLike.join(', ')} before this runs: it is the last in-sync replica, and the controller re-elects it ` +
-        `within minutes of its return even with unclean election disabled (4.1: periodic election of the last known eligible leader; ` +
-        `3.9: periodic preferred-leader balance); if its disk was lost, every other replica then truncates to its empty log (measured on the sandbox)`,
-    );
-  }
-  const unmeasured = candidates.filter((c) => c.logEndOffset === null).map((c) => c.brokerId);
-  if (unmeasured.length) warnings.push(`no data measured for broker ${unmeasured.join(', ')}: loss estimates ignore what it may hold`);
-  if (chosenC.logEndOffset === null) warnings.push(`the chosen broker ${chosen} could not be measured: the loss is unknown`);
-
-  const lost = chosenC.estimatedMessagesLost;
-  const vsDefault =
-    defaultC && defaultC.brokerId !== chosen
-      ? `; an unclean election without the reorder would pick broker ${defaultC.brokerId}` +
-        (defaultC.estimatedMessagesLost !== null ? ` and lose ≈${defaultC.estimatedMessagesLost}` : '')
-      : '';
-  const params = { topic, partition, replica: chosen, requestedReplica: replica ?? null };
-  return {
-    ok: true,
-    plan: finishPlan(snapshot, 'leader-override', params, {
-      title: `make broker ${chosen} lead ${topic}-${partition}`,
-      description:
-        `${topic}-${partition} has no leader (replicas ${p.replicas.join(',')}, ISR ${p.isr.join(',') || 'empty'}). ` +
-        `Broker ${chosen} becomes leader with ${chosenC.logEndOffset ?? 'an unknown number of'} offsets` +
-        (lost !== null ? `; estimated ${lost} messages lost against the most complete replica measured` : '') +
-        `${vsDefault}. Messages beyond broker ${chosen}'s log end are gone for good.`,
-      steps,
-      impact: {
-        summary:
-          `writes and reads resume on ${topic}-${partition}; ` +
-          (lost !== null ? `≈${lost} messages lost` : 'loss unknown') +
-          (dropped.length ? `; replication factor ${p.replicas.length} → ${newReplicas.length}` : ''),
-        risk: 'high',
-        partitionsAffected: 1,
-        candidates,
-        estimatedMessagesLost: lost,
-      },
-      warnings,
-    }),
-  };
-}
+// Leader override lives in leader-override.ts (its own inputs: replica data and consumer offsets).
+export { planLeaderOverride } from './leader-override.ts';
 
 // ---------------------------------------------------------------- reassignments
 
@@ -335,20 +170,16 @@ function reassignmentSteps(moves: PartitionAssignment[], throttle: number, what:
   return [
     {
       action: 'reassign',
-      description: `start the reassignment of ${moves.length} partition(s) (${what}), replication throttled to ${formatRate(throttle)}`,
-      tool: 'kafka-reassign-partitions.sh',
-      args: ['--bootstrap-server', '<bootstrap>', '--reassignment-json-file', '<reassignment.json>', '--execute', '--throttle', String(throttle)],
-      input: { version: 1, partitions: moves },
+      description: `throttle replication to ${formatRate(throttle)} for the moving replicas, then start the reassignment of ${moves.length} partition(s) (${what})`,
+      partitions: moves,
       throttleBytesPerSec: throttle,
     },
     {
       action: 'wait-reassignment',
-      description: `wait until all ${moves.length} partition(s) finished, then remove the throttles`,
-      tool: 'kafka-reassign-partitions.sh',
-      args: ['--bootstrap-server', '<bootstrap>', '--reassignment-json-file', '<reassignment.json>', '--verify'],
+      description: `wait until all ${moves.length} partition(s) finished copying (progress is posted to the thread)`,
       reassignStep: 0,
-      removesThrottle: true,
     },
+    { action: 'remove-throttles', description: 'remove the replication throttles this operation set (and only those)' },
     {
       action: 'verify-assignment',
       description: `verify every partition has its new replica list`,
@@ -581,8 +412,6 @@ export function planPreferredElection(snapshot: ClusterSnapshot, request: unknow
         {
           action: 'elect-leaders',
           description: `preferred leader election for ${targets.length} partition(s)`,
-          tool: 'kafka-leader-election.sh',
-          args: ['--bootstrap-server', '<bootstrap>', '--election-type', 'preferred', '--path-to-json-file', '<partitions.json>'],
           electionType: 'preferred',
           partitions: tps,
         },

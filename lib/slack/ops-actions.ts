@@ -3,7 +3,9 @@ export const OPS_ACTIONS = {
   approve: 'ops:approve',
   reject: 'ops:reject',
   cancel: 'ops:cancel',
-  /** A human closes a run whose worker died (lease expired) as FAILED; never a re-run. */
+  /** Any one approver stops a running operation (in-flight reassignments cancelled, throttles removed). */
+  stop: 'ops:stop',
+  /** A human closes a run that keeps failing to resume (lease expired) as FAILED; the sweep still removes its throttles. */
   abandon: 'ops:abandon',
   /** Value: an OpsPlanButton (JSON), from a finding or a refused full drain. */
   plan: 'ops:plan',

@@ -4,6 +4,7 @@
 // Buttons carry only the request id; everything else is read from DynamoDB.
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
+import { candidateLossText, formatBytes, leaderOverrideLossLines } from '../operations/loss-text.ts';
 import type { Plan, PlanStep } from '../operations/types.ts';
 import { button, context, header, section, type SlackMessage } from './blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
@@ -27,7 +28,7 @@ const MAX_STEPS_SHOWN = 12;
 
 function stepLine(step: PlanStep, i: number): string {
   let extra = '';
-  if (step.action === 'reassign') extra = ` (${step.input.partitions.length} partitions${step.throttleBytesPerSec ? `, throttle ${Math.round(step.throttleBytesPerSec / 1024 / 1024)} MiB/s` : ''})`;
+  if (step.action === 'reassign') extra = ` (${step.partitions.length} partitions${step.throttleBytesPerSec ? `, throttle ${Math.round(step.throttleBytesPerSec / 1024 / 1024)} MiB/s` : ''})`;
   if (step.action === 'elect-leaders') extra = ` (${step.electionType})`;
   return `${i + 1}. ${escapeMrkdwn(clip(step.description, 400))}${extra}`;
 }
@@ -44,13 +45,14 @@ function candidatesText(plan: Plan): string | null {
       .filter(Boolean)
       .join(', ');
     const why = r.ineligible ? ` — not eligible: ${escapeMrkdwn(clip(r.ineligible, 120))}` : '';
-    return `• broker ${r.brokerId}: log end ${fmt(r.logEndOffset)}, checkpointed HW ${fmt(r.checkpointedHighWatermark)}, est. lost *${fmt(r.estimatedMessagesLost)}* (${marks})${why}`;
+    const size = r.sizeBytes !== null ? `, ${formatBytes(r.sizeBytes)}` : '';
+    return `• broker ${r.brokerId}: log end ${fmt(r.logEndOffset)}, checkpointed HW ${fmt(r.checkpointedHighWatermark)}${size}, lost if it leads: *${escapeMrkdwn(candidateLossText(r))}* (${marks})${why}`;
   });
-  return `*Replicas (measured on the hosts):*\n${lines.join('\n')}`;
+  return `*Replicas:*\n${lines.join('\n')}`;
 }
 
 function approvalsText(r: ApprovalRequest<Plan>): string {
-  const who = r.approvals.map((a) => `<@${a.user}>${a.via === 'request' ? ' (requester)' : ''}`).join(', ');
+  const who = r.approvals.map((a) => `<@${a.user}>${a.user === r.requester ? ' (requester)' : ''}`).join(', ');
   return `*Approvals:* ${r.approvals.length} of ${r.requiredApprovals}${who ? ` — ${who}` : ''}`;
 }
 
@@ -69,9 +71,11 @@ export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
     `*Impact* (${plan.impact.risk} risk): ${escapeMrkdwn(clip(plan.impact.summary, 800))}`,
     `partitions affected: ${plan.impact.partitionsAffected}`,
     ...(plan.impact.replicasToCopy !== undefined ? [`replicas to copy: ${plan.impact.replicasToCopy}`] : []),
-    ...(plan.impact.estimatedMessagesLost !== undefined ? [`estimated messages lost with this choice: *${fmt(plan.impact.estimatedMessagesLost)}*`] : []),
   ];
   blocks.push(section(impact.join('\n')));
+  // Leader override: the loss headline ("unknown — at least N…") and the consumer groups it strands, before anyone clicks.
+  const loss = leaderOverrideLossLines(plan);
+  if (loss.length) blocks.push(section(clip(loss.map((l, i) => (i === 0 ? `*${escapeMrkdwn(l)}*` : escapeMrkdwn(l))).join('\n'), SLACK_LIMITS.sectionText)));
   const cands = candidatesText(plan);
   if (cands) blocks.push(section(cands));
   if (plan.warnings.length) blocks.push(section(`*Warnings:*\n${plan.warnings.slice(0, 8).map((w) => `• ${escapeMrkdwn(clip(w, 300))}`).join('\n')}`));
@@ -85,16 +89,7 @@ export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
         (open ? `expires <!date^${expiry}^{date_short_pretty} {time}|${new Date(r.expiresAt).toISOString()}>` : `request \`${r.id}\``),
     ),
   );
-  if (r.status === 'EXECUTING' && r.lease) {
-    const until = Math.floor(r.lease.until / 1000);
-    blocks.push(
-      section(
-        `:gear: Running on \`${escapeMrkdwn(r.lease.owner)}\`, lease until <!date^${until}^{time_secs}|${new Date(r.lease.until).toISOString()}> (renewed at every step). ` +
-          'If the worker died, the lease runs out and the request stays EXECUTING: it is never re-run on its own. Check the cluster, then mark it failed.',
-      ),
-      { type: 'actions', block_id: `ops-exec:${r.id}`, elements: [button({ text: 'Mark failed (worker died)', actionId: OPS_ACTIONS.abandon, value: r.id, style: 'danger' })] },
-    );
-  }
+  if (r.status === 'EXECUTING') blocks.push(...runningBlocks(r));
   if (open) {
     blocks.push({
       type: 'actions',
@@ -109,10 +104,41 @@ export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
   return { text: clip(`${r.status}: ${plan.title} (${r.approvals.length} of ${r.requiredApprovals} approvals)`, SLACK_LIMITS.fallbackText), blocks };
 }
 
+/**
+ * While it runs: where it is (step, progress, invocations), who holds it, and
+ * the Cancel button any one approver may press. A worker that dies is resumed
+ * by the next tick or the minute sweep; "Mark failed" is for a run that keeps failing to resume.
+ */
+function runningBlocks(r: ApprovalRequest<Plan>): KnownBlock[] {
+  const run = r.run;
+  const lines: string[] = [];
+  if (run) {
+    const step = r.plan.steps[run.cursor];
+    lines.push(`:gear: *Running* step ${Math.min(run.cursor + 1, r.plan.steps.length)} of ${r.plan.steps.length}${step ? `: ${escapeMrkdwn(clip(step.description, 200))}` : ''}`);
+    if (run.progress) lines.push(`:hourglass_flowing_sand: ${escapeMrkdwn(clip(run.progress.text, 600))} (<!date^${Math.floor(run.progress.at / 1000)}^{time_secs}|${new Date(run.progress.at).toISOString()}>)`);
+    lines.push(`started <!date^${Math.floor(run.startedAt / 1000)}^{date_short_pretty} {time}|${new Date(run.startedAt).toISOString()}> · ${run.invocations} worker invocation(s)`);
+  }
+  if (r.lease) {
+    const until = Math.floor(r.lease.until / 1000);
+    lines.push(
+      r.lease.parked
+        ? `waiting for its next check (resumed by the minute sweep if that does not come by <!date^${until}^{time_secs}|${new Date(r.lease.until).toISOString()}>)`
+        : `on \`${escapeMrkdwn(r.lease.owner)}\`, lease until <!date^${until}^{time_secs}|${new Date(r.lease.until).toISOString()}>; if that worker dies, the next one resumes at this step`,
+    );
+  }
+  if (r.cancelRequested) lines.push(`:octagonal_sign: <@${r.cancelRequested.user}> asked to cancel: stopping in-flight reassignments and removing throttles`);
+  const buttons = [
+    ...(r.cancelRequested ? [] : [button({ text: 'Cancel operation', actionId: OPS_ACTIONS.stop, value: r.id, style: 'danger' })]),
+    button({ text: 'Mark failed (stuck)', actionId: OPS_ACTIONS.abandon, value: r.id }),
+  ];
+  return [section(lines.join('\n')), { type: 'actions', block_id: `ops-exec:${r.id}`, elements: buttons }];
+}
+
 export function renderStep(step: StepReport): SlackMessage {
   const icon = step.status === 'ok' ? ':white_check_mark:' : step.status === 'failed' ? ':x:' : ':fast_forward:';
-  const text = `${icon} step ${step.index + 1} *${escapeMrkdwn(step.name)}*: ${step.status}${step.detail ? ` — ${escapeMrkdwn(clip(step.detail, 1500))}` : ''}`;
-  return { text: clip(`step ${step.index + 1} ${step.name}: ${step.status}`, SLACK_LIMITS.fallbackText), blocks: [section(text)] };
+  const which = step.index < 0 ? 'before step 1' : `step ${step.index + 1}`;
+  const text = `${icon} ${which} *${escapeMrkdwn(step.name)}*: ${step.status}${step.detail ? ` — ${escapeMrkdwn(clip(step.detail, 1500))}` : ''}`;
+  return { text: clip(`${which} ${step.name}: ${step.status}`, SLACK_LIMITS.fallbackText), blocks: [section(text)] };
 }
 
 export interface RunSummary {
@@ -128,7 +154,7 @@ export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMes
   const blocks: KnownBlock[] = [
     section(`${icon} *${escapeMrkdwn(r.plan.title)}: ${s.status}* in ${(s.durationMs / 1000).toFixed(1)} s\n${escapeMrkdwn(clip(s.summary, 1500))}`),
   ];
-  if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st) => `• ${st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}`).join('\n')}`));
+  if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st) => `• ${st.index < 0 ? 'check' : st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}`).join('\n')}`));
   if (s.audit.length) blocks.push(section(`*Audit trail (DynamoDB, request \`${r.id}\`):*\n${s.audit.slice(-25).map((a) => `• ${escapeMrkdwn(clip(a, 200))}`).join('\n')}`));
   return { text: clip(`${r.plan.title}: ${s.status}`, SLACK_LIMITS.fallbackText), blocks };
 }

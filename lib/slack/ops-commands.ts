@@ -116,7 +116,7 @@ export const raiseRfCommand = opsCommand('raise-rf', 'raise-rf <topic> <n> [clus
 /** Why a click did not count, as the clicker reads it. */
 export function refusalText(result: Extract<ServiceResult<Plan>, { ok: false }>): string {
   const lead: Partial<Record<string, string>> = {
-    'self-approval': ':no_entry_sign: Not counted: you requested this plan.',
+    'self-approval': ':no_entry_sign: Not counted:',
     'duplicate-approval': ':no_entry_sign: Not counted twice:',
     unauthorized: ':no_entry_sign: Not counted: you are not an authorized approver for operations.',
     expired: ':alarm_clock: Too late: this request expired; request a new plan.',
@@ -144,7 +144,8 @@ async function enqueueRefresh(requestId: string, line: string | undefined, corre
   await deps.queue.enqueue(newJob(OPS_JOB_KINDS.refresh, payload, correlationId, `ops-${requestId}`));
 }
 
-function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, deps: AckDeps, id: string) => Promise<ServiceResult<Plan>>): ActionHandler {
+/** `wakeRun`: the run should notice now (a parked run would otherwise wait for its next tick). */
+function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, deps: AckDeps, id: string) => Promise<ServiceResult<Plan>>, wakeRun = false): ActionHandler {
   return {
     actionIdPrefix,
     async run(inv, deps) {
@@ -160,12 +161,18 @@ function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, de
       }
       deps.log.info('operation action recorded', { requestId: id.data, status: result.request.status, readyToExecute: result.readyToExecute });
       await enqueueRefresh(id.data, result.message, inv.correlationId, deps);
-      if (result.readyToExecute) {
+      if (result.readyToExecute || wakeRun) {
         const cluster = result.request.context?.cluster;
         if (!cluster) return ephemeral(':x: The request has no cluster recorded; it cannot run.');
         const payload: OpsExecuteJob = { requestId: id.data, cluster };
-        await deps.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, inv.correlationId, `ops-${id.data}`));
-        deps.log.info('operation execution enqueued', { requestId: id.data });
+        try {
+          await deps.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, inv.correlationId, `ops-${id.data}`));
+          deps.log.info('operation execution enqueued', { requestId: id.data });
+        } catch (err) {
+          // Recorded as approved already: the minute sweep enqueues it again, nothing is lost.
+          deps.log.warn('could not enqueue the execution; the sweep will', { requestId: id.data, error: err instanceof Error ? err.message : String(err) });
+          return ephemeral(':hourglass_flowing_sand: Recorded. The job queue did not answer, so the run starts with the next sweep (within about 2 minutes).');
+        }
       }
     },
   };
@@ -174,6 +181,7 @@ function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, de
 export const approveAction = decisionHandler(OPS_ACTIONS.approve, (inv, deps, id) => deps.approvals!.approve(id, inv.userId, inv.actionTs));
 export const rejectAction = decisionHandler(OPS_ACTIONS.reject, (inv, deps, id) => deps.approvals!.reject(id, inv.userId));
 export const cancelAction = decisionHandler(OPS_ACTIONS.cancel, (inv, deps, id) => deps.approvals!.cancel(id, inv.userId));
+export const stopAction = decisionHandler(OPS_ACTIONS.stop, (inv, deps, id) => deps.approvals!.requestCancel(id, inv.userId, 'cancel pressed in Slack'), true);
 export const abandonAction = decisionHandler(OPS_ACTIONS.abandon, (inv, deps, id) => deps.approvals!.abandon(id, inv.userId, 'marked failed from Slack'));
 
 /** Where a button was clicked: the thread it sits in, so the plan joins the conversation. */
@@ -204,7 +212,7 @@ export const planAction: ActionHandler = {
 
 export function registerOpsCommands(registry: SlackRegistry): void {
   for (const c of [electLeaderCommand, drainCommand, raiseRfCommand]) if (!registry.command(c.name)) registry.registerCommand(c);
-  for (const a of [approveAction, rejectAction, cancelAction, abandonAction, planAction]) {
+  for (const a of [approveAction, rejectAction, cancelAction, stopAction, abandonAction, planAction]) {
     if (registry.action(a.actionIdPrefix)?.actionIdPrefix !== a.actionIdPrefix) registry.registerAction(a);
   }
 }

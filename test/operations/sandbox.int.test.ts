@@ -159,7 +159,7 @@ describe.skipIf(!haveSandbox)('operations on the sandbox', () => {
     expect(stop.status).toBe(0);
     try {
       const described = await runKafkaCli(hostOf(1), { action: 'describe', topics: [topic] });
-      const { parseTopicDescribe } = await import('../../lib/operations/kafka-cli.ts');
+      const { parseTopicDescribe } = await import('../../sandbox/client.ts');
       const parts = parseTopicDescribe(described.output);
       expect(parts).toHaveLength(4);
       for (const part of parts) expect(part.leader, `${topic}-${part.partition}`).toBeGreaterThanOrEqual(0);

@@ -1,0 +1,294 @@
+// Plan steps over the Kafka protocol. Each step is idempotent: a worker that
+// resumes a run repeats the step it was on, and repeating it changes nothing
+// that the first attempt already did. A step either finishes (`done`), asks
+// to be called again later (`waiting`, with progress), or throws StepFailed.
+
+import type { RunState } from '../approvals/types.ts';
+import type { KafkaAdmin } from '../kafka/admin.ts';
+import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
+import { applyThrottles, describeLedger, removeThrottles, setThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';
+import type { Plan, PlanStep, TopicPartition } from './types.ts';
+import type { PartitionAssignment } from './validate.ts';
+
+export class StepFailed extends Error {
+  override name = 'StepFailed';
+}
+
+export type StepOutcome =
+  | { status: 'done'; detail: string; data?: Record<string, unknown> }
+  | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
+
+export interface StepContext {
+  plan: Plan;
+  admin: KafkaAdmin;
+  /** A fresh snapshot of the plan's topics. */
+  snapshot(): Promise<ClusterSnapshot>;
+  /** The run as it stands (progress of the current step from earlier polls, started times). */
+  run: RunState;
+  now(): number;
+  /** The throttle ledger, stored beside the run so a later worker or the sweep can undo it. */
+  ledger: { get(): Promise<ThrottleLedger | null>; put(ledger: ThrottleLedger): Promise<void> };
+}
+
+/** How long a leader may take to show up after an election before the step fails. */
+export const VERIFY_LEADERS_TIMEOUT_MS = 60_000;
+/** Partitions per AlterPartitionReassignments / ElectLeaders request. */
+const PARTITIONS_PER_REQUEST = 1_000;
+/** Kafka's ELECTION_NOT_NEEDED: the partition already has the leader the election would give it. */
+const ELECTION_NOT_NEEDED = 84;
+
+const tpKey = (tp: TopicPartition) => `${tp.topic}\u0000${tp.partition}`;
+const tpName = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
+
+function batches<T>(items: readonly T[], size = PARTITIONS_PER_REQUEST): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export function partitionLookup(s: ClusterSnapshot): (topic: string, partition: number) => PartitionState | undefined {
+  const topics = new Map(s.topics.map((t) => [t.name, t]));
+  return (topic, partition) => {
+    const t = topics.get(topic);
+    const direct = t?.partitions[partition];
+    return direct?.partition === partition ? direct : t?.partitions.find((p) => p.partition === partition);
+  };
+}
+
+/** The target assignment of the plan's reassign step at `index`. */
+export function reassignedBy(plan: Plan, index: number): PartitionAssignment[] {
+  const step = plan.steps[index];
+  if (step?.action !== 'reassign') throw new StepFailed(`plan step ${index + 1} is not a reassignment`);
+  return step.partitions;
+}
+
+/** Partitions of this set still being reassigned, as the controller lists them. */
+export async function stillMoving(admin: KafkaAdmin, partitions: readonly TopicPartition[]) {
+  const mine = new Set(partitions.map(tpKey));
+  const listed = await admin.listPartitionReassignments(partitions.length <= 5_000 ? [...partitions] : null);
+  return listed.filter((r) => mine.has(tpKey(r)));
+}
+
+export async function runStep(step: PlanStep, ctx: StepContext): Promise<StepOutcome> {
+  switch (step.action) {
+    case 'reassign':
+      return reassign(step, ctx);
+    case 'elect-leaders':
+      return electLeaders(step, ctx);
+    case 'wait-reassignment':
+      return waitReassignment(step, ctx);
+    case 'remove-throttles':
+      return removeOurThrottles(ctx);
+    case 'verify-leaders':
+      return verifyLeaders(step, ctx);
+    case 'verify-assignment':
+      return verifyAssignment(step, ctx);
+    case 'commit-offsets':
+      return commitOffsets(step, ctx);
+  }
+}
+
+async function reassign(step: Extract<PlanStep, { action: 'reassign' }>, ctx: StepContext): Promise<StepOutcome> {
+  let throttleText = '';
+  if (step.throttleBytesPerSec !== null) {
+    // On a resume the partitions may already be moving (their replica lists then include the
+    // new ones): the ledger written the first time is the truth, never recompute it.
+    let ledger = await ctx.ledger.get();
+    if (!ledger) {
+      const lookup = partitionLookup(await ctx.snapshot());
+      const wanted = throttleLedgerFor(step.partitions, (t, p) => lookup(t, p)?.replicas, step.throttleBytesPerSec);
+      ledger = await applyThrottles(ctx.admin, wanted, (l) => ctx.ledger.put(l));
+    } else {
+      await setThrottles(ctx.admin, ledger);
+    }
+    throttleText = `; replication throttled: ${describeLedger(ledger)}`;
+  }
+  const failed: string[] = [];
+  for (const batch of batches(step.partitions)) {
+    const results = await ctx.admin.alterPartitionReassignments(batch.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas })));
+    for (const r of results) if (r.errorCode !== 0) failed.push(`${tpName(r)}: ${r.error ?? `error ${r.errorCode}`}`);
+  }
+  if (failed.length) {
+    throw new StepFailed(`the controller refused the reassignment of ${failed.length} partition(s): ${failed.slice(0, 5).join('; ')}`);
+  }
+  return { status: 'done', detail: `reassignment of ${step.partitions.length} partition(s) accepted by the controller${throttleText}` };
+}
+
+async function electLeaders(step: Extract<PlanStep, { action: 'elect-leaders' }>, ctx: StepContext): Promise<StepOutcome> {
+  let elected = 0;
+  let already = 0;
+  const failed: string[] = [];
+  for (const batch of batches(step.partitions)) {
+    for (const r of await ctx.admin.electLeaders(step.electionType, batch)) {
+      if (r.errorCode === 0) elected++;
+      else if (r.errorCode === ELECTION_NOT_NEEDED) already++;
+      else failed.push(`${tpName(r)}: ${r.error ?? `error ${r.errorCode}`}`);
+    }
+  }
+  if (failed.length) throw new StepFailed(`${step.electionType} election failed for ${failed.slice(0, 5).join('; ')}`);
+  return {
+    status: 'done',
+    detail: `${step.electionType} election: ${elected} elected, ${already} already had the leader the election would give`,
+    data: { elected, alreadyElected: already },
+  };
+}
+
+/** Bytes copied so far, from DescribeLogDirs on the brokers receiving replicas. */
+interface CopyProgress {
+  at: number;
+  partitionsTotal: number;
+  partitionsLeft: number;
+  copiedBytes: number;
+  targetBytes: number;
+  /** Bytes per second over the last interval, when there was one. */
+  rate: number | null;
+}
+
+async function measureCopy(admin: KafkaAdmin, moving: Awaited<ReturnType<typeof stillMoving>>, lookup: ReturnType<typeof partitionLookup>) {
+  const adding = new Set<number>();
+  const sources = new Set<number>();
+  for (const m of moving) {
+    for (const r of m.addingReplicas) adding.add(r);
+    const leader = lookup(m.topic, m.partition)?.leader;
+    if (leader !== undefined && leader >= 0) sources.add(leader);
+  }
+  const brokers = [...new Set([...adding, ...sources])];
+  const sizes = await admin.describeLogDirs(brokers, moving.map((m) => ({ topic: m.topic, partition: m.partition })));
+  const sizeOn = (broker: number, tp: TopicPartition): number | null => {
+    const b = sizes.get(broker);
+    if (!b || b.error) return null;
+    let best: number | null = null;
+    for (const d of b.logDirs) for (const p of d.partitions) if (p.topic === tp.topic && p.partition === tp.partition) best = Math.max(best ?? 0, p.sizeBytes);
+    return best;
+  };
+  let copied = 0;
+  let target = 0;
+  const silent: number[] = [];
+  for (const m of moving) {
+    const leader = lookup(m.topic, m.partition)?.leader ?? -1;
+    const source = leader >= 0 ? sizeOn(leader, m) : null;
+    for (const r of m.addingReplicas) {
+      const have = sizeOn(r, m);
+      if (have === null && !silent.includes(r)) silent.push(r);
+      copied += Math.min(have ?? 0, source ?? have ?? 0);
+      target += source ?? have ?? 0;
+    }
+  }
+  return { copied, target, silent };
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(0)} KiB`;
+  return `${n} B`;
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
+async function waitReassignment(step: Extract<PlanStep, { action: 'wait-reassignment' }>, ctx: StepContext): Promise<StepOutcome> {
+  const partitions = reassignedBy(ctx.plan, step.reassignStep);
+  const moving = await stillMoving(ctx.admin, partitions);
+  if (moving.length === 0) return { status: 'done', detail: `all ${partitions.length} partition(s) finished copying` };
+
+  const snapshot = await ctx.snapshot();
+  const lookup = partitionLookup(snapshot);
+  const live = new Set(snapshot.brokers.map((b) => b.id));
+  const { copied, target, silent } = await measureCopy(ctx.admin, moving, lookup);
+  const previous = ctx.run.progress?.data as CopyProgress | undefined;
+  const now = ctx.now();
+  const rate = previous && now > previous.at && previous.partitionsLeft >= moving.length && copied >= previous.copiedBytes
+    ? ((copied - previous.copiedBytes) / (now - previous.at)) * 1000
+    : (previous?.rate ?? null);
+  const progress: CopyProgress = { at: now, partitionsTotal: partitions.length, partitionsLeft: moving.length, copiedBytes: copied, targetBytes: target, rate };
+  const done = partitions.length - moving.length;
+  const parts = [`${done} of ${partitions.length} partition(s) done`, `${formatBytes(copied)} of ${formatBytes(target)} copied on the moving ones`];
+  if (rate !== null && rate > 0) parts.push(`${formatBytes(rate)}/s`, `ETA ${formatDuration(Math.max(0, target - copied) / rate)}`);
+  const down = [...new Set(moving.flatMap((m) => [...m.replicas, ...m.addingReplicas]))].filter((b) => !live.has(b)).sort((a, b) => a - b);
+  if (down.length) parts.push(`broker ${down.join(', ')} is down: its partitions cannot finish until it is back (or cancel)`);
+  else if (silent.length) parts.push(`broker ${silent.join(', ')} did not report sizes`);
+  return { status: 'waiting', progress: parts.join(' · '), data: progress as unknown as Record<string, unknown> };
+}
+
+async function removeOurThrottles(ctx: StepContext): Promise<StepOutcome> {
+  const ledger = await ctx.ledger.get();
+  if (!ledger) return { status: 'done', detail: 'this operation set no throttles' };
+  const removal = await removeThrottles(ctx.admin, ledger);
+  if (!removal.complete) {
+    // Not a failure of the operation: the data moved. The terminal cleanup and the sweep retry it.
+    return { status: 'done', detail: `throttles removed except: ${removal.problems.slice(0, 3).join('; ')} (retried until gone)`, data: { throttlesLeft: true } };
+  }
+  return { status: 'done', detail: `replication throttles removed (${describeLedger(ledger)})` };
+}
+
+async function verifyLeaders(step: Extract<PlanStep, { action: 'verify-leaders' }>, ctx: StepContext): Promise<StepOutcome> {
+  const lookup = partitionLookup(await ctx.snapshot());
+  const wrong: string[] = [];
+  const states: Record<string, unknown>[] = [];
+  for (const e of step.expected) {
+    const p = lookup(e.topic, e.partition);
+    if (step.expected.length <= 20 && p) states.push({ topic: e.topic, partition: e.partition, leader: p.leader, replicas: p.replicas, isr: p.isr });
+    if (!p || p.leader !== e.leader || !p.isr.includes(e.leader)) {
+      wrong.push(`${e.topic}-${e.partition}: leader ${p ? (p.leader < 0 ? 'none' : p.leader) : '?'} isr ${p ? p.isr.join(',') || 'empty' : '?'} (want ${e.leader})`);
+    }
+  }
+  if (wrong.length === 0) {
+    const first = states[0] as { isr?: number[] } | undefined;
+    return {
+      status: 'done',
+      detail: step.expected.length === 1 ? `leader ${step.expected[0]!.leader}, isr ${first?.isr?.join(',') ?? '?'}` : `${step.expected.length} partition(s) have the expected leader`,
+      data: { partitions: states },
+    };
+  }
+  if (ctx.now() - ctx.run.stepStartedAt > VERIFY_LEADERS_TIMEOUT_MS) throw new StepFailed(`not as expected: ${wrong.slice(0, 5).join('; ')}`);
+  return { status: 'waiting', progress: `waiting for the new leader: ${wrong.slice(0, 3).join('; ')}` };
+}
+
+async function verifyAssignment(step: Extract<PlanStep, { action: 'verify-assignment' }>, ctx: StepContext): Promise<StepOutcome> {
+  const planned = reassignedBy(ctx.plan, step.reassignStep);
+  const lookup = partitionLookup(await ctx.snapshot());
+  const wrong = planned.filter((want) => lookup(want.topic, want.partition)?.replicas.join(',') !== want.replicas.join(','));
+  if (wrong.length) throw new StepFailed(`${wrong.length} partition(s) do not have the planned replicas, e.g. ${tpName(wrong[0]!)}: ${lookup(wrong[0]!.topic, wrong[0]!.partition)?.replicas.join(',') ?? 'missing'} (planned ${wrong[0]!.replicas.join(',')})`);
+  return { status: 'done', detail: `${planned.length} partition(s) have the planned replicas` };
+}
+
+/**
+ * Groups committed beyond the partition's new end would hit OFFSET_OUT_OF_RANGE
+ * and reset per auto.offset.reset. Commit them at the new end (read live, after
+ * the election) while they have no members, then read the offsets back.
+ */
+async function commitOffsets(step: Extract<PlanStep, { action: 'commit-offsets' }>, ctx: StepContext): Promise<StepOutcome> {
+  const tp = { topic: step.topic, partition: step.partition };
+  const [end] = await ctx.admin.listOffsets([tp], 'latest');
+  if (!end || end.offset === null) throw new StepFailed(`cannot read the new log end of ${tpName(tp)} (error ${end?.errorCode ?? '?'})`);
+  const newEnd = end.offset;
+  const described = new Map((await ctx.admin.describeGroups(step.groups)).map((g) => [g.groupId, g]));
+  const committed: string[] = [];
+  const skipped: string[] = [];
+  for (const groupId of step.groups) {
+    const g = described.get(groupId);
+    if (g && g.members > 0) {
+      skipped.push(`${groupId} (${g.members} active member(s): it resets per auto.offset.reset)`);
+      continue;
+    }
+    const [current] = await ctx.admin.fetchCommittedOffsets(groupId, [tp]);
+    if (!current || current.offset <= newEnd) continue;
+    const [result] = await ctx.admin.commitOffsets(groupId, [{ ...tp, offset: newEnd }]);
+    if (!result || result.errorCode !== 0) {
+      skipped.push(`${groupId} (commit refused: ${result?.error ?? result?.errorCode ?? 'no answer'})`);
+      continue;
+    }
+    const [after] = await ctx.admin.fetchCommittedOffsets(groupId, [tp]);
+    if (after?.offset !== newEnd) throw new StepFailed(`${groupId}: committed ${newEnd} but reads back ${after?.offset ?? 'nothing'}`);
+    committed.push(`${groupId} ${current.offset} → ${newEnd}`);
+  }
+  const text = [
+    committed.length ? `committed at the new end ${newEnd}: ${committed.join(', ')}` : `no group was beyond the new end ${newEnd}`,
+    ...(skipped.length ? [`not committed: ${skipped.join(', ')}`] : []),
+  ].join('; ');
+  return { status: 'done', detail: text, data: { newEnd, committed: committed.length, skipped: skipped.length } };
+}

@@ -1,0 +1,203 @@
+// Replication throttles for a reassignment, the way kafka-reassign-partitions.sh
+// sets them, but owned: every entry this operation adds is recorded (before it
+// is applied) in a ledger kept with the run, and removal takes away exactly
+// those entries. An operator's own throttles are never changed:
+//   - topic lists (`leader/follower.replication.throttled.replicas`) get our
+//     "partition:broker" entries APPENDed and later SUBTRACTed, so other
+//     entries in the same list stay;
+//   - a broker rate (`leader/follower.replication.throttled.rate`) is set only
+//     where the broker had none, and deleted only while it still holds our value.
+// Leader throttles go on the replicas that hold the data now (they send it),
+// follower throttles on the replicas being added (they fetch it).
+
+import type { KafkaAdmin } from '../kafka/admin.ts';
+import type { PartitionAssignment } from './validate.ts';
+
+export const LEADER_RATE = 'leader.replication.throttled.rate';
+export const FOLLOWER_RATE = 'follower.replication.throttled.rate';
+export const LEADER_REPLICAS = 'leader.replication.throttled.replicas';
+export const FOLLOWER_REPLICAS = 'follower.replication.throttled.replicas';
+
+/** What one run throttled; stored with the run so any later worker (or the sweep) can undo it. */
+export interface ThrottleLedger {
+  rateBytesPerSec: number;
+  /** Brokers whose two rates this run set (they had none of their own). */
+  brokers: number[];
+  /** Brokers that already had a rate: left alone, named in the thread. */
+  operatorRateBrokers: number[];
+  /** Per topic, the "partition:broker" entries this run appended. */
+  topics: { topic: string; leader: string[]; follower: string[] }[];
+}
+
+/** The throttle entries a reassignment needs, from each partition's current replicas and its target. */
+export function throttleLedgerFor(
+  moves: readonly PartitionAssignment[],
+  currentReplicas: (topic: string, partition: number) => readonly number[] | undefined,
+  rateBytesPerSec: number,
+): Omit<ThrottleLedger, 'operatorRateBrokers'> {
+  const brokers = new Set<number>();
+  const byTopic = new Map<string, { leader: string[]; follower: string[] }>();
+  for (const m of moves) {
+    const current = currentReplicas(m.topic, m.partition) ?? [];
+    const adding = m.replicas.filter((r) => !current.includes(r));
+    if (adding.length === 0) continue;
+    const entry = byTopic.get(m.topic) ?? { leader: [], follower: [] };
+    byTopic.set(m.topic, entry);
+    for (const r of current) entry.leader.push(`${m.partition}:${r}`);
+    for (const r of adding) entry.follower.push(`${m.partition}:${r}`);
+    for (const r of [...current, ...adding]) brokers.add(r);
+  }
+  return {
+    rateBytesPerSec,
+    brokers: [...brokers].sort((a, b) => a - b),
+    topics: [...byTopic.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([topic, e]) => ({ topic, ...e })),
+  };
+}
+
+/** Topic config values carry entries comma-separated; large lists go in several calls to keep requests small. */
+const ENTRIES_PER_CALL = 2_000;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+type ConfigResult = { type: string; name: string; errorCode: number; error: string | null };
+
+function errorsOf(results: readonly ConfigResult[]): string[] {
+  return results.filter((r) => r.errorCode !== 0).map((r) => `${r.type} ${r.name}: ${r.error ?? `error ${r.errorCode}`}`);
+}
+
+/** Which of these brokers already carry a throttle rate of their own (dynamic, not ours). */
+async function brokersWithOwnRate(admin: KafkaAdmin, brokers: readonly number[]): Promise<Set<number>> {
+  if (brokers.length === 0) return new Set();
+  const described = await admin.describeConfigs(brokers.map((b) => ({ type: 'broker' as const, name: String(b), names: [LEADER_RATE, FOLLOWER_RATE] })));
+  const own = new Set<number>();
+  for (const r of described) {
+    if (r.errorCode !== 0) throw new Error(`cannot read the throttle rates of broker ${r.name}: ${r.error ?? r.errorCode}`);
+    if (r.entries.some((e) => (e.name === LEADER_RATE || e.name === FOLLOWER_RATE) && !e.isDefault && e.value !== null)) own.add(Number(r.name));
+  }
+  return own;
+}
+
+/**
+ * Decides which brokers get our rate (those without one), then records the
+ * ledger through `record` BEFORE changing anything, then applies it. A worker
+ * that dies in between leaves a ledger that may name entries never applied:
+ * removing those is a no-op.
+ */
+export async function applyThrottles(
+  admin: KafkaAdmin,
+  wanted: Omit<ThrottleLedger, 'operatorRateBrokers'>,
+  record: (ledger: ThrottleLedger) => Promise<void>,
+): Promise<ThrottleLedger> {
+  const own = await brokersWithOwnRate(admin, wanted.brokers);
+  const ledger: ThrottleLedger = {
+    ...wanted,
+    brokers: wanted.brokers.filter((b) => !own.has(b)),
+    operatorRateBrokers: wanted.brokers.filter((b) => own.has(b)),
+  };
+  await record(ledger);
+  await setThrottles(admin, ledger);
+  return ledger;
+}
+
+/** Sets what a recorded ledger names (again, after a resume: APPEND and SET are idempotent). */
+export async function setThrottles(admin: KafkaAdmin, ledger: ThrottleLedger): Promise<void> {
+  const rate = String(ledger.rateBytesPerSec);
+  const errors: string[] = [];
+  if (ledger.brokers.length) {
+    errors.push(
+      ...errorsOf(
+        await admin.incrementalAlterConfigs(
+          ledger.brokers.map((b) => ({
+            type: 'broker' as const,
+            name: String(b),
+            ops: [
+              { name: LEADER_RATE, op: 'set' as const, value: rate },
+              { name: FOLLOWER_RATE, op: 'set' as const, value: rate },
+            ],
+          })),
+        ),
+      ),
+    );
+  }
+  errors.push(...(await alterTopicLists(admin, ledger.topics, 'append')));
+  if (errors.length) throw new Error(`setting replication throttles failed: ${errors.slice(0, 5).join('; ')}`);
+}
+
+async function alterTopicLists(admin: KafkaAdmin, topics: ThrottleLedger['topics'], op: 'append' | 'subtract'): Promise<string[]> {
+  const errors: string[] = [];
+  for (const t of topics) {
+    const leaderChunks = chunks(t.leader, ENTRIES_PER_CALL);
+    const followerChunks = chunks(t.follower, ENTRIES_PER_CALL);
+    for (let i = 0; i < Math.max(leaderChunks.length, followerChunks.length); i++) {
+      const ops = [
+        ...(leaderChunks[i]?.length ? [{ name: LEADER_REPLICAS, op, value: leaderChunks[i]!.join(',') }] : []),
+        ...(followerChunks[i]?.length ? [{ name: FOLLOWER_REPLICAS, op, value: followerChunks[i]!.join(',') }] : []),
+      ];
+      errors.push(...errorsOf(await admin.incrementalAlterConfigs([{ type: 'topic', name: t.topic, ops }])));
+    }
+  }
+  return errors;
+}
+
+export interface ThrottleRemoval {
+  /** Everything this run set is gone. */
+  complete: boolean;
+  /** What could not be removed (an unreachable broker, a deleted topic...), for the thread and the sweep. */
+  problems: string[];
+}
+
+/**
+ * Removes exactly what the ledger says this run set. Idempotent: safe to
+ * repeat from a resumed worker or the sweep. A broker rate that someone has
+ * changed since is theirs now and stays.
+ */
+export async function removeThrottles(admin: KafkaAdmin, ledger: ThrottleLedger): Promise<ThrottleRemoval> {
+  const problems: string[] = [];
+  const ours = String(ledger.rateBytesPerSec);
+  if (ledger.brokers.length) {
+    let described: Awaited<ReturnType<KafkaAdmin['describeConfigs']>> = [];
+    try {
+      described = await admin.describeConfigs(ledger.brokers.map((b) => ({ type: 'broker' as const, name: String(b), names: [LEADER_RATE, FOLLOWER_RATE] })));
+    } catch (err) {
+      problems.push(`reading broker throttle rates: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const deletes = described
+      .filter((r) => r.errorCode === 0)
+      .map((r) => ({
+        type: 'broker' as const,
+        name: r.name,
+        ops: r.entries
+          .filter((e) => (e.name === LEADER_RATE || e.name === FOLLOWER_RATE) && !e.isDefault && e.value === ours)
+          .map((e) => ({ name: e.name, op: 'delete' as const, value: null })),
+      }))
+      .filter((r) => r.ops.length > 0);
+    problems.push(...errorsOf(described));
+    if (deletes.length) {
+      try {
+        problems.push(...errorsOf(await admin.incrementalAlterConfigs(deletes)));
+      } catch (err) {
+        problems.push(`removing broker throttle rates: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+  try {
+    const topicProblems = await alterTopicLists(admin, ledger.topics, 'subtract');
+    // A topic deleted since has no throttle left to remove.
+    problems.push(...topicProblems.filter((p) => !/UNKNOWN_TOPIC_OR_PARTITION|does not exist/i.test(p)));
+  } catch (err) {
+    problems.push(`removing topic throttle lists: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return { complete: problems.length === 0, problems };
+}
+
+/** One line for the thread. */
+export function describeLedger(ledger: ThrottleLedger): string {
+  const entries = ledger.topics.reduce((n, t) => n + t.leader.length + t.follower.length, 0);
+  const rate = ledger.rateBytesPerSec >= 1024 * 1024 ? `${Math.round(ledger.rateBytesPerSec / 1024 / 1024)} MiB/s` : `${Math.round(ledger.rateBytesPerSec / 1024)} KiB/s`;
+  const theirs = ledger.operatorRateBrokers.length ? `; broker ${ledger.operatorRateBrokers.join(', ')} kept the rate already set there` : '';
+  return `${rate} on broker ${ledger.brokers.join(', ') || '(none)'}, ${entries} replica entr${entries === 1 ? 'y' : 'ies'} on ${ledger.topics.length} topic(s)${theirs}`;
+}
