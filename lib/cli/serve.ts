@@ -21,6 +21,10 @@ Environment:
   ALERTMANAGER_TOKEN     bearer token Alertmanager must send (default: generated and printed)
   KR_CONFIG / KR_CONFIG_FILE   configuration JSON (default: the local Kafka sandbox)
   KR_SLACK_CHANNELS, KR_SLACK_USERS, KR_INCIDENT_CHANNEL   allow-lists for the sandbox default
+  KR_APPROVERS           approvers of operations (Slack user ids) for the sandbox default
+  KR_APPROVALS_DYNAMODB_ENDPOINT   a DynamoDB-compatible endpoint for approvals and bot state
+                         (default: in-process, lost when serve stops)
+  KR_SWEEP_SECONDS       how often the operations sweep runs (default 60, as deployed)
 
 Routes: POST /slack/events, /slack/interactivity, /alerts/alertmanager, /alerts/sns; GET /healthz`;
 
@@ -83,6 +87,7 @@ export async function run(argv: string[]): Promise<number> {
     host: args.host,
     port: args.port,
     workerTimeoutSeconds: args.workerTimeout,
+    ...(process.env.KR_SWEEP_SECONDS && /^\d{1,4}$/.test(process.env.KR_SWEEP_SECONDS) ? { sweepIntervalMs: Number(process.env.KR_SWEEP_SECONDS) * 1000 } : {}),
     ...(process.env.SLACK_API_URL ? { slackApiUrl: process.env.SLACK_API_URL } : {}),
   });
   for (const n of notes) console.error(`note: ${n}`);

@@ -5,7 +5,9 @@
 // (in memory: requests and audit are lost when `serve` stops). dynalite is a
 // devDependency: in an install without it, operations are off and `serve`
 // says so.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { DynamoStateStore } from '../jobs/dynamo-state-store.ts';
+import type { StateStore } from '../jobs/state-store.ts';
 import type { AddressInfo } from 'node:net';
 import { ApprovalService } from '../approvals/service.ts';
 import { ApprovalStore } from '../approvals/store.ts';
@@ -15,6 +17,13 @@ import type { Plan } from '../operations/types.ts';
 
 export interface LocalApprovals {
   approvals: ApprovalService<Plan> | undefined;
+  /**
+   * With KR_APPROVALS_DYNAMODB_ENDPOINT, the bot's state (plan threads, alert
+   * groups) lives there too (table KR_STATE_TABLE, default kafka-responder-state),
+   * so a `serve` that is killed and started again picks running operations up
+   * where they were, as a new Lambda would.
+   */
+  state?: StateStore;
   note: string;
   close(): Promise<void>;
 }
@@ -46,12 +55,38 @@ export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv
   const client = new DynamoDBClient({ endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
   const store = new ApprovalStore(client, { tableName });
   await store.ensureTable();
+  let state: StateStore | undefined;
+  if (env.KR_APPROVALS_DYNAMODB_ENDPOINT) {
+    const stateTable = env.KR_STATE_TABLE ?? 'kafka-responder-state';
+    await ensureStateTable(client, stateTable);
+    state = new DynamoStateStore(client, stateTable);
+    what += `; bot state in table ${stateTable}`;
+  }
   return {
     approvals: new ApprovalService<Plan>({ store, policy: approvalPolicy(config) }),
+    ...(state ? { state } : {}),
     note: what,
     close: async () => {
       client.destroy();
       await stopServer();
     },
   };
+}
+
+/** The state table as serverless.yml defines it (pk, TTL on expiresAt), created when missing. */
+async function ensureStateTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (err) {
+    if (!(err instanceof ResourceNotFoundException)) throw err;
+  }
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
+  );
 }

@@ -5,9 +5,17 @@ import { parseConfig, type Config } from '../config/schema.ts';
 
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
+/**
+ * Environment knobs of the sandbox default (all optional):
+ *   KR_HOST_EXECUTOR=none          run as on Amazon MSK: no host access at all
+ *   KR_THROTTLE_BYTES_PER_SEC=N    replication throttle of drains and raise-rf
+ *   KR_OPERATIONS_POLL_SECONDS=N   how often a running reassignment is polled
+ */
 export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; notes: string[] } {
   const s = sandboxSettings(env);
   const notes: string[] = [];
+  const noHosts = env.KR_HOST_EXECUTOR === 'none';
+  if (noHosts) notes.push('KR_HOST_EXECUTOR=none: no host access (as on Amazon MSK); host checks are skipped, operations run over the Kafka protocol only');
   const channels = list(env.KR_SLACK_CHANNELS);
   const users = list(env.KR_SLACK_USERS);
   const everyone = channels.length === 0 && users.length === 0;
@@ -19,11 +27,15 @@ export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: C
           name: 'sandbox',
           bootstrap: list(env.KAFKA_BOOTSTRAP_SERVERS || bootstrapServers(s)),
           aliases: ['local'],
-          hosts: { executor: 'local', hostDirs: Object.fromEntries(BROKER_IDS.map((id) => [String(id), nodeLayout(s, id).hostDir])) },
+          hosts: noHosts ? { executor: 'none' } : { executor: 'local', hostDirs: Object.fromEntries(BROKER_IDS.map((id) => [String(id), nodeLayout(s, id).hostDir])) },
           diagnosisTimeoutMs: 30_000,
-          operations: { kafkaBin: binDir(s) },
+          operations: {
+            ...(noHosts ? {} : { kafkaBin: binDir(s) }),
+            ...(env.KR_THROTTLE_BYTES_PER_SEC ? { throttleBytesPerSec: Number(env.KR_THROTTLE_BYTES_PER_SEC) } : {}),
+          },
         },
       ],
+      ...(env.KR_OPERATIONS_POLL_SECONDS ? { operations: { pollSeconds: Number(env.KR_OPERATIONS_POLL_SECONDS) } } : {}),
       defaultCluster: 'sandbox',
       slack: {
         allowedChannels: channels,

@@ -111,7 +111,6 @@ export function toSnsEvent(body: string): unknown {
 
 export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
   const { log } = opts;
-  const store = opts.store ?? new MemoryStateStore();
   const jobs = new JobRegistry();
   registerCoreJobs(jobs);
   registerAlertJobs(jobs);
@@ -127,6 +126,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     }
   }
   const approvals = opts.approvals ?? local?.approvals;
+  const store = opts.store ?? local?.state ?? new MemoryStateStore();
   const executors = executorFactory();
   const worker = {
     config: opts.config,

@@ -165,7 +165,7 @@ describe('local server: operations with approvals on an in-process dynalite', ()
             },
           };
         },
-        async run() {
+        io() {
           throw new Error('not expected');
         },
       },
@@ -183,8 +183,8 @@ describe('local server: operations with approvals on an in-process dynalite', ()
       expect(planned).toEqual(['drain-broker']);
       // Stored for approval (conditional writes on the in-process dynalite) and posted with its buttons.
       const plan = opsStub.topLevel('C0OPS').at(-1)!;
-      // The requester (U0ALICE) is an approver: asking counts as approval 1 of 2.
-      expect(plan.text).toMatch(/^REQUESTED: drain broker 3 \(1 of 2 approvals\)/);
+      // The requester (U0ALICE) is an approver, yet asking is not approving: 0 of 2 until people click.
+      expect(plan.text).toMatch(/^REQUESTED: drain broker 3 \(0 of 2 approvals\)/);
       expect(JSON.stringify(plan.blocks)).toContain('"action_id":"ops:approve"');
     } finally {
       await local.close();

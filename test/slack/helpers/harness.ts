@@ -103,7 +103,7 @@ export function buildHarness(opts: {
     ...(opts.operations ? { operations: opts.operations } : {}),
     log,
   };
-  const queue = new InProcessJobQueue((job) => runJob(job, worker, jobs), log);
+  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => runJob(job, { ...worker, ...limits, queue }, jobs), log);
   const registry = new SlackRegistry();
   const handler = createSlackHandler({
     config,
