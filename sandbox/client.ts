@@ -71,17 +71,19 @@ export async function createTopic(
 }
 
 /** Produce `count` small messages to one partition; returns how many were acknowledged. */
-export async function produce(bootstrap: string, topic: string, partition: number, count: number, acks: -1 | 1 = 1, from = 0): Promise<number> {
+/** `valueBytes`: pad each value to about this size, to make partitions that take time to copy. */
+export async function produce(bootstrap: string, topic: string, partition: number, count: number, acks: -1 | 1 = 1, from = 0, valueBytes = 0): Promise<number> {
+  const pad = valueBytes > 0 ? 'x'.repeat(valueBytes) : '';
   const producer = kafkaClient(bootstrap, 'kafka-responder-sandbox-producer').producer({ allowAutoTopicCreation: false, retry: { retries: 3 } });
   await producer.connect();
   try {
-    const batch = 500;
+    const batch = valueBytes > 0 ? Math.max(1, Math.min(500, Math.floor(400_000 / valueBytes))) : 500;
     for (let i = 0; i < count; i += batch) {
       const n = Math.min(batch, count - i);
       await producer.send({
         topic,
         acks,
-        messages: Array.from({ length: n }, (_, k) => ({ partition, key: `k${from + i + k}`, value: `message ${from + i + k} of ${topic}-${partition}` })),
+        messages: Array.from({ length: n }, (_, k) => ({ partition, key: `k${from + i + k}`, value: `message ${from + i + k} of ${topic}-${partition}${pad}` })),
       });
     }
     return count;

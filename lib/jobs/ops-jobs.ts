@@ -245,10 +245,9 @@ function threadReporter(ctx: JobContext, requestId: string, ref: PlanMessageRef 
  *   finished but owing cleanup (throttles a broker refused) → removed now.
  * Exactly once still holds: every tick must win the claim or the lease.
  */
-export async function sweepOperations(ctx: JobContext): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number }> {
+export async function sweepOperations(ctx: JobContext, now = Date.now()): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number }> {
   const approvals = needApprovals(ctx);
   const counts = { looked: 0, expired: 0, restarted: 0, resumed: 0, cleaned: 0, failures: 0 };
-  const now = Date.now();
   for (const id of await approvals.listForSweep()) {
     counts.looked++;
     try {

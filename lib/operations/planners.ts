@@ -5,12 +5,11 @@
 
 import type { ClusterSnapshot, PartitionState, TopicState } from '../kafka/types.ts';
 import { digestOf } from './fingerprint.ts';
-import type { LeaderCandidate, Plan, PlanKind, PlanResult, PlanStep, ReplicaData, TopicPartition } from './types.ts';
+import type { Plan, PlanKind, PlanResult, PlanStep, TopicPartition } from './types.ts';
 import {
   DEFAULT_THROTTLE_BYTES_PER_SEC,
   DrainRequest,
   ExplicitReassignmentRequest,
-  LeaderOverrideRequest,
   type PartitionAssignment,
   PreferredElectionRequest,
   RaiseReplicationFactorRequest,

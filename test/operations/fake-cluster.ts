@@ -76,6 +76,8 @@ export class FakeCluster implements OperationIo {
   async openAdmin(): Promise<KafkaAdmin> {
     this.maybeFail('openAdmin');
     this.adminsOpen++;
+    // The admin object's methods close over the cluster they script.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const c = this;
     const ok = (tp: TopicPartition): PartitionResult => ({ topic: tp.topic, partition: tp.partition, errorCode: 0, error: null });
     return {

@@ -1,201 +1,223 @@
-// End to end on the real sandbox (Kafka 4.1.1, KRaft): a plan is requested,
-// approved by two people (approvals on dynalite), claimed, executed live
-// through the host executor, each step audited before the next.
-// Needs the sandbox from test/global-setup.ts (skipped with KR_SKIP_SANDBOX=1).
-import { spawnSync } from 'node:child_process';
+// Operations on the real sandbox (Kafka, KRaft), over the Kafka protocol only:
+// a plan is approved by two people (approvals on dynalite), then run tick by
+// tick the way worker invocations run it (each tick with a short budget, so
+// long steps park and resume), with Kafka's own CLI tools as the oracle.
+// The cluster is configured with no host access (hosts.executor "none", as
+// on Amazon MSK): nothing here may need a shell on a broker.
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalPolicyConfigSchema, ApprovalService, ApprovalStore, resolvePolicy } from '../../lib/approvals/index.ts';
-import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
+import { ApprovalService, ApprovalStore } from '../../lib/approvals/index.ts';
+import { parseConfig, type ClusterConfig } from '../../lib/config/schema.ts';
+import { createDefaultOperations } from '../../lib/jobs/ops-backend.ts';
+import { leaderOverrideLossLines } from '../../lib/operations/loss-text.ts';
+import { runTick, type TickResult } from '../../lib/operations/runner.ts';
+import type { Plan } from '../../lib/operations/types.ts';
+import { openAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
-import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
-import {
-  measureReplicas,
-  planDrain,
-  planLeaderOverride,
-  planRaiseReplicationFactor,
-  runApprovedPlan,
-  runKafkaCli,
-  type ExecutionOutcome,
-  type OperationHost,
-  type Plan,
-} from '../../lib/operations/index.ts';
+import { Sandbox } from '../../sandbox/cluster.ts';
 import { createTopic, produce, withAdmin } from '../../sandbox/client.ts';
-import { nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
+import { runScenario } from '../../sandbox/scenarios.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { hasSandbox } from '../sandbox/helpers.ts';
 
-const bootstrap = process.env.KAFKA_BOOTSTRAP_SERVERS ?? '';
-const kafkaBin = process.env.KAFKA_BIN ?? '';
-const haveSandbox = bootstrap !== '' && kafkaBin !== '' && process.env.KR_SKIP_SANDBOX !== '1';
-const executor = new LocalExecutor({ concurrency: 2 });
+const up = hasSandbox();
+const settings = sandboxSettings();
+const bootstrap = bootstrapServers(settings);
+const bin = binDir(settings);
 
-function hostOf(brokerId: number): OperationHost {
-  return { executor, target: { brokerId, address: nodeLayout(sandboxSettings(), brokerId).hostDir }, kafkaBin, bootstrap };
+const config = parseConfig({
+  clusters: [{ name: 'sandbox', bootstrap: bootstrap.split(','), hosts: { executor: 'none' }, diagnosisTimeoutMs: 30_000 }],
+  slack: { allowEveryone: true, incidentChannel: 'C0INCIDENT' },
+  approvals: { approvers: ['UALICE', 'UBOB'] },
+});
+const cluster = config.clusters[0] as ClusterConfig;
+const operations = createDefaultOperations(async () => null);
+const io = operations.io(cluster);
+
+function kafkaCli(tool: string, args: string[]): string {
+  return execFileSync(`${bin}/${tool}`, ['--bootstrap-server', bootstrap, ...args], { encoding: 'utf8', timeout: 120_000 });
 }
 
-function scenario(name: string): { expect: Record<string, unknown> } {
-  const r = spawnSync('npx', ['kafka-responder', 'sandbox', 'scenario', name], { encoding: 'utf8', env: process.env, timeout: 480_000 });
-  if (r.status !== 0) throw new Error(`scenario ${name} failed: ${r.stderr.slice(-2000)}`);
-  return JSON.parse(r.stdout);
-}
-
-function snapshot(topics: string[]) {
-  return takeSnapshot(parseConnectionConfig({ bootstrap: bootstrap.split(',') }), { topics, timeoutMs: 20_000 });
+/** Every throttle config Kafka reports on brokers 1-3 and these topics (kafka-configs.sh --describe). */
+function throttlesLeft(topics: string[]): string[] {
+  const out: string[] = [];
+  for (const b of ['1', '2', '3']) {
+    const text = kafkaCli('kafka-configs.sh', ['--describe', '--entity-type', 'brokers', '--entity-name', b]);
+    out.push(...text.split('\n').filter((l) => /throttled/.test(l)).map((l) => `broker ${b}: ${l.trim()}`));
+  }
+  for (const t of topics) {
+    const text = kafkaCli('kafka-configs.sh', ['--describe', '--entity-type', 'topics', '--entity-name', t]);
+    out.push(...text.split('\n').filter((l) => /throttled/.test(l)).map((l) => `topic ${t}: ${l.trim()}`));
+  }
+  return out;
 }
 
 let dynamo: LocalDynamo;
 let approvals: ApprovalService<Plan>;
+let sandbox: Sandbox;
 
 beforeAll(async () => {
-  if (!haveSandbox) return;
+  if (!up) return;
+  sandbox = new Sandbox(settings, () => {});
   dynamo = await startLocalDynamo();
-  const store = new ApprovalStore(dynamo.client, { tableName: 'approvals-e2e' });
+  const store = new ApprovalStore(dynamo.client, { tableName: 'approvals-ops-int' });
   await store.ensureTable();
-  approvals = new ApprovalService<Plan>({
-    store,
-    policy: resolvePolicy(ApprovalPolicyConfigSchema.parse({ approverUserIds: ['UALICE', 'UBOB'] })),
-  });
+  approvals = new ApprovalService<Plan>({ store, policy: { approvers: new Set(['UALICE', 'UBOB']), requiredApprovals: 2, ttlMs: 3_600_000 } });
 });
 afterAll(async () => {
   await dynamo?.close();
 });
 
-/** Request → two approvals → claim → live execution with every step audited → finish. */
-async function approveAndRun(plan: Plan, host: OperationHost, readTopics: string[]): Promise<{ outcome: ExecutionOutcome; audit: string[] }> {
-  const requested = await approvals.request(plan, 'UOPERATOR');
+async function approve(plan: Plan): Promise<string> {
+  const requested = await approvals.request(plan, 'UOPERATOR', { context: { cluster: 'sandbox' } });
   if (!requested.ok) throw new Error(requested.message);
   const id = requested.request.id;
   expect((await approvals.approve(id, 'UALICE')).ok).toBe(true);
   const second = await approvals.approve(id, 'UBOB');
   expect(second.ok && second.readyToExecute).toBe(true);
-  const run = await runApprovedPlan({
-    approvals,
-    requestId: id,
-    workerId: 'worker-e2e',
-    deps: { readSnapshot: () => snapshot(readTopics), host },
-    options: { pollIntervalMs: 1_000, reassignmentTimeoutMs: 180_000 },
-  });
-  if (!run.ran) throw new Error(run.refusal.message);
-  expect(run.finish.ok).toBe(true);
-  // A second worker handed the same job runs nothing.
-  expect(await runApprovedPlan({ approvals, requestId: id, workerId: 'worker-2', deps: { readSnapshot: () => snapshot(readTopics), host } })).toMatchObject({
-    ran: false,
-    refusal: { code: 'already-executed' },
-  });
-  const stored = await approvals.get(id);
-  return { outcome: run.outcome, audit: (stored?.events ?? []).map((e) => `${e.type}: ${e.message}`) };
+  return id;
 }
 
-describe.skipIf(!haveSandbox)('operations on the sandbox', () => {
-  it('isr-one-leader-lost: the out-of-ISR replica with the most data leads, keeping more than the default choice', async () => {
-    const sc = scenario('isr-one-leader-lost');
-    const perReplica = sc.expect.messagesPerReplica as Record<string, number>;
-    expect(sc.expect.defaultUncleanLeader).toBe(2);
+/** Ticks as worker invocations would, each with `budgetMs`, until the run ends (or `stopWhen` says so). */
+async function runToEnd(id: string, budgetMs: number, stopWhen?: (r: TickResult, ticks: number) => boolean): Promise<{ result: TickResult; ticks: number; progress: string[] }> {
+  const progress: string[] = [];
+  let ticks = 0;
+  for (;;) {
+    ticks++;
+    const result = await runTick({
+      approvals,
+      io,
+      requestId: id,
+      workerId: `tick-${ticks}`,
+      deadline: Date.now() + budgetMs,
+      pollMs: 1_000,
+      scheduleNext: async () => {},
+      report: { step: async () => {}, progress: async (t) => void progress.push(t), finished: async () => {} },
+    });
+    if (result.kind !== 'parked' || stopWhen?.(result, ticks)) return { result, ticks, progress };
+    if (ticks > 400) throw new Error('the run did not end');
+  }
+}
 
-    const before = await snapshot(['orders']);
-    const p0 = before.topics.find((t) => t.name === 'orders')!.partitions[0]!;
-    expect(p0.leader).toBe(-1);
-    const replicaData = await measureReplicas(
-      executor,
-      [1, 2, 3].map((id) => ({ target: hostOf(id).target, logDirs: [nodeLayout(sandboxSettings(), id).dataDir], kafkaBin })),
-      'orders',
-      0,
-    );
-    const leo = Object.fromEntries(replicaData.map((d) => [d.brokerId, d.logEndOffset]));
-    expect(leo[2]).toBe(perReplica['2']);
-    expect(leo[3]).toBe(perReplica['3']);
-
-    const planned = planLeaderOverride(before, { topic: 'orders', partition: 0 }, replicaData);
+describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host access', () => {
+  it('leaderless partition with its last in-sync replica wiped: the plan says the loss is unknown; broker 3 leads with its 2,000 messages', async () => {
+    const sc = await runScenario(sandbox, 'isr-one-leader-lost');
+    const perReplica = sc.expect.messagesPerReplica!;
+    const planned = await operations.plan(cluster, { kind: 'leader-override', topic: 'orders', partition: 0, replica: 3 });
     if (!planned.ok) throw new Error(planned.reason);
     const plan = planned.plan;
-    expect(plan.params.replica).toBe(3);
-    const candidates = Object.fromEntries(plan.impact.candidates!.map((c) => [c.brokerId, c]));
-    expect(candidates[2]).toMatchObject({ defaultChoice: true, estimatedMessagesLost: perReplica['3']! - perReplica['2']! });
+    // Without hosts nothing measures offsets: sizes in bytes, and broker 1 (wiped, the last in-sync one) is unseen.
+    expect(plan.impact.loss?.known).toBe(false);
+    expect(plan.impact.estimatedMessagesLost).toBeNull();
+    const lines = leaderOverrideLossLines(plan);
+    expect(lines[0]).toMatch(/^Loss: unknown/);
+    expect(lines.join('\n')).not.toMatch(/\b0 (messages )?lost/);
+    expect(plan.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'wait-reassignment']);
 
-    const { outcome, audit } = await approveAndRun(plan, hostOf(2), ['orders']);
-    expect(outcome.status, outcome.summary).toBe('SUCCEEDED');
-    expect(audit.map((a) => a.split(':')[0])).toEqual(['requested', 'approved', 'approved', 'claimed', 'step', 'step', 'step', 'step', 'step', 'succeeded']);
+    const id = await approve(plan);
+    const t0 = Date.now();
+    const { result } = await runToEnd(id, 30_000);
+    expect(result, JSON.stringify(result)).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+    console.log(`[no-host leader override] second approval → run finished: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    // Broker 3 leads, in the ISR, and the partition takes writes again.
-    const after = await snapshot(['orders']);
-    const p = after.topics.find((t) => t.name === 'orders')!.partitions[0]!;
-    expect(p.leader).toBe(3);
-    expect(p.isr).toContain(3);
+    expect(kafkaCli('kafka-topics.sh', ['--describe', '--topic', 'orders'])).toMatch(/Partition: 0\s+Leader: 3\s/);
+    expect(kafkaCli('kafka-get-offsets.sh', ['--topic', 'orders', '--partitions', '0']).trim()).toBe(`orders:0:${perReplica['3']}`);
     await produce(bootstrap, 'orders', 0, 1, -1, 10_000_000);
-    // Kept: everything broker 3 held, not the fewer messages of the default choice (broker 2).
-    const kept = await measureReplicas(executor, [{ target: hostOf(3).target, logDirs: [nodeLayout(sandboxSettings(), 3).dataDir], kafkaBin }], 'orders', 0);
-    expect(kept[0]!.logEndOffset).toBe(perReplica['3']! + 1);
-    expect(perReplica['3']!).toBeGreaterThan(perReplica['2']!);
-    console.log(`[leader override] kept ${perReplica['3']} messages on broker 3 (default choice broker 2 would keep ${perReplica['2']}); steps:\n  ${audit.join('\n  ')}`);
+    expect(kafkaCli('kafka-get-offsets.sh', ['--topic', 'orders', '--partitions', '0']).trim()).toBe(`orders:0:${perReplica['3']! + 1}`);
   }, 600_000);
 
-  it('rf1 with a planned stop: partial drain of broker 3 → stop → no offline partition', async () => {
-    scenario('healthy');
-    const topic = 'ops-drain-rf1';
-    const everywhere = 'ops-drain-rf3';
+  it('raise-rf that copies across many short invocations: no partition unavailable, throttles gone, then a cancelled one leaves no reassignment and no throttle', async () => {
+    await runScenario(sandbox, 'healthy');
+    const topic = 'ops-int-raise';
+    const slow = 'ops-int-cancel';
     await withAdmin(bootstrap, async (admin) => {
       const existing = await admin.listTopics();
-      const stale = [topic, everywhere].filter((t) => existing.includes(t));
+      const stale = [topic, slow].filter((t) => existing.includes(t));
       if (stale.length) await admin.deleteTopics({ topics: stale });
-      await createTopic(admin, topic, { assignment: [[1], [2], [3], [3]] });
-      await createTopic(admin, everywhere, { assignment: [[1, 2, 3]] });
+      await createTopic(admin, topic, { assignment: [[1], [2]] });
+      await createTopic(admin, slow, { assignment: [[1], [2]] });
     });
-    for (let p = 0; p < 4; p++) await produce(bootstrap, topic, p, 50);
-
-    const before = await snapshot([topic, everywhere]);
-    // RF 3 on a 3-broker cluster cannot move: a full drain is refused...
-    expect(planDrain(before, { broker: 3 })).toMatchObject({ ok: false });
-    // ...and the partial one moves the rest.
-    const planned = planDrain(before, { broker: 3, partial: true }, { throttleBytesPerSec: 10 * 1024 * 1024 });
-    if (!planned.ok) throw new Error(planned.reason);
-    const moved = planned.plan.steps[0]!;
-    expect(moved.action === 'reassign' && moved.input.partitions.filter((m) => m.topic === topic).map((m) => m.partition)).toEqual([2, 3]);
-    expect(moved.action === 'reassign' && moved.input.partitions.some((m) => m.topic === everywhere)).toBe(false);
-
-    const { outcome, audit } = await approveAndRun(planned.plan, hostOf(1), [topic, everywhere]);
-    expect(outcome.status, outcome.summary).toBe('SUCCEEDED');
-    console.log(`[drain] ${audit.join('\n  ')}`);
-
-    const stop = spawnSync('npx', ['kafka-responder', 'sandbox', 'stop', '3'], { encoding: 'utf8', env: process.env });
-    expect(stop.status).toBe(0);
+    // ~3 MiB per partition; a 256 KiB/s throttle makes the copy take several seconds.
+    for (const t of [topic, slow]) for (let p = 0; p < 2; p++) await produce(bootstrap, t, p, 3_000, 1, 0, 1_000);
+    // An operator's own throttle on broker 3 must survive both runs.
+    kafkaCli('kafka-configs.sh', ['--alter', '--entity-type', 'brokers', '--entity-name', '3', '--add-config', 'leader.replication.throttled.rate=987654321']);
     try {
-      const described = await runKafkaCli(hostOf(1), { action: 'describe', topics: [topic] });
-      const { parseTopicDescribe } = await import('../../sandbox/client.ts');
-      const parts = parseTopicDescribe(described.output);
-      expect(parts).toHaveLength(4);
-      for (const part of parts) expect(part.leader, `${topic}-${part.partition}`).toBeGreaterThanOrEqual(0);
-      const unavailable = spawnSync(`${kafkaBin}/kafka-topics.sh`, ['--bootstrap-server', bootstrap, '--describe', '--unavailable-partitions'], { encoding: 'utf8' });
-      expect(unavailable.stdout.trim()).toBe('');
-      await produce(bootstrap, topic, 2, 1);
-    } finally {
-      spawnSync('npx', ['kafka-responder', 'sandbox', 'start', '3'], { encoding: 'utf8', env: process.env });
-      await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [topic, everywhere] }));
-    }
-  }, 600_000);
+      const raise = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 256 * 1024 } }, { kind: 'raise-replication-factor', topic, replicationFactor: 3 });
+      if (!raise.ok) throw new Error(raise.reason);
+      const id = await approve(raise.plan);
+      let unavailable = 0;
+      let polls = 0;
+      const poller = setInterval(() => {
+        void io.snapshot([topic]).then((s) => {
+          polls++;
+          unavailable += s.topics.find((t) => t.name === topic)?.partitions.filter((p) => p.leader < 0).length ?? 0;
+        });
+      }, 500);
+      const t0 = Date.now();
+      let done;
+      try {
+        // 6-second invocations: the copy outlives several of them.
+        done = await runToEnd(id, 6_500);
+      } finally {
+        clearInterval(poller);
+      }
+      expect(done.result, JSON.stringify(done.result)).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+      console.log(`[raise-rf] ${done.ticks} invocations over ${((Date.now() - t0) / 1000).toFixed(1)} s; progress: ${done.progress.at(-1) ?? '-'}; unavailable partitions seen in ${polls} polls: ${unavailable}`);
+      expect(done.ticks).toBeGreaterThan(1);
+      expect(unavailable).toBe(0);
+      expect((await approvals.get(id))!.run?.invocations).toBe(done.ticks);
+      const described = kafkaCli('kafka-topics.sh', ['--describe', '--topic', topic]);
+      expect(described.match(/Replicas: \d,\d,\d/g)).toHaveLength(2);
+      expect(throttlesLeft([topic])).toEqual(['broker 3: leader.replication.throttled.rate=987654321 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:leader.replication.throttled.rate=987654321}']);
 
-  it('raise-rf: a replication factor 1 topic goes to 3, throttled, throttles removed', async () => {
-    const topic = 'ops-raise-rf';
+      // Cancel: a slow copy (4 KiB/s) is stopped by an approver while it runs.
+      const cancel = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 4 * 1024 } }, { kind: 'raise-replication-factor', topic: slow, replicationFactor: 2 });
+      if (!cancel.ok) throw new Error(cancel.reason);
+      const cid = await approve(cancel.plan);
+      const parked = await runToEnd(cid, 6_500, (_r, ticks) => ticks >= 2);
+      expect(parked.result.kind).toBe('parked');
+      const admin = await io.openAdmin();
+      try {
+        expect((await admin.listPartitionReassignments(null)).length).toBeGreaterThan(0);
+      } finally {
+        await admin.close();
+      }
+      expect(throttlesLeft([slow]).length).toBeGreaterThan(1);
+      expect((await approvals.requestCancel(cid, 'UBOB', 'too slow')).ok).toBe(true);
+      const cancelled = await runToEnd(cid, 30_000);
+      expect(cancelled.result, JSON.stringify(cancelled.result)).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
+      expect(kafkaCli('kafka-reassign-partitions.sh', ['--list'])).not.toMatch(new RegExp(`${slow}-\\d`));
+      expect(throttlesLeft([slow])).toEqual(['broker 3: leader.replication.throttled.rate=987654321 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:leader.replication.throttled.rate=987654321}']);
+      expect(kafkaCli('kafka-topics.sh', ['--describe', '--topic', slow]).match(/Replicas: \d\t/g)).toHaveLength(2);
+    } finally {
+      kafkaCli('kafka-configs.sh', ['--alter', '--entity-type', 'brokers', '--entity-name', '3', '--delete-config', 'leader.replication.throttled.rate']);
+      await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [topic, slow] }));
+    }
+  }, 900_000);
+
+  it('a STALE plan runs nothing', async () => {
+    const topic = 'ops-int-stale';
     await withAdmin(bootstrap, async (admin) => {
       if ((await admin.listTopics()).includes(topic)) await admin.deleteTopics({ topics: [topic] });
       await createTopic(admin, topic, { assignment: [[1], [2]] });
     });
-    for (let p = 0; p < 2; p++) await produce(bootstrap, topic, p, 100);
     try {
-      const planned = planRaiseReplicationFactor(await snapshot([topic]), { topic, replicationFactor: '3' }, { throttleBytesPerSec: 10 * 1024 * 1024 });
+      const planned = await operations.plan(cluster, { kind: 'raise-replication-factor', topic, replicationFactor: 2 });
       if (!planned.ok) throw new Error(planned.reason);
-      const { outcome } = await approveAndRun(planned.plan, hostOf(1), [topic]);
-      expect(outcome.status, outcome.summary).toBe('SUCCEEDED');
-      const after = (await snapshot([topic])).topics.find((t) => t.name === topic)!;
-      for (const p of after.partitions) {
-        expect(new Set(p.replicas).size).toBe(3);
-        expect(p.replicas[0]).toBe(p.partition + 1);
+      const id = await approve(planned.plan);
+      // Someone else changes the topic between the plan and the run.
+      const admin = await openAdmin(parseConnectionConfig({ bootstrap: bootstrap.split(',') }), { timeoutMs: 20_000 });
+      try {
+        await admin.alterPartitionReassignments([{ topic, partition: 0, replicas: [3] }]);
+        for (let i = 0; i < 60 && (await admin.listPartitionReassignments(null)).length > 0; i++) await new Promise((r) => setTimeout(r, 500));
+      } finally {
+        await admin.close();
       }
-      // --verify removed the throttle configs it had set.
-      const configs = spawnSync(`${kafkaBin}/kafka-configs.sh`, ['--bootstrap-server', bootstrap, '--describe', '--entity-type', 'topics', '--entity-name', topic], { encoding: 'utf8' });
-      expect(configs.stdout).not.toMatch(/throttled/);
-      for (const broker of ['1', '2', '3']) {
-        const b = spawnSync(`${kafkaBin}/kafka-configs.sh`, ['--bootstrap-server', bootstrap, '--describe', '--entity-type', 'brokers', '--entity-name', broker], { encoding: 'utf8' });
-        expect(b.stdout).not.toMatch(/replication\.throttled\.rate/);
-      }
+      const { result } = await runToEnd(id, 30_000);
+      expect(result).toMatchObject({ kind: 'finished', status: 'STALE' });
+      expect(kafkaCli('kafka-topics.sh', ['--describe', '--topic', topic])).toMatch(/Partition: 1\s+Leader: 2\s+Replicas: 2\s/);
+      expect(throttlesLeft([topic])).toEqual([]);
     } finally {
       await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [topic] }));
     }

@@ -380,6 +380,44 @@ describe('two-person rule through the buttons', () => {
   });
 });
 
+describe('the minute sweep: nothing approved is lost, nothing expired looks open', () => {
+  const sweep = async (now?: number) => {
+    const { sweepOperations } = await import('../../lib/jobs/ops-jobs.ts');
+    const job = newJob(OPS_JOB_KINDS.sweep, {}, 'kr-sweep');
+    return sweepOperations({ ...h.worker, queue: h.queue, job, log: h.log }, now);
+  };
+
+  it('an approved request whose execution was never enqueued is started by the sweep after 2 minutes, once', async () => {
+    const { plan, id } = await requestPlan();
+    await click('ops:approve', id, ALICE, plan);
+    await h.queue.idle();
+    // The second approval is recorded, but the execute job is lost (queue down).
+    expect((await approvals.approve(id, BOB)).ok).toBe(true);
+    expect(await sweep()).toMatchObject({ restarted: 0 });
+    await h.queue.idle();
+    expect((await approvals.get(id))!.status).toBe('APPROVED');
+    expect(await sweep(Date.now() + 2 * 60_000 + 1_000)).toMatchObject({ restarted: 1 });
+    await h.queue.idle();
+    expect((await approvals.get(id))!.status).toBe('SUCCEEDED');
+    expect(await claims(id)).toBe(1);
+    expect(plan.text).toMatch(/^SUCCEEDED/);
+    // Finished: it has left the sweep's index.
+    expect(await approvals.listForSweep()).not.toContain(id);
+  });
+
+  it('an untouched plan past its expiry is edited to EXPIRED by the sweep', async () => {
+    await build({ ...CONFIG, approvals: { approvers: [ALICE, BOB], ttlSeconds: 1 } });
+    const { plan } = await requestPlan();
+    expect(plan.text).toMatch(/^REQUESTED/);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await sweep()).toMatchObject({ expired: 1 });
+    await h.queue.idle();
+    expect(plan.text).toMatch(/^EXPIRED/);
+    expect(buttons(plan)).toEqual([]);
+    expect(await sweep()).toMatchObject({ looked: 0 });
+  });
+});
+
 describe('"Plan …" buttons on findings', () => {
   it('offline partition → leader override, RF 1 → raise to 3, can-restart no → drain; all within Slack limits', async () => {
     const rendered = renderDiagnosis(

@@ -1,0 +1,221 @@
+// The production shape of a long drain, on the real sandbox, through real
+// signed Slack requests to the real `kafka-responder serve` process:
+//   - every job gets the deployed worker's time limit, here 30 s
+//     (`serve --worker-timeout 30`), so a copy of minutes must outlive many
+//     invocations: park, delayed next tick, resume;
+//   - half-way the `serve` process is killed (SIGKILL, mid-invocation) and a
+//     new one is started on the same DynamoDB (approvals, run state, plan
+//     threads): its minute sweep (5 s here) finds the run whose lease ran out
+//     and resumes it at its step;
+//   - while it runs, no partition may be unavailable (polled);
+//   - afterwards broker 3 holds no replica that could move, and
+//     kafka-configs.sh shows no throttle on any broker or the topic.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalStore } from '../../lib/approvals/store.ts';
+import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
+import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
+import { signSlackRequest } from '../../lib/slack/verify.ts';
+import { Sandbox } from '../../sandbox/cluster.ts';
+import { createTopic, produce, withAdmin } from '../../sandbox/client.ts';
+import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
+import { runScenario } from '../../sandbox/scenarios.ts';
+import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { closedPort } from '../helpers/net.ts';
+import { hasSandbox } from '../sandbox/helpers.ts';
+import { SIGNING_SECRET, blockActionsPayload, slashBody } from '../slack/helpers/signed.ts';
+import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+
+const up = hasSandbox();
+const settings = sandboxSettings();
+const bootstrap = bootstrapServers(settings);
+const bin = binDir(settings);
+const TOPIC = 'drain-e2e';
+const REQUESTER = 'U0REQ';
+const ALICE = 'U0ALICE';
+const BOB = 'U0BOB';
+const CHANNEL = 'C0OPS';
+/** 64 KiB/s out of broker 3: the ~10 MiB below take well over two minutes to copy. */
+const THROTTLE = 64 * 1024;
+
+function kafkaCli(tool: string, args: string[]): string {
+  return execFileSync(`${bin}/${tool}`, ['--bootstrap-server', bootstrap, ...args], { encoding: 'utf8', timeout: 120_000 });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, everyMs = 1_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-timeout 30`, surviving a killed serve', () => {
+  let stub: SlackStub;
+  let dynamo: LocalDynamo;
+  let serve: ChildProcess | undefined;
+  let url = '';
+  let seq = 0;
+  const logs: string[] = [];
+
+  async function startServe(): Promise<void> {
+    const port = await closedPort();
+    const child = spawn(process.execPath, ['bin/kafka-responder.js', 'serve', '--port', String(port), '--worker-timeout', '30'], {
+      env: {
+        ...process.env,
+        KR_FROM_SOURCE: '1',
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_BOT_TOKEN: 'xoxb-test',
+        SLACK_API_URL: stub.apiUrl,
+        ALERTMANAGER_TOKEN: 'alertmanager-token-for-tests',
+        KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
+        KR_APPROVERS: `${ALICE},${BOB}`,
+        KR_INCIDENT_CHANNEL: 'C0INCIDENT',
+        KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
+        KR_SWEEP_SECONDS: '5',
+        KR_THROTTLE_BYTES_PER_SEC: String(THROTTLE),
+        KR_OPERATIONS_POLL_SECONDS: '2',
+        LOG_LEVEL: 'WARN',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d: Buffer) => logs.push(d.toString()));
+    child.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
+    serve = child;
+    await waitFor('serve to listen', () => logs.join('').includes(`listening on http://127.0.0.1:${port}`), 60_000, 200);
+    url = `http://127.0.0.1:${port}`;
+  }
+
+  async function post(path: string, body: string): Promise<Record<string, unknown>> {
+    const ts = Math.floor(Date.now() / 1000);
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlackRequest(SIGNING_SECRET, ts, body) },
+      body,
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  }
+
+  async function click(actionId: string, value: string, user: string, message: StubMessage): Promise<void> {
+    const id = `c${++seq}`;
+    const payload = blockActionsPayload({ actionId, value, user, message, responseUrl: stub.responseUrl(id), actionTs: `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}` });
+    await post('/slack/interactivity', new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    const answer = stub.responses.find((r) => r.path === `/response/${id}`);
+    expect(answer?.body.text, `click ${actionId} by ${user}`).toBeUndefined();
+  }
+
+  beforeAll(async () => {
+    stub = await new SlackStub().start();
+    dynamo = await startLocalDynamo();
+    await runScenario(new Sandbox(settings, () => {}), 'healthy');
+    await withAdmin(bootstrap, async (admin) => {
+      if ((await admin.listTopics()).includes(TOPIC)) await admin.deleteTopics({ topics: [TOPIC] });
+      await createTopic(admin, TOPIC, { assignment: [[3], [3], [3], [3]] });
+    });
+    // ~2.5 MiB per partition, all led by broker 3.
+    for (let p = 0; p < 4; p++) await produce(bootstrap, TOPIC, p, 2_500, 1, 0, 1_000);
+  }, 300_000);
+
+  afterAll(async () => {
+    serve?.kill('SIGTERM');
+    await stub?.stop();
+    await dynamo?.close();
+    await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [TOPIC] })).catch(() => undefined);
+  });
+
+  it('plans, is approved by two people, copies across many 30 s invocations and a killed serve, and leaves nothing behind', async () => {
+    await startServe();
+    const ack = await post('/slack/events', slashBody({ text: 'drain 3 partial', user: REQUESTER, channel: CHANNEL, responseUrl: stub.responseUrl('slash') }));
+    expect(String(ack.text)).toMatch(/Planning: partially drain broker 3/);
+    const plan = await waitFor('the plan message', () => stub.topLevel(CHANNEL).find((m) => m.text.startsWith('REQUESTED: ')), 120_000);
+    expect(plan.text).toMatch(/\(0 of 2 approvals\)/);
+    const approve = (plan.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'ops:approve')!;
+    const id = approve.value;
+    await click('ops:approve', id, ALICE, plan);
+    await click('ops:approve', id, BOB, plan);
+
+    // Poll availability the whole time, through the protocol (cheap) every second.
+    const connection = parseConnectionConfig({ bootstrap: bootstrap.split(',') });
+    let polls = 0;
+    const unavailable: string[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const s = await takeSnapshot(connection, { topics: [TOPIC], timeoutMs: 10_000 }).catch(() => null);
+        if (s) {
+          polls++;
+          for (const p of s.topics.find((t) => t.name === TOPIC)?.partitions ?? []) if (p.leader < 0) unavailable.push(`${TOPIC}-${p.partition} at ${new Date().toISOString()}`);
+        }
+        await sleep(1_000);
+      }
+    })();
+
+    const store = new ApprovalStore(dynamo.client, { tableName: 'kafka-responder-approvals' });
+    try {
+      // Copying: wait for progress from a running invocation, then kill serve in the middle of one.
+      await waitFor('copy progress', async () => (await store.get(id))?.run?.progress?.text.includes('copied'), 120_000);
+      await waitFor('a running (not parked) invocation', async () => {
+        const r = await store.get(id);
+        return r?.status === 'EXECUTING' && r.lease && !r.lease.parked && (r.run?.invocations ?? 0) >= 2;
+      }, 120_000, 250);
+      const before = (await store.get(id))!;
+      serve!.kill('SIGKILL');
+      await new Promise((r) => serve!.once('exit', r));
+      const killedAt = Date.now();
+      expect(before.status).toBe('EXECUTING');
+
+      await startServe();
+      const finished = await waitFor(
+        'the run to finish',
+        async () => {
+          const r = await store.get(id);
+          return r && ['SUCCEEDED', 'FAILED', 'CANCELLED', 'STALE'].includes(r.status) ? r : undefined;
+        },
+        600_000,
+        2_000,
+      );
+      polling = false;
+      await poller;
+
+      expect(finished.status, finished.outcome?.summary).toBe('SUCCEEDED');
+      const events = finished.events;
+      const resumed = events.find((e) => e.type === 'resumed');
+      expect(resumed, events.map((e) => `${e.type}: ${e.message}`).join('\n')).toBeDefined();
+      const submitted = events.find((e) => e.type === 'step' && e.data?.name === 'reassign')!.at;
+      const copied = events.find((e) => e.type === 'step' && e.data?.name === 'wait-reassignment')!.at;
+      const copySeconds = (copied - submitted) / 1000;
+      console.log(
+        `[serve drain] copy ${copySeconds.toFixed(0)} s over ${finished.run?.invocations} worker invocations (30 s limit); ` +
+          `serve killed at step ${before.run!.cursor + 1}, resumed ${((resumed!.at - killedAt) / 1000).toFixed(0)} s later by the new serve's sweep; ` +
+          `${polls} availability polls, unavailable: ${unavailable.length}; last progress: ${before.run?.progress?.text}`,
+      );
+      expect(copySeconds).toBeGreaterThanOrEqual(120);
+      expect(finished.run!.invocations).toBeGreaterThanOrEqual(5);
+      expect(unavailable).toEqual([]);
+      expect(polls).toBeGreaterThan(60);
+
+      // Kafka's own tools: broker 3 holds no replica of the topic; no throttle anywhere.
+      const described = kafkaCli('kafka-topics.sh', ['--describe', '--topic', TOPIC]);
+      expect(described).not.toMatch(/Replicas: [\d,]*3/);
+      for (const b of ['1', '2', '3']) expect(kafkaCli('kafka-configs.sh', ['--describe', '--entity-type', 'brokers', '--entity-name', b])).not.toMatch(/throttled/);
+      expect(kafkaCli('kafka-configs.sh', ['--describe', '--entity-type', 'topics', '--entity-name', TOPIC])).not.toMatch(/throttled/);
+      expect(kafkaCli('kafka-reassign-partitions.sh', ['--list'])).not.toMatch(new RegExp(TOPIC));
+
+      // The thread told the story: progress with bytes and rate, the resume, the summary.
+      const thread = stub.thread(plan.ts);
+      const progress = thread.filter((m) => /copied/.test(m.text) || m.history.some((h) => /copied/.test(String(h))));
+      expect(progress.length, thread.map((m) => m.text).join('\n')).toBeGreaterThan(0);
+      expect(thread.some((m) => /Resumed at step \d+ of \d+/.test(m.text))).toBe(true);
+      expect(thread.at(-1)!.text).toMatch(/: SUCCEEDED$/);
+    } finally {
+      polling = false;
+      await poller;
+    }
+  }, 900_000);
+});
