@@ -7,3 +7,4 @@ declare module 'kafkajs/src/loggers/index.js' { const value: unknown; export def
 declare module 'kafkajs/src/protocol/requests/index.js' { const value: unknown; export default value; }
 declare module 'kafkajs/src/protocol/requests/apiKeys.js' { const value: unknown; export default value; }
 declare module 'kafkajs/src/protocol/error.js' { const value: unknown; export default value; }
+declare module 'kafkajs/src/protocol/encoder.js' { const value: unknown; export default value; }

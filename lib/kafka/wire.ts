@@ -21,21 +21,40 @@ import loggersModule from 'kafkajs/src/loggers/index.js';
 import requestsModule from 'kafkajs/src/protocol/requests/index.js';
 import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
 import errorModule from 'kafkajs/src/protocol/error.js';
+import encoderModule from 'kafkajs/src/protocol/encoder.js';
+import { type ApiDefinition, isFlexible } from './protocol/api.ts';
+import { Reader } from './protocol/codec.ts';
 
 type ProtocolFactory = (args?: unknown) => { request: unknown; response: { decode(raw: Buffer): Promise<unknown> } };
+/** A request definition in kafkajs's shape: the versions it implements, and a factory per version. */
+export interface RequestDefinition {
+  versions: string[];
+  protocol(o: { version: number }): ProtocolFactory;
+}
+export interface ApiVersionRange {
+  minVersion: number;
+  maxVersion: number;
+}
 interface KafkajsBroker {
+  isConnected(): boolean;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
-  lookupRequest(apiKey: number, definition: unknown): ProtocolFactory;
+  lookupRequest(apiKey: number, definition: RequestDefinition): ProtocolFactory;
+  /** ApiVersions of this broker, known once connected. */
+  versions: Record<number, ApiVersionRange> | null;
   connectionPool: { send(protocolRequest: unknown): Promise<unknown> };
+}
+interface KafkajsEncoder {
+  writeBuffer(b: Buffer): KafkajsEncoder;
 }
 
 const Broker = brokerModule as new (opts: Record<string, unknown>) => KafkajsBroker;
 const ConnectionPool = connectionPoolModule as new (opts: Record<string, unknown>) => unknown;
 const socketFactory = (socketFactoryModule as () => unknown)();
 const { createLogger } = loggersModule as { createLogger(o: { level: number; logCreator: () => () => void }): unknown };
-const { requests } = requestsModule as { requests: Record<string, unknown> };
+const { requests } = requestsModule as { requests: Record<string, RequestDefinition> };
 const apiKeys = apiKeysModule as Record<string, number>;
+const Encoder = encoderModule as new () => KafkajsEncoder;
 
 // kafkajs logs connection errors loudly; the snapshot records them itself.
 const quietLogger = createLogger({ level: 0, logCreator: () => () => {} });
@@ -87,6 +106,137 @@ export interface RawReassignments {
 
 export const TOPIC_RESOURCE_TYPE = 2;
 
+/** kafkajs's DescribeConfigs v1+ entry (the version negotiated with every broker from 2.0 on). */
+export interface RawConfigEntry {
+  configName: string;
+  configValue: string | null;
+  readOnly: boolean;
+  isDefault: boolean;
+  /** ConfigSource id: 1 dynamic topic, 2 dynamic broker, 3 dynamic default broker, 4 static broker, 5 default, 6 dynamic broker logger. */
+  configSource: number;
+  isSensitive: boolean;
+}
+
+/** What kafkajs's ListOffsets v1-v3 decoders return (offsets are int64 rendered as strings). */
+export interface RawListOffsets {
+  responses: { topic: string; partitions: { partition: number; errorCode: number; offset?: string; offsets?: string[] }[] }[];
+}
+
+export interface RawFindCoordinator {
+  errorCode: number;
+  errorMessage?: string | null;
+  coordinator: { nodeId: number; host: string; port: number };
+}
+
+export interface RawDescribeGroupsFull {
+  groups: { errorCode: number; groupId: string; state: string; protocolType: string; protocol: string; members: { memberId: string }[] }[];
+}
+
+export interface RawOffsetFetch {
+  /** v2+; 0 before. */
+  errorCode?: number;
+  responses: { topic: string; partitions: { partition: number; offset: string; metadata: string | null; errorCode: number }[] }[];
+}
+
+export interface RawOffsetCommit {
+  responses: { topic: string; partitions: { partition: number; errorCode: number }[] }[];
+}
+
+/**
+ * The version to use: the highest we implement inside the broker's range, or
+ * null when the ranges do not meet. kafkajs's own lookup takes
+ * min(our highest, broker's highest) and ignores the broker's minimum, which
+ * Kafka 4.0 raised for many APIs (KIP-896); a version below it makes the broker
+ * close the connection.
+ */
+export function pickVersion(implemented: readonly number[], broker: ApiVersionRange | undefined): number | null {
+  if (!broker) return null;
+  const usable = implemented.filter((v) => v >= broker.minVersion && v <= broker.maxVersion);
+  return usable.length > 0 ? Math.max(...usable) : null;
+}
+
+/** Thrown when this broker and we share no version of an API (or it lacks the API). */
+export class UnsupportedVersionError extends Error {
+  constructor(
+    readonly apiName: string,
+    readonly broker: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UnsupportedVersionError';
+  }
+}
+
+/**
+ * One of our protocol/ definitions in kafkajs's shape, so it goes through
+ * `broker.lookupRequest` and the connection pool like kafkajs's own. Flexible
+ * versions use request header v2 and response header v1: both add a tagged-field
+ * section, written (empty) before the body and skipped before decoding it.
+ */
+export function toRequestDefinition<A, R>(def: ApiDefinition<A, R>): RequestDefinition {
+  return {
+    versions: def.versions.map(String),
+    protocol:
+      ({ version }) =>
+      (args?: unknown) => {
+        const flexible = isFlexible(def, version);
+        return {
+          request: {
+            apiKey: def.apiKey,
+            apiVersion: version,
+            apiName: def.apiName,
+            encode: async () => {
+              const body = def.encode(version, args as A);
+              return new Encoder().writeBuffer(flexible ? Buffer.concat([Buffer.from([0]), body]) : body);
+            },
+          },
+          response: {
+            decode: async (raw: Buffer) => {
+              if (!flexible) return def.decode(version, raw);
+              const r = new Reader(raw, true);
+              r.tags();
+              return def.decode(version, r.rest());
+            },
+            parse: async (d: unknown) => d,
+          },
+        };
+      },
+  };
+}
+
+/**
+ * kafkajs's Metadata definition with topics: null for every topic and [] for
+ * none (brokers and controller only). kafkajs itself writes [] as the null
+ * array, i.e. all topics. v0 cannot say "none": there [] means all.
+ */
+const metadataDefinition: RequestDefinition = {
+  versions: requests.Metadata!.versions,
+  protocol:
+    ({ version }) =>
+    (args?: unknown) => {
+      const a = args as { topics: string[] | null; allowAutoTopicCreation: boolean };
+      const p = requests.Metadata!.protocol({ version })({ ...a, topics: a.topics ?? [] }) as {
+        request: Record<string, unknown>;
+        response: { decode(raw: Buffer): Promise<unknown> };
+      };
+      if (a.topics === null || a.topics.length > 0 || version < 1) return p;
+      const body = Buffer.alloc(version >= 4 ? 5 : 4); // int32 0 = empty array; v4+ then allow_auto_topic_creation = false
+      return { ...p, request: { ...p.request, encode: async () => new Encoder().writeBuffer(body) } };
+    },
+};
+
+function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.name === 'KafkaJSConnectionError' || err.name === 'KafkaJSConnectionClosedError') return true;
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT';
+}
+
+export interface RequestOptions {
+  /** Longer than the connection's request timeout, for requests the broker may hold (server-side timeouts). */
+  requestTimeoutMs?: number;
+}
+
 export interface WireOptions {
   ssl: boolean | TlsOptions;
   sasl?: SASLOptions;
@@ -98,6 +248,7 @@ export interface WireOptions {
 /** One broker connection that returns decoded responses with their error codes intact. */
 export class WireBroker {
   private readonly broker: KafkajsBroker;
+  private connecting: Promise<void> | null = null;
 
   constructor(
     readonly host: string,
@@ -131,7 +282,19 @@ export class WireBroker {
   }
 
   connect(): Promise<void> {
-    return this.broker.connect();
+    // One attempt at a time, shared by concurrent callers: kafkajs reports the socket
+    // connected before its ApiVersions exchange is over, so "connected" alone is not ready.
+    if (this.connecting) return this.connecting;
+    if (this.broker.isConnected() && this.broker.versions) return Promise.resolve();
+    // A new socket may reach a restarted (upgraded, downgraded) broker: its ApiVersions
+    // are asked again, as Java clients do (kafkajs only asks while they are unset).
+    this.connecting = (async () => {
+      this.broker.versions = null;
+      await this.broker.connect();
+    })().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
   }
 
   async disconnect(): Promise<void> {
@@ -142,19 +305,70 @@ export class WireBroker {
     }
   }
 
-  private async send<T>(api: string, args?: unknown): Promise<T> {
-    const key = apiKeys[api];
-    const definition = requests[api];
-    if (key === undefined || !definition) throw new Error(`kafkajs has no ${api} request`);
-    const { request, response } = this.broker.lookupRequest(key, definition)(args);
-    // Keep kafkajs's decoder, drop its parse step (which throws on the first error code).
-    return (await this.broker.connectionPool.send({ request, response: { decode: response.decode, parse: async (d: unknown) => d } })) as T;
+  /** This broker's ApiVersions (null before the first connect). */
+  get apiVersions(): Record<number, ApiVersionRange> | null {
+    return this.broker.versions;
   }
 
-  /** topics = null asks for every topic (the only way to list them); otherwise exactly these. */
+  /** One request through one of our definitions (lib/kafka/protocol/). */
+  request<A, R>(def: ApiDefinition<A, R>, args: A, options: RequestOptions = {}): Promise<R> {
+    return this.sendVia(def.apiName, def.apiKey, toRequestDefinition(def), args, options) as Promise<R>;
+  }
+
+  /**
+   * One request through kafkajs's own definition of `api` (its name for the API,
+   * e.g. 'GroupCoordinator' for FindCoordinator). Metadata reads [] as "no topics".
+   */
+  kafkajsRequest<T>(api: string, args?: unknown, options: RequestOptions = {}): Promise<T> {
+    const apiKey = apiKeys[api];
+    const definition = api === 'Metadata' ? metadataDefinition : requests[api];
+    if (apiKey === undefined || !definition || definition.versions.length === 0) throw new Error(`kafkajs has no ${api} request`);
+    return this.sendVia(api, apiKey, definition, args, options) as Promise<T>;
+  }
+
+  /**
+   * Sends at the highest version both sides support and returns the decoded
+   * response with every error code in it (kafkajs's parse step, which throws on
+   * the first one, is dropped). Connects first if needed; a socket that dies
+   * under the request is reconnected once and the request sent again (what we
+   * send is idempotent). A broker that cannot be reached at all is not retried.
+   */
+  private async sendVia(apiName: string, apiKey: number, definition: RequestDefinition, args: unknown, options: RequestOptions): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      await this.connect();
+      const range = this.broker.versions?.[apiKey];
+      const version = pickVersion(definition.versions.map(Number), range);
+      if (version === null) {
+        throw new UnsupportedVersionError(
+          apiName,
+          this.address,
+          range
+            ? `broker ${this.address} supports ${apiName} v${range.minVersion}-v${range.maxVersion}, we implement v${definition.versions.join(', v')}`
+            : `broker ${this.address} does not support ${apiName} (API key ${apiKey})`,
+        );
+      }
+      // kafkajs's lookup takes min(our highest, broker's highest): offer it only the version we picked.
+      const { request, response } = this.broker.lookupRequest(apiKey, { versions: [String(version)], protocol: definition.protocol })(args);
+      try {
+        return await this.broker.connectionPool.send({
+          request,
+          response: { decode: response.decode, parse: async (d: unknown) => d },
+          ...(options.requestTimeoutMs ? { requestTimeout: options.requestTimeoutMs } : {}),
+        });
+      } catch (err) {
+        if (attempt > 0 || !isConnectionError(err)) throw err;
+        await this.disconnect();
+      }
+    }
+  }
+
+  private send<T>(api: string, args?: unknown): Promise<T> {
+    return this.kafkajsRequest<T>(api, args);
+  }
+
+  /** topics = null asks for every topic (the only way to list them); otherwise exactly these ([] = brokers and controller only). */
   metadata(topics: string[] | null): Promise<RawMetadata> {
-    // kafkajs encodes an empty list as "all topics", so null and [] both mean all.
-    return this.send('Metadata', { topics: topics ?? [], allowAutoTopicCreation: false });
+    return this.send('Metadata', { topics, allowAutoTopicCreation: false });
   }
 
   listGroups(): Promise<RawListGroups> {
@@ -180,14 +394,37 @@ export class WireBroker {
 const { errorCodes } = errorModule as { errorCodes: { type: string; code: number; message: string }[] };
 const errorsByCode = new Map(errorCodes.map((e) => [e.code, e]));
 
-/** kafkajs's name and message for a Kafka error code (e.g. 14 → GROUP_LOAD_IN_PROGRESS). */
-// Kafka's own names for the coordinator errors (kafkajs says GROUP_LOAD_IN_PROGRESS...),
-// so what we print matches broker logs and Kafka docs.
-const KAFKA_NAMES: Record<number, string> = { 14: 'COORDINATOR_LOAD_IN_PROGRESS', 15: 'COORDINATOR_NOT_AVAILABLE', 16: 'NOT_COORDINATOR' };
+// Kafka's own names where kafkajs 2.2.4 differs (GROUP_LOAD_IN_PROGRESS, NOT_LEADER_FOR_PARTITION...)
+// or stops (its table ends at 88), so what we print matches broker logs and Kafka docs.
+// From org.apache.kafka.common.protocol.Errors of Kafka 4.1.1.
+const KAFKA_NAMES: Record<number, string> = {
+  [-1]: 'UNKNOWN_SERVER_ERROR',
+  6: 'NOT_LEADER_OR_FOLLOWER',
+  14: 'COORDINATOR_LOAD_IN_PROGRESS',
+  15: 'COORDINATOR_NOT_AVAILABLE',
+  16: 'NOT_COORDINATOR',
+  ...Object.fromEntries(
+    (
+      'THROTTLING_QUOTA_EXCEEDED PRODUCER_FENCED RESOURCE_NOT_FOUND DUPLICATE_RESOURCE UNACCEPTABLE_CREDENTIAL INCONSISTENT_VOTER_SET ' +
+      'INVALID_UPDATE_VERSION FEATURE_UPDATE_FAILED PRINCIPAL_DESERIALIZATION_FAILURE SNAPSHOT_NOT_FOUND POSITION_OUT_OF_RANGE ' +
+      'UNKNOWN_TOPIC_ID DUPLICATE_BROKER_REGISTRATION BROKER_ID_NOT_REGISTERED INCONSISTENT_TOPIC_ID INCONSISTENT_CLUSTER_ID ' +
+      'TRANSACTIONAL_ID_NOT_FOUND FETCH_SESSION_TOPIC_ID_ERROR INELIGIBLE_REPLICA NEW_LEADER_ELECTED OFFSET_MOVED_TO_TIERED_STORAGE ' +
+      'FENCED_MEMBER_EPOCH UNRELEASED_INSTANCE_ID UNSUPPORTED_ASSIGNOR STALE_MEMBER_EPOCH MISMATCHED_ENDPOINT_TYPE ' +
+      'UNSUPPORTED_ENDPOINT_TYPE UNKNOWN_CONTROLLER_ID UNKNOWN_SUBSCRIPTION_ID TELEMETRY_TOO_LARGE INVALID_REGISTRATION ' +
+      'TRANSACTION_ABORTABLE INVALID_RECORD_STATE SHARE_SESSION_NOT_FOUND INVALID_SHARE_SESSION_EPOCH FENCED_STATE_EPOCH ' +
+      'INVALID_VOTER_KEY DUPLICATE_VOTER VOTER_NOT_FOUND INVALID_REGULAR_EXPRESSION REBOOTSTRAP_REQUIRED STREAMS_INVALID_TOPOLOGY ' +
+      'STREAMS_INVALID_TOPOLOGY_EPOCH STREAMS_TOPOLOGY_FENCED SHARE_SESSION_LIMIT_REACHED'
+    )
+      .split(' ')
+      .map((name, i) => [89 + i, name]),
+  ),
+};
 
+/** Kafka's name for an error code (e.g. 14 → COORDINATOR_LOAD_IN_PROGRESS) and kafkajs's message for it. */
 export function kafkaError(code: number): { code: number; type: string; message: string } {
   const e = errorsByCode.get(code);
   const kafkaName = KAFKA_NAMES[code];
   if (e && kafkaName) return { code, type: kafkaName, message: e.message };
-  return e ? { code, type: e.type, message: e.message } : { code, type: `ERROR_${code}`, message: `Kafka error code ${code}` };
+  if (e) return { code, type: e.type, message: e.message };
+  return { code, type: kafkaName ?? `ERROR_${code}`, message: `Kafka error code ${code}` };
 }

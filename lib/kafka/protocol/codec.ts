@@ -1,0 +1,195 @@
+// Kafka's wire primitives (https://kafka.apache.org/protocol#protocol_types) for
+// the request definitions kafkajs 2.2.4 lacks. Each field is written in its
+// classic form or, from a message's first flexible version on (KIP-482), in its
+// compact form: unsigned-varint lengths stored as length + 1 (0 = null), and a
+// tagged-field section closing every struct. We never send tagged fields; we
+// skip any the broker sends, whatever their tags.
+
+export class Writer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(readonly flexible: boolean) {}
+
+  private push(b: Buffer): this {
+    this.chunks.push(b);
+    this.size += b.length;
+    return this;
+  }
+
+  int8(v: number): this {
+    const b = Buffer.alloc(1);
+    b.writeInt8(v);
+    return this.push(b);
+  }
+
+  int16(v: number): this {
+    const b = Buffer.alloc(2);
+    b.writeInt16BE(v);
+    return this.push(b);
+  }
+
+  int32(v: number): this {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(v);
+    return this.push(b);
+  }
+
+  int64(v: number | bigint): this {
+    const b = Buffer.alloc(8);
+    b.writeBigInt64BE(BigInt(v));
+    return this.push(b);
+  }
+
+  bool(v: boolean): this {
+    return this.int8(v ? 1 : 0);
+  }
+
+  uvarint(v: number): this {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`not an unsigned 32-bit varint: ${v}`);
+    const bytes: number[] = [];
+    let rest = v;
+    while (rest > 0x7f) {
+      bytes.push((rest & 0x7f) | 0x80);
+      rest = Math.floor(rest / 128);
+    }
+    bytes.push(rest);
+    return this.push(Buffer.from(bytes));
+  }
+
+  /** STRING / COMPACT_STRING, or their NULLABLE forms when `v` is null. */
+  string(v: string | null): this {
+    if (v === null) return this.flexible ? this.uvarint(0) : this.int16(-1);
+    const bytes = Buffer.from(v, 'utf8');
+    if (this.flexible) this.uvarint(bytes.length + 1);
+    else {
+      if (bytes.length > 0x7fff) throw new RangeError('string longer than 32767 bytes');
+      this.int16(bytes.length);
+    }
+    return this.push(bytes);
+  }
+
+  /** ARRAY / COMPACT_ARRAY (null = nullable array's null). */
+  array<T>(items: readonly T[] | null, each: (w: this, item: T) => void): this {
+    if (items === null) return this.flexible ? this.uvarint(0) : this.int32(-1);
+    if (this.flexible) this.uvarint(items.length + 1);
+    else this.int32(items.length);
+    for (const item of items) each(this, item);
+    return this;
+  }
+
+  int32Array(items: readonly number[] | null): this {
+    return this.array(items, (w, v) => w.int32(v));
+  }
+
+  /** End of a struct: an empty tagged-field section in flexible versions, nothing otherwise. */
+  tags(): this {
+    return this.flexible ? this.uvarint(0) : this;
+  }
+
+  get buffer(): Buffer {
+    return Buffer.concat(this.chunks, this.size);
+  }
+}
+
+export class ProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+export class Reader {
+  private offset = 0;
+
+  constructor(
+    private readonly buf: Buffer,
+    readonly flexible: boolean,
+  ) {}
+
+  private need(n: number, what: string): number {
+    const at = this.offset;
+    if (at + n > this.buf.length) throw new ProtocolError(`truncated response: ${what} needs ${n} bytes at offset ${at}, ${this.buf.length - at} left`);
+    this.offset += n;
+    return at;
+  }
+
+  int8(): number {
+    return this.buf.readInt8(this.need(1, 'int8'));
+  }
+
+  int16(): number {
+    return this.buf.readInt16BE(this.need(2, 'int16'));
+  }
+
+  int32(): number {
+    return this.buf.readInt32BE(this.need(4, 'int32'));
+  }
+
+  /** int64 as a number: exact up to 2^53 (9 PB, 9e15 offsets), which sizes and offsets stay below. */
+  int64(): number {
+    return Number(this.buf.readBigInt64BE(this.need(8, 'int64')));
+  }
+
+  bool(): boolean {
+    return this.int8() !== 0;
+  }
+
+  uvarint(): number {
+    let result = 0;
+    for (let shift = 0; shift <= 28; shift += 7) {
+      const byte = this.buf.readUInt8(this.need(1, 'varint'));
+      result += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return result;
+    }
+    throw new ProtocolError('varint longer than 5 bytes');
+  }
+
+  string(): string | null {
+    const len = this.flexible ? this.uvarint() - 1 : this.int16();
+    if (len < 0) return null;
+    const at = this.need(len, 'string');
+    return this.buf.toString('utf8', at, at + len);
+  }
+
+  /** A non-nullable string field: null on the wire is a protocol error. */
+  requiredString(what: string): string {
+    const s = this.string();
+    if (s === null) throw new ProtocolError(`${what} is null`);
+    return s;
+  }
+
+  array<T>(each: (r: this) => T): T[] | null {
+    const n = this.flexible ? this.uvarint() - 1 : this.int32();
+    if (n < 0) return null;
+    if (n > this.buf.length - this.offset) throw new ProtocolError(`array of ${n} elements cannot fit in ${this.buf.length - this.offset} bytes`);
+    const out: T[] = [];
+    for (let i = 0; i < n; i++) out.push(each(this));
+    return out;
+  }
+
+  int32Array(): number[] | null {
+    return this.array((r) => r.int32());
+  }
+
+  /** Skips a struct's tagged fields (flexible versions): count, then per field its tag, size and bytes. */
+  tags(): void {
+    if (!this.flexible) return;
+    const count = this.uvarint();
+    for (let i = 0; i < count; i++) {
+      this.uvarint();
+      this.need(this.uvarint(), 'tagged field');
+    }
+  }
+
+  /** The bytes not read yet (and marks them read). */
+  rest(): Buffer {
+    const b = this.buf.subarray(this.offset);
+    this.offset = this.buf.length;
+    return b;
+  }
+
+  get remaining(): number {
+    return this.buf.length - this.offset;
+  }
+}
