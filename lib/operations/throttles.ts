@@ -187,11 +187,29 @@ export async function removeThrottles(admin: KafkaAdmin, ledger: ThrottleLedger)
   try {
     const topicProblems = await alterTopicLists(admin, ledger.topics, 'subtract');
     // A topic deleted since has no throttle left to remove.
-    problems.push(...topicProblems.filter((p) => !/UNKNOWN_TOPIC_OR_PARTITION|does not exist/i.test(p)));
+    problems.push(...topicProblems.filter((p) => !isGone(p)));
+    problems.push(...(await deleteEmptiedLists(admin, ledger.topics.map((t) => t.topic))));
   } catch (err) {
     problems.push(`removing topic throttle lists: ${err instanceof Error ? err.message : String(err)}`);
   }
   return { complete: problems.length === 0, problems };
+}
+
+const isGone = (problem: string) => /UNKNOWN_TOPIC_OR_PARTITION|does not exist/i.test(problem);
+
+/**
+ * SUBTRACT of a list's last entries leaves the key set to "" (still a dynamic
+ * config, shown by kafka-configs.sh): an empty list throttles nothing, so it is
+ * deleted. A list that still holds someone else's entries is left as it is.
+ */
+async function deleteEmptiedLists(admin: KafkaAdmin, topics: readonly string[]): Promise<string[]> {
+  if (topics.length === 0) return [];
+  const described = await admin.describeConfigs(topics.map((name) => ({ type: 'topic' as const, name, names: [LEADER_REPLICAS, FOLLOWER_REPLICAS] })));
+  const deletes = described
+    .filter((r) => r.errorCode === 0)
+    .map((r) => ({ type: 'topic' as const, name: r.name, ops: r.entries.filter((e) => !e.isDefault && (e.value ?? '').trim() === '').map((e) => ({ name: e.name, op: 'delete' as const, value: null })) }))
+    .filter((r) => r.ops.length > 0);
+  return deletes.length ? errorsOf(await admin.incrementalAlterConfigs(deletes)).filter((p) => !isGone(p)) : [];
 }
 
 /** One line for the thread. */

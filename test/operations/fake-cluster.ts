@@ -148,11 +148,8 @@ export class FakeCluster implements OperationIo {
             if (op.op === 'set') cfg.set(op.name, op.value ?? '');
             else if (op.op === 'delete') cfg.delete(op.name);
             else if (op.op === 'append') cfg.set(op.name, [...current, ...values.filter((v) => !current.includes(v))].join(','));
-            else {
-              const left = current.filter((v) => !values.includes(v));
-              if (left.length) cfg.set(op.name, left.join(','));
-              else cfg.delete(op.name);
-            }
+            // As Kafka 4.1 does: subtracting the last entries leaves the key set to "", only DELETE removes it.
+            else cfg.set(op.name, current.filter((v) => !values.includes(v)).join(','));
           }
           return { type: r.type, name: r.name, errorCode: 0, error: null };
         });

@@ -80,7 +80,7 @@ describe('planDrain', () => {
       expect(m.replicas.slice(0, -1)).toEqual(before.replicas.filter((r) => r !== 1));
     }
     expect(step.throttleBytesPerSec).toBe(50 * 1024 * 1024);
-    expect(p.steps.map((x) => x.action)).toEqual(['reassign', 'wait-reassignment', 'verify-assignment']);
+    expect(p.steps.map((x) => x.action)).toEqual(['reassign', 'wait-reassignment', 'remove-throttles', 'verify-assignment']);
     expect(p.impact.replicasToCopy).toBe(4);
   });
 
