@@ -44,6 +44,9 @@ export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv
       return { approvals: undefined, note: 'dynalite is not installed and KR_APPROVALS_DYNAMODB_ENDPOINT is not set: operations are off', close: none };
     }
     const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    // The SDK keeps idle sockets open: a server that closes them after Node's 5 s default races
+    // the next request on them (ECONNRESET). Keep idle sockets as long as the client might.
+    (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 10 * 60_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());

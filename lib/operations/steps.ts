@@ -133,14 +133,21 @@ async function electLeaders(step: Extract<PlanStep, { action: 'elect-leaders' }>
   };
 }
 
-/** Bytes copied so far, from DescribeLogDirs on the brokers receiving replicas. */
+/**
+ * Copy progress kept across polls (and invocations). Totals are fixed at the
+ * first poll, so "done" only grows as partitions finish; the rate is the
+ * average since the first poll: Kafka's throttle moves data in bursts, a
+ * rate between two polls a few seconds apart is mostly 0 or a spike.
+ */
 interface CopyProgress {
   at: number;
   partitionsTotal: number;
   partitionsLeft: number;
-  copiedBytes: number;
-  targetBytes: number;
-  /** Bytes per second over the last interval, when there was one. */
+  totalBytes: number;
+  doneBytes: number;
+  firstAt: number;
+  firstDoneBytes: number;
+  /** Bytes per second since the first poll, once there is a second one. */
   rate: number | null;
 }
 
@@ -199,15 +206,18 @@ async function waitReassignment(step: Extract<PlanStep, { action: 'wait-reassign
   const lookup = partitionLookup(snapshot);
   const live = new Set(snapshot.brokers.map((b) => b.id));
   const { copied, target, silent } = await measureCopy(ctx.admin, moving, lookup);
-  const previous = ctx.run.progress?.data as CopyProgress | undefined;
+  const previous = ctx.run.progress?.data as Partial<CopyProgress> | undefined;
   const now = ctx.now();
-  const rate = previous && now > previous.at && previous.partitionsLeft >= moving.length && copied >= previous.copiedBytes
-    ? ((copied - previous.copiedBytes) / (now - previous.at)) * 1000
-    : (previous?.rate ?? null);
-  const progress: CopyProgress = { at: now, partitionsTotal: partitions.length, partitionsLeft: moving.length, copiedBytes: copied, targetBytes: target, rate };
+  const totalBytes = Math.max(previous?.totalBytes ?? 0, target);
+  const doneBytes = Math.max(previous?.doneBytes ?? 0, totalBytes - Math.max(0, target - copied));
+  const firstAt = previous?.firstAt ?? now;
+  const firstDoneBytes = previous?.firstDoneBytes ?? doneBytes;
+  const rate = now - firstAt >= 1_000 ? ((doneBytes - firstDoneBytes) / (now - firstAt)) * 1000 : null;
+  const progress: CopyProgress = { at: now, partitionsTotal: partitions.length, partitionsLeft: moving.length, totalBytes, doneBytes, firstAt, firstDoneBytes, rate };
   const done = partitions.length - moving.length;
-  const parts = [`${done} of ${partitions.length} partition(s) done`, `${formatBytes(copied)} of ${formatBytes(target)} copied on the moving ones`];
-  if (rate !== null && rate > 0) parts.push(`${formatBytes(rate)}/s`, `ETA ${formatDuration(Math.max(0, target - copied) / rate)}`);
+  const parts = [`${done} of ${partitions.length} partition(s) done`, `${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} copied`];
+  if (rate !== null && rate > 0) parts.push(`${formatBytes(rate)}/s`, `ETA ${formatDuration(Math.max(0, totalBytes - doneBytes) / rate)}`);
+  else if (rate !== null) parts.push(`no bytes copied for ${formatDuration((now - firstAt) / 1000)}`);
   const down = [...new Set(moving.flatMap((m) => [...m.replicas, ...m.addingReplicas]))].filter((b) => !live.has(b)).sort((a, b) => a - b);
   if (down.length) parts.push(`broker ${down.join(', ')} is down: its partitions cannot finish until it is back (or cancel)`);
   else if (silent.length) parts.push(`broker ${silent.join(', ')} did not report sizes`);

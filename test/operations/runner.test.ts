@@ -113,6 +113,8 @@ describe('a drain that copies for longer than one invocation', () => {
       result = await tick(id, { now: clock, deadline: now + 5_000 + 2 * 1_000 + 1, pollMs: 1_000, sleep: async (ms) => void (now += ms) });
     }
     expect(result).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+    // Progress carries bytes, a rate and an ETA once two polls exist (across invocations too).
+    expect(lines.filter((l) => l.startsWith('progress')).at(-1), lines.join('\n')).toMatch(/copied · [\d.]+ (KiB|MiB|B)\/s · ETA \d+ s/);
     const done = (await approvals.get(id))!;
     expect(done.status).toBe('SUCCEEDED');
     expect(done.run?.invocations).toBeGreaterThan(1);

@@ -17,6 +17,9 @@ let counter = 0;
 
 export async function startDynalite(): Promise<DynaliteHandle> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }) as Server;
+  // The SDK keeps idle sockets open: a server that closes them after Node's 5 s default races
+  // the next request on them (ECONNRESET). Keep idle sockets as long as the client might.
+  server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const client = new DynamoDBClient({
