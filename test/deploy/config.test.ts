@@ -34,12 +34,16 @@ describe('configuration', () => {
     );
   });
 
-  it('takes operations settings per cluster: an absolute Kafka bin dir, a default throttle', () => {
+  it('takes operations settings per cluster (an optional absolute Kafka bin dir for host measurements, a default throttle) and a poll interval', () => {
     const withOps = (operations: unknown) => ({ ...base, clusters: [{ ...base.clusters[0], operations }] });
     expect(parseConfig(withOps({ kafkaBin: '/opt/kafka/bin' })).clusters[0]!.operations).toEqual({ kafkaBin: '/opt/kafka/bin', throttleBytesPerSec: 50 * 1024 * 1024 });
+    // Operations run over the Kafka protocol: no host tools needed.
+    expect(parseConfig(withOps({})).clusters[0]!.operations).toEqual({ throttleBytesPerSec: 50 * 1024 * 1024 });
     expect(() => parseConfig(withOps({ kafkaBin: 'bin; rm -rf /' }))).toThrow(/clusters\.0\.operations\.kafkaBin: expected a plain absolute path/);
-    expect(() => parseConfig(withOps({ kafkaBin: '/opt/kafka/bin', bootstrap: ['nohostport'] }))).toThrow(/clusters\.0\.operations\.bootstrap\.0: expected host:port/);
+    expect(() => parseConfig(withOps({ throttleBytesPerSec: 10 }))).toThrow(/clusters\.0\.operations\.throttleBytesPerSec/);
     expect(parseConfig(base).clusters[0]!.operations).toBeUndefined();
+    expect(parseConfig(base).operations.pollSeconds).toBe(10);
+    expect(() => parseConfig({ ...base, operations: { pollSeconds: 901 } })).toThrow(/operations\.pollSeconds/);
   });
 
   it('refuses an empty allow-list, duplicate clusters and an unknown default', () => {

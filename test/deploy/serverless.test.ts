@@ -77,10 +77,34 @@ describe('osls package (no AWS credentials)', () => {
     }
     // Only the Slack ack path and the worker touch approvals; no one may delete or scan them.
     const approvalGrants = allowStatements().filter(({ statement }) => JSON.stringify(statement.Resource).includes('ApprovalsTable'));
-    expect(approvalGrants.map((g) => g.where).sort()).toEqual(['SlackRole', 'WorkerRole']);
+    expect([...new Set(approvalGrants.map((g) => g.where))].sort()).toEqual(['SlackRole', 'WorkerRole']);
     for (const { statement } of approvalGrants) {
-      expect(asArray(statement.Action as string[]).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      const actions = asArray(statement.Action as string[]).sort();
+      if (JSON.stringify(statement.Resource).includes('/index/sweep-index')) expect(actions).toEqual(['dynamodb:Query']);
+      else expect(actions).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     }
+    // The sweep finds open and running requests through a sparse index, not a scan.
+    expect(approvals.Properties.GlobalSecondaryIndexes).toEqual([
+      { IndexName: 'sweep-index', KeySchema: [{ AttributeName: 'sweep', KeyType: 'HASH' }, { AttributeName: 'sweepSince', KeyType: 'RANGE' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+    ]);
+  });
+
+  it('runs long operations tick by tick: a standard delay queue feeds the worker, the sweep runs every minute, serve knows the worker timeout', async () => {
+    const delay = resources.DelayQueue.Properties;
+    expect(delay.FifoQueue).toBeUndefined();
+    expect(delay.VisibilityTimeout).toBeGreaterThanOrEqual(6 * resources.WorkerLambdaFunction.Properties.Timeout);
+    expect(JSON.stringify(resources.DelayQueue.Properties.RedrivePolicy)).toContain('DelayDeadLetterQueue');
+    const sources = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => JSON.stringify(m.Properties));
+    expect(sources.filter((m) => m.includes('WorkerLambdaFunction') && m.includes('DelayQueue'))).toHaveLength(1);
+    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.DELAY_QUEUE_URL).toEqual({ Ref: 'DelayQueue' });
+    const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties);
+    expect(rules.map((r) => r.ScheduleExpression)).toContain('rate(1 minute)');
+    expect(JSON.stringify(rules)).toContain('SweepLambdaFunction');
+    expect(resources.SweepLambdaFunction.Properties.Handler).toMatch(/worker\.sweep$/);
+    const workerSends = roleStatements('WorkerRole').filter((st) => asArray(st.Action as string[]).includes('sqs:SendMessage'));
+    expect(JSON.stringify(workerSends)).toContain('DelayQueue');
+    const { DEPLOYED_WORKER_TIMEOUT_SECONDS } = await import('../../lib/local/worker-timeout.ts');
+    expect(resources.WorkerLambdaFunction.Properties.Timeout).toBe(DEPLOYED_WORKER_TIMEOUT_SECONDS);
   });
 
   it('gives each function its own role, and only the worker runs in the VPC', () => {
@@ -121,7 +145,7 @@ describe('osls package (no AWS credentials)', () => {
     for (const { where, statement } of allowStatements()) {
       if (asArray(statement.Resource).includes('*')) {
         for (const a of asArray(statement.Action as string | string[])) {
-          expect(['ssm:GetCommandInvocation', 'ssm:ListCommandInvocations', 'ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], `${where}: ${a}`).toContain(a);
+          expect(['ssm:GetCommandInvocation', 'ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], `${where}: ${a}`).toContain(a);
         }
       }
     }
