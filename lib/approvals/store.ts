@@ -238,6 +238,17 @@ export class ApprovalStore {
       }
     }
     let condition = '#status = :fromStatus AND #version = :fromVersion';
+    if (prev.lease) {
+      // takeLease, saveRun and renewLease change the lease without a version bump: a write
+      // decided from an older lease (a slow worker's step after a takeover, an abandon after
+      // a heartbeat) must lose and re-decide, not put the old lease back.
+      names['#lease'] = 'lease';
+      names['#leaseOwner'] = 'owner';
+      names['#leaseUntil'] = 'until';
+      values[':fromLeaseOwner'] = prev.lease.owner;
+      values[':fromLeaseUntil'] = prev.lease.until;
+      condition += ' AND #lease.#leaseOwner = :fromLeaseOwner AND #lease.#leaseUntil = :fromLeaseUntil';
+    }
     let add = '';
     if (options.addApprover) {
       names['#approverIds'] = 'approverIds';

@@ -1,6 +1,6 @@
 // ApprovalService + ApprovalStore against dynalite: every race here is decided
 // by real DynamoDB conditional writes over HTTP.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ApprovalPolicyConfigSchema,
@@ -8,6 +8,9 @@ import {
   ApprovalStore,
   resolvePolicy,
   type ApprovablePlan,
+  type ApprovalRequest,
+  type Lease,
+  type RunState,
 } from '../../lib/approvals/index.ts';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb.ts';
 
@@ -42,8 +45,11 @@ async function newRequestId(requester = OUTSIDER): Promise<string> {
   return r.request.id;
 }
 
+/** Asked by Alice, approved by Alice herself (she is an approver) and Bob. */
 async function approvedId(): Promise<string> {
   const id = await newRequestId('UALICE');
+  const own = await service.approve(id, 'UALICE');
+  expect(own.ok && !own.readyToExecute).toBe(true);
   const r = await service.approve(id, 'UBOB');
   expect(r.ok && r.readyToExecute).toBe(true);
   return id;
@@ -102,6 +108,21 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     const trail = await store.auditTrail(id);
     expect(trail.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'succeeded']);
     expect((await store.refusals(id)).length).toBe(50 - 2 + 49); // 48 refused clicks + 49 refused claims
+  });
+
+  it('asking is never approving: the approver-requester clicks like anyone else, an outsider-requester cannot', async () => {
+    const id = await newRequestId('UALICE');
+    expect((await store.get(id))?.approvals).toEqual([]);
+    const bob = await service.approve(id, 'UBOB');
+    expect(bob.ok && bob.request.status).toBe('REQUESTED');
+    expect(await service.claimForExecution(id, 'w1')).toMatchObject({ ok: false, code: 'not-approved' });
+    const alice = await service.approve(id, 'UALICE');
+    expect(alice.ok && alice.readyToExecute).toBe(true);
+    expect((await store.get(id))?.approvals.map((a) => a.user)).toEqual(['UBOB', 'UALICE']);
+
+    const outsiders = await newRequestId(OUTSIDER);
+    expect(await service.approve(outsiders, OUTSIDER)).toMatchObject({ ok: false, code: 'self-approval' });
+    expect((await store.get(outsiders))?.approvals).toEqual([]);
   });
 
   it('a double click by one user counts once', async () => {
@@ -226,6 +247,7 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     const created = await service.request(big, 'UALICE');
     if (!created.ok) throw new Error(created.message);
     const id = created.request.id;
+    expect((await service.approve(id, 'UALICE')).ok).toBe(true);
     const approved = await service.approve(id, 'UBOB');
     expect(approved.ok && approved.readyToExecute).toBe(true);
     const claimed = await service.claimForExecution(id, 'w1');
@@ -250,5 +272,487 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     const next = { ...current, version: current.version + 1 };
     const event = { requestId: id, seq: next.version, at: clock, type: 'approved' as const, actor: 'UALICE', message: 'again' };
     expect(await store.transition(current, next, event, { addApprover: 'UALICE' })).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------- durable runs
+
+/** Claimed by `worker` through acquireExecution, as the first tick of a run does. */
+async function executingId(worker = 'w1'): Promise<string> {
+  const id = await approvedId();
+  const first = await service.acquireExecution(id, worker);
+  expect(first.ok).toBe(true);
+  return id;
+}
+
+function runAt(cursor: number, extra: Partial<RunState> = {}): RunState {
+  return { cursor, checked: true, startedAt: clock, stepStartedAt: clock, invocations: 1, ...extra };
+}
+
+function leaseOf(owner: string, until: number, parked = false): Lease {
+  return { owner, claimedAt: clock, until, ...(parked ? { parked: true } : {}) };
+}
+
+/** Everything the winner of a race must see, and the losers must not have changed. */
+function onlyOne<T extends { ok: boolean }>(results: T[]): T {
+  const winners = results.filter((r) => r.ok);
+  expect(winners).toHaveLength(1);
+  return winners[0]!;
+}
+
+function codes(results: { ok: boolean; code?: string }[]): string[] {
+  return [...new Set(results.filter((r) => !r.ok).map((r) => r.code!))];
+}
+
+/**
+ * The real store, with a one-shot pause between a service call's read and its
+ * conditional write, so an interleaving that a plain race hits only sometimes is
+ * produced every time. The write itself is dynalite's, untouched.
+ */
+class InterleavingStore extends ApprovalStore {
+  beforeTransition: (() => Promise<void>) | null = null;
+  afterTakeLease: (() => Promise<void>) | null = null;
+  override async transition(...args: Parameters<ApprovalStore['transition']>): Promise<boolean> {
+    const hook = this.beforeTransition;
+    this.beforeTransition = null;
+    if (hook) await hook();
+    return super.transition(...args);
+  }
+  override async takeLease(...args: Parameters<ApprovalStore['takeLease']>): Promise<boolean> {
+    const taken = await super.takeLease(...args);
+    const hook = this.afterTakeLease;
+    this.afterTakeLease = null;
+    if (hook) await hook();
+    return taken;
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('durable runs on DynamoDB (dynalite)', () => {
+  it('acquireExecution: 20 concurrent callers on an APPROVED request → exactly one claim', async () => {
+    const id = await approvedId();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => service.acquireExecution(id, `w${i}`)));
+    const winner = onlyOne(results);
+    expect(codes(results)).toEqual(['already-claimed']);
+    expect(winner.ok && winner.resumedAfterDeath).toBeFalsy();
+    const owner = winner.ok ? winner.event.actor : '';
+    const stored = (await store.get(id))!;
+    expect(stored.status).toBe('EXECUTING');
+    expect(stored.lease).toEqual({ owner, claimedAt: clock, until: clock + 5 * MIN });
+    expect(stored.run).toEqual({ cursor: 0, checked: false, startedAt: clock, stepStartedAt: clock, invocations: 1 });
+    expect((await store.auditTrail(id)).map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed']);
+  });
+
+  it('acquireExecution: a live lease held by another worker is refused and left alone', async () => {
+    const id = await executingId('w1');
+    const before = (await store.get(id))!;
+    clock += 4 * MIN; // still within w1's 5-minute lease
+    const other = await service.acquireExecution(id, 'w2');
+    expect(other).toMatchObject({ ok: false, code: 'already-claimed' });
+    expect(await store.get(id)).toEqual(before);
+  });
+
+  it('acquireExecution: 20 concurrent takeovers of a parked lease → one winner, no audit event, progress kept', async () => {
+    const id = await executingId('w0');
+    expect((await service.recordStep(id, 'w0', { index: 0, name: 'reassign', status: 'ok' }, runAt(1))).ok).toBe(true);
+    // The step waits for hours: w0 saves its progress, parks the run and ends its invocation.
+    // A parked lease may be taken before its `until`: nobody is running.
+    expect(await service.saveRun(id, 'w0', runAt(1, { progress: { text: '40% copied', at: clock } }), leaseOf('w0', clock + 30 * MIN, true))).toBe(true);
+    const parked = (await store.get(id))!;
+    clock += MIN;
+
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => service.acquireExecution(id, `w${i + 1}`)));
+    const winner = onlyOne(results);
+    expect(codes(results)).toEqual(['already-claimed']);
+    expect(winner.ok && winner.resumedAfterDeath).toBeFalsy();
+    const owner = winner.ok ? winner.request.lease!.owner : '';
+    expect(owner).toMatch(/^w([1-9]|1\d|20)$/);
+
+    const stored = (await store.get(id))!;
+    expect(stored.version).toBe(parked.version); // routine: no version bump, no event
+    expect(stored.events).toEqual(parked.events);
+    expect(stored.lease).toEqual({ owner, claimedAt: clock, until: clock + 5 * MIN }); // no longer parked
+    expect(stored.run).toEqual({ ...parked.run, invocations: 2 });
+    expect((await store.auditTrail(id)).map((e) => e.type)).not.toContain('resumed');
+    // The worker that parked has no say any more; the new one goes on.
+    expect(await service.saveRun(id, 'w0', runAt(5), leaseOf('w0', clock + MIN))).toBe(false);
+    expect(await service.heartbeat(id, 'w0')).toBe(false);
+    expect((await service.recordStep(id, owner, { index: 1, name: 'verify', status: 'ok' }, runAt(2, { invocations: 2 }))).ok).toBe(true);
+  });
+
+  it('acquireExecution: the worker that parked a run may take it back itself', async () => {
+    const id = await executingId('w1');
+    expect(await service.saveRun(id, 'w1', runAt(0), leaseOf('w1', clock + 10 * MIN, true))).toBe(true);
+    const again = await service.acquireExecution(id, 'w1');
+    expect(again.ok && !again.resumedAfterDeath).toBe(true);
+    expect((await store.get(id))?.run?.invocations).toBe(2);
+  });
+
+  it('acquireExecution: an expired lease (worker died) → one of 20 takes over, audited as resumed', async () => {
+    const id = await executingId('w0');
+    expect((await service.recordStep(id, 'w0', { index: 0, name: 'reassign', status: 'ok' }, runAt(1))).ok).toBe(true);
+    clock += 60 * MIN; // w0 died: no step, no heartbeat, no park
+    const versionBefore = (await store.get(id))!.version;
+
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => service.acquireExecution(id, `w${i + 1}`)));
+    const winner = onlyOne(results);
+    expect(codes(results)).toEqual(['already-claimed']);
+    if (!winner.ok) throw new Error('unreachable');
+    expect(winner.resumedAfterDeath).toBe(true);
+    const owner = winner.request.lease!.owner;
+    expect(winner.event).toMatchObject({ type: 'resumed', actor: owner, seq: versionBefore + 1 });
+    expect(winner.event.message).toMatch(/at step 2/);
+
+    const stored = (await store.get(id))!;
+    expect(stored.status).toBe('EXECUTING');
+    expect(stored.version).toBe(versionBefore + 1);
+    expect(stored.lease).toEqual({ owner, claimedAt: clock, until: clock + 5 * MIN });
+    expect(stored.run).toMatchObject({ cursor: 1, invocations: 2 });
+    const trail = await store.auditTrail(id);
+    expect(trail.filter((e) => e.type === 'resumed')).toHaveLength(1);
+    expect(trail.map((e) => e.type).slice(-3)).toEqual(['claimed', 'step', 'resumed']);
+    expect(trail).toEqual(stored.events);
+    // The dead worker, should it come back, can do nothing.
+    expect(await service.recordStep(id, 'w0', { index: 1, name: 'x', status: 'ok' })).toMatchObject({ ok: false, code: 'not-lease-owner' });
+    expect(await service.finish(id, 'w0', 'SUCCEEDED', 'x')).toMatchObject({ ok: false, code: 'not-lease-owner' });
+    expect(await service.saveRun(id, 'w0', runAt(9), leaseOf('w0', clock + MIN))).toBe(false);
+    // Nor can a human abandon a run that a live worker holds again.
+    expect(await service.abandon(id, 'UCAROL')).toMatchObject({ ok: false, code: 'lease-active' });
+  });
+
+  it('a presumed-dead worker whose step lands after the takeover took the lease loses; the new worker runs', async () => {
+    const slow = new InterleavingStore(dynamo.client, { tableName: 'approvals-test' });
+    const svc = new ApprovalService({ store: slow, policy, now: () => clock, leaseMs: 5 * MIN });
+    const id = await executingId('w1');
+    clock += 60 * MIN;
+    // w1 decided its step from a read made before w2 took the lease; its write lands after
+    // w2's takeLease (which bumps no version) and before w2 audits the takeover.
+    const taken = deferred();
+    const w1Wrote = deferred();
+    let w2: ReturnType<typeof svc.acquireExecution> | undefined;
+    slow.beforeTransition = async () => {
+      slow.afterTakeLease = async () => {
+        taken.resolve();
+        await w1Wrote.promise;
+      };
+      w2 = svc.acquireExecution(id, 'w2');
+      await taken.promise;
+    };
+    const w1 = await svc.recordStep(id, 'w1', { index: 0, name: 'reassign', status: 'ok' }, runAt(1));
+    w1Wrote.resolve();
+    expect(w1).toMatchObject({ ok: false, code: 'not-lease-owner' });
+    expect(await w2!).toMatchObject({ ok: true, resumedAfterDeath: true });
+    const stored = (await store.get(id))!;
+    expect(stored.lease?.owner).toBe('w2');
+    expect(stored.run).toMatchObject({ cursor: 0, invocations: 2 });
+    expect(stored.events.map((e) => e.type).slice(-2)).toEqual(['claimed', 'resumed']);
+  });
+
+  it('a takeover that lands while a presumed-dead worker decides its step: the slow worker loses', async () => {
+    const slow = new InterleavingStore(dynamo.client, { tableName: 'approvals-test' });
+    const svc = new ApprovalService({ store: slow, policy, now: () => clock, leaseMs: 5 * MIN });
+    const id = await executingId('w1');
+    clock += 60 * MIN;
+    let w2: Awaited<ReturnType<typeof svc.acquireExecution>> | undefined;
+    slow.beforeTransition = async () => {
+      w2 = await svc.acquireExecution(id, 'w2');
+    };
+    const w1 = await svc.recordStep(id, 'w1', { index: 0, name: 'reassign', status: 'ok' }, runAt(1));
+    expect(w2).toMatchObject({ ok: true, resumedAfterDeath: true });
+    expect(w1).toMatchObject({ ok: false, code: 'not-lease-owner' });
+    expect((await store.get(id))?.lease?.owner).toBe('w2');
+  });
+
+  it('abandon decided from an expired parked lease loses to a tick that takes the run over meanwhile', async () => {
+    const slow = new InterleavingStore(dynamo.client, { tableName: 'approvals-test' });
+    const svc = new ApprovalService({ store: slow, policy, now: () => clock, leaseMs: 5 * MIN });
+    const id = await executingId('w1');
+    expect(await svc.saveRun(id, 'w1', runAt(2), leaseOf('w1', clock + MIN, true))).toBe(true);
+    clock += 10 * MIN; // the scheduled tick was lost: parked, and past its lease
+    let w2: Awaited<ReturnType<typeof svc.acquireExecution>> | undefined;
+    slow.beforeTransition = async () => {
+      w2 = await svc.acquireExecution(id, 'w2');
+    };
+    const abandoned = await svc.abandon(id, 'UCAROL', 'looks dead');
+    expect(w2).toMatchObject({ ok: true });
+    expect(abandoned).toMatchObject({ ok: false, code: 'lease-active' });
+    const stored = (await store.get(id))!;
+    expect(stored.status).toBe('EXECUTING');
+    expect(stored.lease?.owner).toBe('w2');
+    expect(stored.run).toMatchObject({ cursor: 2, invocations: 2 });
+  });
+
+  it('abandon decided from an expired lease loses to a heartbeat of its owner meanwhile', async () => {
+    const slow = new InterleavingStore(dynamo.client, { tableName: 'approvals-test' });
+    const svc = new ApprovalService({ store: slow, policy, now: () => clock, leaseMs: 5 * MIN });
+    const id = await executingId('w1');
+    clock += 10 * MIN; // w1 was slow, not dead
+    slow.beforeTransition = async () => {
+      expect(await svc.heartbeat(id, 'w1')).toBe(true);
+    };
+    expect(await svc.abandon(id, 'UCAROL')).toMatchObject({ ok: false, code: 'lease-active' });
+    expect((await store.get(id))?.status).toBe('EXECUTING');
+    expect((await svc.recordStep(id, 'w1', { index: 0, name: 'reassign', status: 'ok' })).ok).toBe(true);
+  });
+
+  it('saveRun: only the lease owner, only while running, and without a version bump', async () => {
+    const id = await executingId('w1');
+    const before = (await store.get(id))!;
+    // Another worker, whatever lease it claims to hold.
+    expect(await service.saveRun(id, 'w2', runAt(3), leaseOf('w2', clock + MIN))).toBe(false);
+    expect(await service.saveRun(id, 'w2', runAt(3), leaseOf('w1', clock + MIN))).toBe(false);
+    // The owner cannot hand its lease to someone else through saveRun either.
+    expect(await service.saveRun(id, 'w1', runAt(3), leaseOf('w2', clock + MIN))).toBe(false);
+    // And the condition holds in DynamoDB itself, not only in the service's check.
+    expect(await store.saveRun(id, 'w2', runAt(3), leaseOf('w2', clock + MIN))).toBe(false);
+    expect(await store.get(id)).toEqual(before);
+
+    const mine = runAt(3, { progress: { text: 'copying', at: clock, data: { pct: 40 } }, data: { errors: 0 } });
+    expect(await service.saveRun(id, 'w1', mine, leaseOf('w1', clock + 7 * MIN))).toBe(true);
+    const saved = (await store.get(id))!;
+    expect(saved.run).toEqual(mine);
+    expect(saved.lease).toEqual(leaseOf('w1', clock + 7 * MIN));
+    expect(saved.version).toBe(before.version);
+    expect(saved.events).toEqual(before.events);
+
+    expect((await service.finish(id, 'w1', 'SUCCEEDED', 'done')).ok).toBe(true);
+    expect(await service.saveRun(id, 'w1', runAt(4), leaseOf('w1', clock + MIN))).toBe(false);
+    expect((await store.get(id))?.run).toEqual(mine);
+  });
+
+  it('recordStep stores the run it is given with the lease it asks for; finish keeps or replaces it', async () => {
+    const id = await executingId('w1');
+    const step = await service.recordStep(id, 'w1', { index: 0, name: 'reassign', status: 'ok' }, runAt(1), 20 * MIN);
+    expect(step.ok).toBe(true);
+    expect((await store.get(id))?.run).toEqual(runAt(1));
+    expect((await store.get(id))?.lease?.until).toBe(clock + 20 * MIN);
+    const done = await service.finish(id, 'w1', 'FAILED', 'broker refused', { cursor: 1 }, runAt(1, { cleanupPending: true }));
+    expect(done.ok && done.event).toMatchObject({ type: 'failed', data: { cursor: 1 } });
+    expect((await store.get(id))?.run).toEqual(runAt(1, { cleanupPending: true }));
+  });
+
+  it('requestCancel racing saveRun keeps both: the cursor saved and the cancel requested', async () => {
+    // Deterministic: the cancel is decided from a read made before the save and written after it.
+    const slow = new InterleavingStore(dynamo.client, { tableName: 'approvals-test' });
+    const svc = new ApprovalService({ store: slow, policy, now: () => clock, leaseMs: 5 * MIN });
+    const id = await executingId('w1');
+    const progressed = runAt(7, { progress: { text: '7 of 9 moved', at: clock }, data: { errors: 0 } });
+    // Within one invocation the lease runs to the invocation's deadline: progress saves leave it as it is,
+    // so the cancel's write is not refused and must itself leave the run alone.
+    const lease = (await store.get(id))!.lease!;
+    slow.beforeTransition = async () => {
+      expect(await svc.saveRun(id, 'w1', progressed, lease)).toBe(true);
+    };
+    const cancel = await svc.requestCancel(id, 'UCAROL', 'wrong broker');
+    expect(cancel.ok).toBe(true);
+    const stored = (await store.get(id))!;
+    expect(stored.run).toEqual(progressed);
+    expect(stored.lease).toEqual(lease);
+    expect(stored.cancelRequested).toEqual({ user: 'UCAROL', at: clock, reason: 'wrong broker' });
+    expect(stored.events.at(-1)).toMatchObject({ type: 'cancel-requested', actor: 'UCAROL' });
+    expect((await store.auditTrail(id)).at(-1)?.type).toBe('cancel-requested');
+
+    // A save that also moves the lease on makes the cancel re-decide from a fresh read: both kept too.
+    const id2 = await executingId('w1');
+    const moved = leaseOf('w1', clock + 9 * MIN);
+    slow.beforeTransition = async () => {
+      expect(await svc.saveRun(id2, 'w1', progressed, moved)).toBe(true);
+    };
+    expect((await svc.requestCancel(id2, 'UCAROL')).ok).toBe(true);
+    const stored2 = (await store.get(id2))!;
+    expect(stored2.run).toEqual(progressed);
+    expect(stored2.lease).toEqual(moved);
+    expect(stored2.cancelRequested?.user).toBe('UCAROL');
+
+    // And as a plain race, many times over: whatever the order, neither write is lost.
+    const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => executingId(`r${i}`)));
+    await Promise.all(
+      ids.map(async (rid, i) => {
+        const [saved, cancelled] = await Promise.all([
+          service.saveRun(rid, `r${i}`, runAt(i + 1), leaseOf(`r${i}`, clock + 6 * MIN)),
+          service.requestCancel(rid, APPROVERS[i % APPROVERS.length]!),
+        ]);
+        expect(saved).toBe(true);
+        expect(cancelled.ok).toBe(true);
+        const after = (await store.get(rid))!;
+        expect(after.run?.cursor).toBe(i + 1);
+        expect(after.lease?.until).toBe(clock + 6 * MIN);
+        expect(after.cancelRequested?.user).toBe(APPROVERS[i % APPROVERS.length]);
+      }),
+    );
+  });
+
+  it('requestCancel: any one approver, once, only while running', async () => {
+    const approved = await approvedId();
+    expect(await service.requestCancel(approved, 'UCAROL')).toMatchObject({ ok: false, code: 'not-executing' });
+    const id = await executingId('w1');
+    expect(await service.requestCancel(id, 'UMALLORY')).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(await service.requestCancel(id, 'not a user')).toMatchObject({ ok: false, code: 'invalid-input' });
+    const concurrent = await Promise.all(APPROVERS.map((u) => service.requestCancel(id, u)));
+    const first = onlyOne(concurrent);
+    expect(codes(concurrent)).toEqual(['duplicate-approval']);
+    const stored = (await store.get(id))!;
+    expect(stored.cancelRequested?.user).toBe(first.ok ? first.event.actor : '');
+    expect(stored.events.filter((e) => e.type === 'cancel-requested')).toHaveLength(1);
+    expect(stored.status).toBe('EXECUTING');
+  });
+
+  it('finish CANCELLED after a cancel request: CANCELLED, audited, nothing runs again', async () => {
+    const id = await executingId('w1');
+    expect((await service.requestCancel(id, 'UDAVE', 'stop')).ok).toBe(true);
+    const done = await service.finish(id, 'w1', 'CANCELLED', 'cancelled by <@UDAVE> at step 1 of 2; throttles removed', undefined, runAt(0));
+    expect(done.ok && done.request.status).toBe('CANCELLED');
+    const stored = (await service.get(id))!;
+    expect(stored.status).toBe('CANCELLED');
+    expect(stored.outcome).toMatchObject({ status: 'CANCELLED', summary: 'cancelled by <@UDAVE> at step 1 of 2; throttles removed' });
+    expect(stored.cancelRequested).toMatchObject({ user: 'UDAVE', reason: 'stop' });
+    const trail = await store.auditTrail(id);
+    expect(trail.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'cancel-requested', 'cancelled']);
+    expect(trail).toEqual(stored.events);
+    expect(await service.finish(id, 'w1', 'SUCCEEDED', 'again')).toMatchObject({ ok: false, code: 'already-executed' });
+    expect((await service.acquireExecution(id, 'w2')).ok).toBe(false);
+    expect(await service.requestCancel(id, 'UCAROL')).toMatchObject({ ok: false });
+    expect((await store.get(id))?.version).toBe(stored.version);
+  });
+
+  it('listForSweep lists open, running and cleanup-owing requests, oldest first, and drops them once done', async () => {
+    const sweepStore = new ApprovalStore(dynamo.client, { tableName: `sweep-${randomUUID()}` });
+    await sweepStore.ensureTable();
+    const svc = new ApprovalService({ store: sweepStore, policy, now: () => clock, leaseMs: 5 * MIN });
+    const make = async (name: string, steps: (id: string) => Promise<unknown>) => {
+      clock += 1_000; // distinct creation times: the index is ordered by them
+      const r = await svc.request(plan, 'UALICE', { id: name });
+      if (!r.ok) throw new Error(r.message);
+      await steps(name);
+      return name;
+    };
+    const ok = async (p: Promise<{ ok: boolean }>) => expect((await p).ok).toBe(true);
+    const approve = async (id: string) => {
+      await ok(svc.approve(id, 'UALICE'));
+      await ok(svc.approve(id, 'UBOB'));
+    };
+    const execute = async (id: string) => {
+      await approve(id);
+      await ok(svc.acquireExecution(id, `w-${id}`));
+    };
+    const start = clock;
+    const requested = await make('requested', async () => {});
+    const approved = await make('approved', approve);
+    const running = await make('running', execute);
+    const parked = await make('parked', async (id) => {
+      await execute(id);
+      expect(await svc.saveRun(id, `w-${id}`, runAt(1), leaseOf(`w-${id}`, clock + MIN, true))).toBe(true);
+    });
+    const cancelAsked = await make('cancel-asked', async (id) => {
+      await execute(id);
+      await ok(svc.requestCancel(id, 'UCAROL'));
+    });
+    const owesCleanup = await make('owes-cleanup', async (id) => {
+      await execute(id);
+      await ok(svc.finish(id, `w-${id}`, 'FAILED', 'throttles left', undefined, runAt(1, { cleanupPending: true })));
+    });
+    const abandoned = await make('abandoned', async (id) => {
+      await execute(id);
+      clock += 10 * MIN;
+      await ok(svc.abandon(id, 'UCAROL', 'worker died'));
+    });
+    const closed = [
+      await make('succeeded', async (id) => {
+        await execute(id);
+        await ok(svc.finish(id, `w-${id}`, 'SUCCEEDED', 'done', undefined, runAt(2)));
+      }),
+      await make('cancelled-running', async (id) => {
+        await execute(id);
+        await ok(svc.finish(id, `w-${id}`, 'CANCELLED', 'cancelled'));
+      }),
+      await make('stale', async (id) => {
+        await execute(id);
+        await ok(svc.finish(id, `w-${id}`, 'STALE', 'changed'));
+      }),
+      await make('rejected', (id) => ok(svc.reject(id, 'UCAROL'))),
+      await make('withdrawn', (id) => ok(svc.cancel(id, 'UALICE'))),
+    ];
+    const expired = await make('expired', async () => {});
+    clock += 31 * MIN;
+    await ok(svc.expire(expired));
+    // `requested` and `approved` are past their deadline now too, but nobody expired them yet:
+    // the sweep must still see them, to expire them.
+    expect(clock - start).toBeGreaterThan(30 * MIN);
+
+    const listed = await svc.listForSweep();
+    expect(listed).toEqual([requested, approved, running, parked, cancelAsked, owesCleanup, abandoned]);
+    for (const id of [...closed, expired]) expect(listed).not.toContain(id);
+    expect((await sweepStore.get(abandoned))?.run?.cleanupPending).toBe(true);
+
+    // Cleanup done: the request leaves the index. Open and running requests cannot be dropped.
+    expect(await svc.clearCleanup(owesCleanup)).toBe(true);
+    expect(await svc.clearCleanup(abandoned)).toBe(true);
+    expect(await svc.clearCleanup(running)).toBe(false);
+    expect((await sweepStore.get(owesCleanup))?.run?.cleanupPending).toBe(false);
+    expect((await sweepStore.get(owesCleanup))?.status).toBe('FAILED');
+    // A read that expires an open request takes it out of the index too.
+    expect((await svc.get(requested))?.status).toBe('EXPIRED');
+    expect(await svc.listForSweep()).toEqual([approved, running, parked, cancelAsked]);
+    expect(await svc.listForSweep(2)).toEqual([approved, running]);
+  });
+
+  it('listForSweep pages through the index past one query page', async () => {
+    const sweepStore = new ApprovalStore(dynamo.client, { tableName: `sweep-${randomUUID()}` });
+    await sweepStore.ensureTable();
+    const svc = new ApprovalService({ store: sweepStore, policy, now: () => clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 230; i++) {
+      clock += 1;
+      const r = await svc.request(plan, 'UALICE', { id: `open-${String(i).padStart(3, '0')}` });
+      if (!r.ok) throw new Error(r.message);
+      ids.push(r.request.id);
+    }
+    expect(await svc.listForSweep()).toEqual(ids);
+    expect(await svc.listForSweep(150)).toEqual(ids.slice(0, 150));
+    expect(await svc.listForSweep(100)).toEqual(ids.slice(0, 100));
+  });
+
+  it('putRunData/getRunData: a throttle ledger of over 1 MB of JSON round-trips, beside the request', async () => {
+    const id = await executingId('w1');
+    expect(await service.getRunData(id, 'throttles')).toBeNull();
+    const ledger = {
+      version: 1,
+      entries: Array.from({ length: 12_000 }, (_, i) => ({
+        kind: i % 3 === 0 ? 'broker' : 'topic',
+        entity: i % 3 === 0 ? String(i % 12) : `orders-${i % 997}`,
+        config: i % 3 === 0 ? 'leader.replication.throttled.rate' : 'leader.replication.throttled.replicas',
+        value: i % 3 === 0 ? String(50_000_000 + i) : `${i}:${i % 12},${i}:${(i + 1) % 12}`,
+        previous: i % 5 === 0 ? null : 'unset',
+        setAt: 1_767_225_600_000 + i,
+      })),
+    };
+    expect(JSON.stringify(ledger).length).toBeGreaterThan(1_000_000);
+    await service.putRunData(id, 'throttles', ledger);
+    expect(await service.getRunData(id, 'throttles')).toEqual(ledger);
+    // Any later worker reads the same; another name or another request is separate.
+    const later = new ApprovalService({ store: new ApprovalStore(dynamo.client, { tableName: 'approvals-test' }), policy });
+    expect(await later.getRunData(id, 'throttles')).toEqual(ledger);
+    expect(await service.getRunData(id, 'other')).toBeNull();
+    expect(await service.getRunData(await executingId('w9'), 'throttles')).toBeNull();
+    // It lives beside the request, not in it: the request item stays small.
+    const request = (await store.get(id)) as ApprovalRequest & Record<string, unknown>;
+    expect(JSON.stringify(request).length).toBeLessThan(10_000);
+    // Overwritten as a whole.
+    await service.putRunData(id, 'throttles', { version: 2, entries: [] });
+    expect(await service.getRunData(id, 'throttles')).toEqual({ version: 2, entries: [] });
+  });
+
+  it('putRunData refuses what cannot be stored and keeps what was stored', async () => {
+    const id = await executingId('w1');
+    await service.putRunData(id, 'throttles', { version: 1 });
+    // Random bytes do not compress: ~530 KB of base64 stays above what one item may hold.
+    const big = { entries: [randomBytes(400_000).toString('base64')] };
+    await expect(service.putRunData(id, 'throttles', big)).rejects.toThrow(/too large/);
+    expect(await service.getRunData(id, 'throttles')).toEqual({ version: 1 });
   });
 });
