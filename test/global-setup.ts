@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sandbox } from '../sandbox/cluster.ts';
 import { sandboxSettings } from '../sandbox/layout.ts';
+import { buildCli } from '../scripts/build-cli.mjs';
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   if (process.env.KR_SKIP_SANDBOX === '1') return undefined;
+  // Integration tests run bin/kafka-responder.js, i.e. the bundle: build it from the code under test.
+  await buildCli({ quiet: true });
   process.env.KR_SANDBOX_HOME ??= join(tmpdir(), 'kafka-responder-test-sandbox');
   process.env.KR_SANDBOX_PORT_BASE ??= '29090';
   const sandbox = new Sandbox(sandboxSettings(), (m) => console.log(`[sandbox] ${m}`));

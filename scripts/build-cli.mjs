@@ -1,0 +1,77 @@
+// Builds the CLI into one ESM bundle, dist/kafka-responder.mjs, that
+// bin/kafka-responder.js runs with plain Node (no TypeScript loader at run time).
+//
+//   npm run build          (the package's `prepare` script: `npm ci` runs it;
+//                           test/global-setup.ts runs it before integration tests)
+//
+// Same esbuild settings as the Lambda bundles (serverless.yml `custom.esbuild`):
+// ESM with a require() banner for the bundled CommonJS (kafkajs, its protocol
+// internals that lib/kafka/wire.ts imports, the AWS SDK), and the same
+// not-bundled stubs for Bolt's unused receivers. What the CLI reads at run time:
+//   - the host probe: lib/hosts/probe.sh, inlined (below) as the generated module's text;
+//   - runbooks/: bin/kafka-responder.js points KR_RUNBOOKS_DIR at the package's copy;
+//   - the sandbox: writes its own files, and finds Kafka in ~/.cache/kafka-responder.
+// Commands stay lazily loaded: esbuild keeps each dynamic import() as a module
+// that is only evaluated when the command needs it.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import handlerPlugins from '../handlers/build/esbuild-plugins.cjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+export const CLI_BUNDLE = join(root, 'dist', 'kafka-responder.mjs');
+
+// The bundle carries probe.sh as it is now, even if probe-script.generated.ts
+// was not regenerated yet (test/hosts/probe-runner.test.ts catches that).
+const probeFromSource = {
+  name: 'kafka-responder-probe-script',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]lib[\\/]hosts[\\/]probe-script\.generated\.ts$/ }, async () => ({
+      contents: `export const PROBE_SCRIPT = ${JSON.stringify(await readFile(join(root, 'lib', 'hosts', 'probe.sh'), 'utf8'))};\n`,
+      loader: 'ts',
+    }));
+  },
+};
+
+/** Builds dist/kafka-responder.mjs (+ .map); files are replaced atomically, so a CLI started meanwhile never reads half a bundle. */
+export async function buildCli({ quiet = false } = {}) {
+  const t0 = performance.now();
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: ['lib/cli/main.ts'],
+    outfile: CLI_BUNDLE,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    // Node 22 from npm (npm run / npx); CI's first `node bin/kafka-responder.js sandbox install` runs on the machine's Node 20.
+    target: 'node20',
+    minify: true,
+    keepNames: true,
+    // Not loaded unless KR_DEBUG is set (bin/kafka-responder.js turns source maps on then).
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    banner: { js: "import { createRequire as __krCreateRequire } from 'node:module'; const require = __krCreateRequire(import.meta.url);" },
+    plugins: [...handlerPlugins, probeFromSource],
+    logLevel: 'warning',
+    metafile: true,
+    write: false,
+  });
+  await mkdir(dirname(CLI_BUNDLE), { recursive: true });
+  for (const file of result.outputFiles) {
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    await writeFile(tmp, file.contents);
+    await rename(tmp, file.path);
+  }
+  const bytes = result.outputFiles.find((f) => f.path === CLI_BUNDLE)?.contents.length ?? 0;
+  if (!quiet) {
+    console.log(`${relative(process.cwd(), CLI_BUNDLE) || CLI_BUNDLE}: ${(bytes / 1e6).toFixed(1)} MB in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  return { bytes, metafile: result.metafile };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { metafile } = await buildCli();
+  if (process.argv.includes('--analyze')) console.log(await esbuild.analyzeMetafile(metafile));
+}
