@@ -38,7 +38,7 @@ export interface ApprovablePlan {
 export interface Approval {
   user: string;
   at: number;
-  /** 'request': the requester is an authorized approver, so asking counts as their approval. */
+  /** 'button': a click on the posted plan. 'request' is only found on requests made before asking stopped counting as approving. */
   via: 'request' | 'button';
   /** Slack action_ts of the click, to recognise a retried click. */
   actionTs?: string;
