@@ -11,7 +11,7 @@
 //   npx tsx bench/operations.ts [rounds]     (default 3)
 import { ApprovalService, ApprovalStore } from '../lib/approvals/index.ts';
 import { parseConfig, type ClusterConfig } from '../lib/config/schema.ts';
-import { createDefaultOperations } from '../lib/jobs/ops-backend.ts';
+import { createDefaultOperations } from '../lib/operations/backend.ts';
 import { runTick } from '../lib/operations/runner.ts';
 import { runStep } from '../lib/operations/steps.ts';
 import type { Plan } from '../lib/operations/types.ts';

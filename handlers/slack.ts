@@ -1,9 +1,9 @@
 // Lambda: Slack slash commands and interactivity (HTTP API). Validates,
 // authorizes, records, enqueues, acks. Must stay small: see bench/slack-ack.ts.
 import { loadConfig } from '../lib/config/schema.ts';
-import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/jobs/aws-runtime.ts';
-import type { HttpEvent, HttpResult, LambdaContext } from '../lib/jobs/lambda-types.ts';
-import { errorMessage, powertoolsLog } from '../lib/jobs/log.ts';
+import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
+import type { HttpEvent, HttpResult, LambdaContext } from '../lib/runtime/lambda-types.ts';
+import { errorMessage, powertoolsLog } from '../lib/runtime/log.ts';
 import { createSlackHandler, type SlackHandler } from '../lib/slack/app.ts';
 
 const log = powertoolsLog('kafka-responder-slack');

@@ -3,18 +3,18 @@
 // EventBridge for the operations sweep.
 import { registerAlertJobs } from '../lib/alerts/triage.ts';
 import { loadConfig } from '../lib/config/schema.ts';
-import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/jobs/aws-runtime.ts';
-import { newJob } from '../lib/jobs/job.ts';
-import { OPS_JOB_KINDS } from '../lib/jobs/ops-kinds.ts';
-import { registerCoreJobs } from '../lib/jobs/core-jobs.ts';
-import { createDefaultOperations } from '../lib/jobs/ops-backend.ts';
-import { registerOpsJobs } from '../lib/jobs/ops-jobs.ts';
-import { createDefaultDiagnoser } from '../lib/jobs/diagnoser.ts';
-import { executorFactory } from '../lib/jobs/executors.ts';
-import type { LambdaContext, SqsBatchResponse, SqsEvent } from '../lib/jobs/lambda-types.ts';
-import { powertoolsLog } from '../lib/jobs/log.ts';
-import { processSqsBatch } from '../lib/jobs/sqs-batch.ts';
-import { jobRegistry, runJob, type WorkerDeps } from '../lib/jobs/worker.ts';
+import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
+import { newJob } from '../lib/queue/job.ts';
+import { OPS_JOB_KINDS } from '../lib/operations/requests.ts';
+import { registerCoreJobs } from '../lib/diagnose/jobs.ts';
+import { createDefaultOperations } from '../lib/operations/backend.ts';
+import { registerOpsJobs } from '../lib/operations/jobs.ts';
+import { createDefaultDiagnoser } from '../lib/diagnose/diagnoser.ts';
+import { executorFactory } from '../lib/hosts/executors.ts';
+import type { LambdaContext, SqsBatchResponse, SqsEvent } from '../lib/runtime/lambda-types.ts';
+import { powertoolsLog } from '../lib/runtime/log.ts';
+import { processSqsBatch } from '../lib/queue/sqs-batch.ts';
+import { jobRegistry, runJob, type WorkerDeps } from '../lib/queue/worker.ts';
 import { groupLister, webApiPoster } from '../lib/slack/web.ts';
 
 const log = powertoolsLog('kafka-responder-worker');
@@ -50,7 +50,7 @@ export async function handler(event: SqsEvent, context?: LambdaContext): Promise
   return processSqsBatch(event, (job) => runJob(job, { ...deps!, ...remainingOf(context) }), log);
 }
 
-/** EventBridge, every minute: the operations sweep (lib/jobs/ops-jobs.ts sweepOperations). */
+/** EventBridge, every minute: the operations sweep (lib/operations/jobs.ts sweepOperations). */
 export async function sweep(_event: unknown, context?: LambdaContext): Promise<void> {
   deps ??= build();
   await runJob(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), { ...deps, ...remainingOf(context) });

@@ -3,7 +3,7 @@
 // input and is validated.
 import { z } from 'zod';
 import { formatIssues } from '../config/schema.ts';
-import type { SnsEvent } from '../jobs/lambda-types.ts';
+import type { SnsEvent } from '../runtime/lambda-types.ts';
 import type { ParseResult } from './alertmanager.ts';
 import { extractTargets, type AlertEvent } from './event.ts';
 

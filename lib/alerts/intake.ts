@@ -2,11 +2,11 @@
 // Anything malformed or unauthenticated gets a 4xx with the reason and is
 // never enqueued; the worker does the triage.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { newJob, type JobQueue } from '../jobs/job.ts';
-import { JOB_KINDS } from '../jobs/kinds.ts';
-import type { HttpEvent, HttpResult, SnsEvent } from '../jobs/lambda-types.ts';
-import { header, json, rawBody } from '../jobs/lambda-types.ts';
-import type { Log } from '../jobs/log.ts';
+import { newJob, type JobQueue } from '../queue/job.ts';
+import { JOB_KINDS } from '../diagnose/kinds.ts';
+import type { HttpEvent, HttpResult, SnsEvent } from '../runtime/lambda-types.ts';
+import { header, json, rawBody } from '../runtime/lambda-types.ts';
+import type { Log } from '../runtime/log.ts';
 import { parseAlertmanager } from './alertmanager.ts';
 import { parseSnsEvent, type SnsParseOutcome } from './cloudwatch.ts';
 import type { AlertEvent } from './event.ts';

@@ -4,12 +4,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { renderDiagnosis, renderFailure, renderProgress } from '../slack/blocks.ts';
-import { closeIncident, upsertIncident } from '../jobs/activity.ts';
-import { progressUpdater } from '../jobs/core-jobs.ts';
-import { JOB_KINDS } from '../jobs/kinds.ts';
-import { errorMessage } from '../jobs/log.ts';
-import { mutate } from '../jobs/state-store.ts';
-import type { JobContext, JobRegistry } from '../jobs/worker.ts';
+import { closeIncident, upsertIncident } from '../state/activity.ts';
+import { progressUpdater } from '../diagnose/jobs.ts';
+import { JOB_KINDS } from '../diagnose/kinds.ts';
+import { errorMessage } from '../runtime/log.ts';
+import { mutate } from '../state/state-store.ts';
+import type { JobContext, JobRegistry } from '../queue/worker.ts';
 import type { AlertEvent } from './event.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
 import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './render.ts';

@@ -9,7 +9,7 @@
 // Asking is never approving: N distinct approvers click Approve on the posted
 // plan; the requester may be one of them when they are an approver.
 
-import { digestOf } from '../operations/fingerprint.ts';
+import { digestOf } from './fingerprint.ts';
 import type { ApprovalPolicy } from './policy.ts';
 import { MIN_REQUIRED_APPROVALS } from './policy.ts';
 import type {

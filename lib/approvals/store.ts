@@ -18,7 +18,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { digestOf } from '../operations/fingerprint.ts';
+import { digestOf } from './fingerprint.ts';
 import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, Refusal, RunState } from './types.ts';
 
 /** Records are kept this long after their request stops being open (DynamoDB TTL deletes lazily). */

@@ -14,7 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   diagnose: {
     summary: 'diagnose a cluster: [--bootstrap host:port,...] [--topic T] [--json]',
-    load: () => import('./diagnose.ts'),
+    load: () => import('../diagnose/cli.ts'),
   },
   serve: {
     summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
@@ -22,7 +22,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   'can-restart': {
     summary: 'can broker <id> be restarted safely right now? [--json]',
-    load: () => import('./can-restart.ts'),
+    load: () => import('../diagnose/cli-can-restart.ts'),
   },
 };
 

@@ -2,7 +2,7 @@
 // server, worker in-process. See lib/local/README.md for wiring a real Slack app.
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../config/schema.ts';
-import { powertoolsLog } from '../jobs/log.ts';
+import { powertoolsLog } from '../runtime/log.ts';
 import { sandboxConfig } from '../local/defaults.ts';
 import { startLocalServer } from '../local/server.ts';
 import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from '../local/worker-timeout.ts';

@@ -6,13 +6,13 @@
 // devDependency: in an install without it, operations are off and `serve`
 // says so.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { DynamoStateStore } from '../jobs/dynamo-state-store.ts';
-import type { StateStore } from '../jobs/state-store.ts';
+import { DynamoStateStore } from '../state/dynamo-state-store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { AddressInfo } from 'node:net';
 import { ApprovalService } from '../approvals/service.ts';
 import { ApprovalStore } from '../approvals/store.ts';
 import type { Config } from '../config/schema.ts';
-import { approvalPolicy, approvalsConfigured } from '../jobs/approvals-runtime.ts';
+import { approvalPolicy, approvalsConfigured } from '../approvals/runtime.ts';
 import type { Plan } from '../operations/types.ts';
 
 export interface LocalApprovals {

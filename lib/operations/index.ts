@@ -1,6 +1,6 @@
 export * from './types.ts';
 export * from './validate.ts';
-export { canonicalJson, digestOf, sha256Hex } from './fingerprint.ts';
+export { canonicalJson, digestOf, sha256Hex } from '../approvals/fingerprint.ts';
 export {
   isLeaderless,
   planDrain,

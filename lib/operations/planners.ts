@@ -4,7 +4,7 @@
 // from the live cluster with the same function and refuses on any change.
 
 import type { ClusterSnapshot, PartitionState, TopicState } from '../kafka/types.ts';
-import { digestOf } from './fingerprint.ts';
+import { digestOf } from '../approvals/fingerprint.ts';
 import type { Plan, PlanKind, PlanResult, PlanStep, TopicPartition } from './types.ts';
 import {
   DEFAULT_THROTTLE_BYTES_PER_SEC,

@@ -18,7 +18,7 @@ import type { ApprovalService } from '../approvals/service.ts';
 import type { ApprovalRequest, FinalOutcome, Lease, RunState, StepReport } from '../approvals/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
-import { digestOf } from './fingerprint.ts';
+import { digestOf } from '../approvals/fingerprint.ts';
 import { preconditionsFor } from './planners.ts';
 import { StepFailed, reassignedBy, runStep, stillMoving, type StepContext } from './steps.ts';
 import { removeThrottles, type ThrottleLedger } from './throttles.ts';

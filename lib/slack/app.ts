@@ -4,15 +4,15 @@
 // 3-second path: no kafkajs, no diagnosis, no SSM client here.
 import { randomUUID } from 'node:crypto';
 import { App, AwsLambdaReceiver, LogLevel, type Logger as BoltLogger } from '@slack/bolt';
-import type { HttpEvent, HttpResult, LambdaContext } from '../jobs/lambda-types.ts';
-import { header, rawBody } from '../jobs/lambda-types.ts';
-import type { Log } from '../jobs/log.ts';
-import { errorMessage } from '../jobs/log.ts';
+import type { HttpEvent, HttpResult, LambdaContext } from '../runtime/lambda-types.ts';
+import { header, rawBody } from '../runtime/lambda-types.ts';
+import type { Log } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/log.ts';
 import { REFUSAL_TEXT, authorize, cachedGroupMembers, type GroupMembers } from './authz.ts';
 import { registerCoreCommands, usageReply, ephemeral } from './core-commands.ts';
-import { registerOpsCommands } from './ops-commands.ts';
+import { registerOpsCommands } from '../operations/slack.ts';
 import type { ApprovalService } from '../approvals/service.ts';
-import type { ListGroupMembers } from '../jobs/approvals-runtime.ts';
+import type { ListGroupMembers } from '../approvals/runtime.ts';
 import type { Plan } from '../operations/types.ts';
 import { slackRegistry, type AckDeps, type CommandReply, type SlackRegistry } from './registry.ts';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySlackSignature } from './verify.ts';

@@ -3,9 +3,9 @@
 // summarised in the message and returned as a file for upload.
 import type { KnownBlock } from '@slack/types';
 import type { DiagnosisReport, Finding, Severity } from '../diagnose/types.ts';
-import type { CanRestartAssessment, DiagnoseProgress } from '../jobs/diagnoser.ts';
+import type { CanRestartAssessment, DiagnoseProgress } from '../diagnose/diagnoser.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
-import { OPS_ACTIONS } from './ops-actions.ts';
+import { OPS_ACTIONS } from '../operations/actions.ts';
 
 export interface SlackMessage {
   text: string;

@@ -4,9 +4,9 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KnownBlock } from '@slack/types';
 import { CLUSTER_NAME, TOPIC_NAME, findCluster, type Config } from '../config/schema.ts';
-import { newJob } from '../jobs/job.ts';
-import { JOB_KINDS, type CanRestartJob, type DiagnoseJob } from '../jobs/kinds.ts';
-import { listIncidents, listRunning, startActivity } from '../jobs/activity.ts';
+import { newJob } from '../queue/job.ts';
+import { JOB_KINDS, type CanRestartJob, type DiagnoseJob } from '../diagnose/kinds.ts';
+import { listIncidents, listRunning, startActivity } from '../state/activity.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
 import type { CommandReply, SlackRegistry, SlashSubcommand } from './registry.ts';
 

@@ -4,9 +4,9 @@
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
-import type { JobQueue } from '../jobs/job.ts';
-import type { Log } from '../jobs/log.ts';
-import type { StateStore } from '../jobs/state-store.ts';
+import type { JobQueue } from '../queue/job.ts';
+import type { Log } from '../runtime/log.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { Plan } from '../operations/types.ts';
 
 /** Everything a handler may use on the ack path: no Kafka, no SSM, no diagnosis. */

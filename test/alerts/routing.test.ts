@@ -5,9 +5,9 @@ import { toAlertEvent } from '../../lib/alerts/alertmanager.ts';
 import { countCycles, isFlapping, recordTransition, type Transition } from '../../lib/alerts/flapping.ts';
 import { routeAlert } from '../../lib/alerts/routing.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
-import { recordingLog } from '../../lib/jobs/log.ts';
-import { processSqsBatch } from '../../lib/jobs/sqs-batch.ts';
-import { PermanentJobError } from '../../lib/jobs/worker.ts';
+import { recordingLog } from '../../lib/runtime/log.ts';
+import { processSqsBatch } from '../../lib/queue/sqs-batch.ts';
+import { PermanentJobError } from '../../lib/queue/worker.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';
 import { alertmanagerPayload } from './fixtures/samples.ts';
 

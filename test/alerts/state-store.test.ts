@@ -2,7 +2,7 @@
 // replacement, expiry honoured on read and on create.
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate } from '../../lib/jobs/state-store.ts';
+import { mutate } from '../../lib/state/state-store.ts';
 import { startDynalite, type DynaliteHandle } from './helpers/dynalite.ts';
 
 let db: DynaliteHandle;

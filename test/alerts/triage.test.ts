@@ -3,7 +3,7 @@
 // diagnosis lands in the thread.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAlertmanagerHandler, createSnsHandler } from '../../lib/alerts/intake.ts';
-import { listIncidents } from '../../lib/jobs/activity.ts';
+import { listIncidents } from '../../lib/state/activity.ts';
 import { startDynalite, type DynaliteHandle } from './helpers/dynalite.ts';
 import { ScriptedDiagnoser, buildHarness, type Harness } from '../slack/helpers/harness.ts';
 import { slashEvent } from '../slack/helpers/signed.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findCluster, loadConfig, parseConfig } from '../../lib/config/schema.ts';
-import { toConnectionConfig, hostTargets } from '../../lib/jobs/diagnoser.ts';
+import { toConnectionConfig, hostTargets } from '../../lib/diagnose/diagnoser.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';
 
 const base = structuredClone(BASE_CONFIG);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../helpers/net.ts';
-import { run as diagnose } from '../../lib/cli/diagnose.ts';
-import { run as canRestart } from '../../lib/cli/can-restart.ts';
+import { run as diagnose } from '../../lib/diagnose/cli.ts';
+import { run as canRestart } from '../../lib/diagnose/cli-can-restart.ts';
 import { renderReport, renderRestart } from '../../lib/diagnose/render-terminal.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';

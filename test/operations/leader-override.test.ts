@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
-import { digestOf } from '../../lib/operations/fingerprint.ts';
+import { digestOf } from '../../lib/approvals/fingerprint.ts';
 import {
   gatherLeaderOverrideInputs,
   mergeReplicaData,

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalService, ApprovalStore } from '../../lib/approvals/index.ts';
 import { parseConfig, type ClusterConfig } from '../../lib/config/schema.ts';
-import { createDefaultOperations } from '../../lib/jobs/ops-backend.ts';
+import { createDefaultOperations } from '../../lib/operations/backend.ts';
 import { leaderOverrideLossLines } from '../../lib/operations/loss-text.ts';
 import { runTick, type TickResult } from '../../lib/operations/runner.ts';
 import type { Plan } from '../../lib/operations/types.ts';

@@ -218,7 +218,7 @@ describe('extension points for issue 5', () => {
   it('a registered subcommand and button handler run without touching the core', async () => {
     const seen: string[] = [];
     h.registry.registerCommand({
-      // (elect-leader itself is now a real subcommand: lib/slack/ops-commands.ts)
+      // (elect-leader itself is now a real subcommand: lib/operations/slack.ts)
       name: 'demo-op',
       usage: 'demo-op <topic> <partition> <broker>',
       summary: 'test',

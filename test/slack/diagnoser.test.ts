@@ -3,7 +3,7 @@
 // each host command's comment (SSM Comment).
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
-import { tracingExecutor, type DiagnoseProgress } from '../../lib/jobs/diagnoser.ts';
+import { tracingExecutor, type DiagnoseProgress } from '../../lib/diagnose/diagnoser.ts';
 
 class FakeExecutor implements Executor {
   readonly kind = 'ssm' as const;

@@ -11,9 +11,9 @@
 import { execFileSync } from 'node:child_process';
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDefaultDiagnoser } from '../../lib/jobs/diagnoser.ts';
-import { executorFactory } from '../../lib/jobs/executors.ts';
-import { MemoryStateStore } from '../../lib/jobs/state-store.ts';
+import { createDefaultDiagnoser } from '../../lib/diagnose/diagnoser.ts';
+import { executorFactory } from '../../lib/hosts/executors.ts';
+import { MemoryStateStore } from '../../lib/state/state-store.ts';
 import { sandboxConfig } from '../../lib/local/defaults.ts';
 import { buildHarness, type Harness } from './helpers/harness.ts';
 import { slashEvent } from './helpers/signed.ts';

@@ -9,11 +9,11 @@ import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
 import type { ClusterConfig } from '../../lib/config/schema.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
-import { approvalPolicy } from '../../lib/jobs/approvals-runtime.ts';
-import { newJob } from '../../lib/jobs/job.ts';
-import type { OperationsBackend } from '../../lib/jobs/ops-backend.ts';
-import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/jobs/ops-kinds.ts';
-import { digestOf } from '../../lib/operations/fingerprint.ts';
+import { approvalPolicy } from '../../lib/approvals/runtime.ts';
+import { newJob } from '../../lib/queue/job.ts';
+import type { OperationsBackend } from '../../lib/operations/backend.ts';
+import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/operations/requests.ts';
+import { digestOf } from '../../lib/approvals/fingerprint.ts';
 import { planRaiseReplicationFactor, preconditionsFor } from '../../lib/operations/planners.ts';
 import type { Plan, PlanResult } from '../../lib/operations/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
@@ -320,7 +320,7 @@ describe('two-person rule through the buttons', () => {
     const parked = await runTick({ approvals, io: ops.cluster, requestId: id, workerId: 'w1', deadline: Date.now() + 5_050, pollMs: 10, scheduleNext: async () => {}, report: { step: async () => {}, progress: async () => {}, finished: async () => {} } });
     expect(parked.kind).toBe('parked');
     await h.queue.idle();
-    const running = { ...plan, blocks: (await import('../../lib/slack/ops-blocks.ts')).renderPlanMessage((await approvals.get(id))!).blocks };
+    const running = { ...plan, blocks: (await import('../../lib/operations/render-slack.ts')).renderPlanMessage((await approvals.get(id))!).blocks };
     expect(buttons(running).map((b) => b.action_id)).toEqual(['ops:stop', 'ops:abandon']);
     expect(await click('ops:stop', id, OUTSIDER, running)).toMatch(/not an authorized approver/);
     expect(await click('ops:stop', id, CAROL, running)).toBeUndefined();
@@ -382,7 +382,7 @@ describe('two-person rule through the buttons', () => {
 
 describe('the minute sweep: nothing approved is lost, nothing expired looks open', () => {
   const sweep = async (now?: number) => {
-    const { sweepOperations } = await import('../../lib/jobs/ops-jobs.ts');
+    const { sweepOperations } = await import('../../lib/operations/jobs.ts');
     const job = newJob(OPS_JOB_KINDS.sweep, {}, 'kr-sweep');
     return sweepOperations({ ...h.worker, queue: h.queue, job, log: h.log }, now);
   };

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { DynamoStateStore } from '../../../lib/jobs/dynamo-state-store.ts';
+import { DynamoStateStore } from '../../../lib/state/dynamo-state-store.ts';
 
 export interface DynaliteHandle {
   client: DynamoDBClient;

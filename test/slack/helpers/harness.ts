@@ -3,15 +3,15 @@
 // Slack Web API stub recording what the bot says.
 import { parseConfig, type Config } from '../../../lib/config/schema.ts';
 import type { DiagnosisReport, Finding } from '../../../lib/diagnose/types.ts';
-import type { CanRestartAssessment, DiagnoseRequest, Diagnoser } from '../../../lib/jobs/diagnoser.ts';
-import { recordingLog } from '../../../lib/jobs/log.ts';
-import { InProcessJobQueue } from '../../../lib/jobs/queue.ts';
-import type { StateStore } from '../../../lib/jobs/state-store.ts';
-import { JobRegistry, runJob, type WorkerDeps } from '../../../lib/jobs/worker.ts';
-import { registerCoreJobs } from '../../../lib/jobs/core-jobs.ts';
+import type { CanRestartAssessment, DiagnoseRequest, Diagnoser } from '../../../lib/diagnose/diagnoser.ts';
+import { recordingLog } from '../../../lib/runtime/log.ts';
+import { InProcessJobQueue } from '../../../lib/queue/queue.ts';
+import type { StateStore } from '../../../lib/state/state-store.ts';
+import { JobRegistry, runJob, type WorkerDeps } from '../../../lib/queue/worker.ts';
+import { registerCoreJobs } from '../../../lib/diagnose/jobs.ts';
 import { registerAlertJobs } from '../../../lib/alerts/triage.ts';
-import { registerOpsJobs } from '../../../lib/jobs/ops-jobs.ts';
-import type { OperationsBackend } from '../../../lib/jobs/ops-backend.ts';
+import { registerOpsJobs } from '../../../lib/operations/jobs.ts';
+import type { OperationsBackend } from '../../../lib/operations/backend.ts';
 import type { ApprovalService } from '../../../lib/approvals/service.ts';
 import type { Plan } from '../../../lib/operations/types.ts';
 import { createSlackHandler } from '../../../lib/slack/app.ts';

@@ -1,6 +1,6 @@
 // Real signed Slack requests as API Gateway HTTP API (payload v2) events.
 import { signSlackRequest } from '../../../lib/slack/verify.ts';
-import type { HttpEvent } from '../../../lib/jobs/lambda-types.ts';
+import type { HttpEvent } from '../../../lib/runtime/lambda-types.ts';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 

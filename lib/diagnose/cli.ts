@@ -2,9 +2,9 @@
 // Exit codes: 0 nothing at warning or worse, 3 findings at warning or worse,
 // 1 the cluster could not be diagnosed (main.ts prints the reason), 2 usage.
 
-import { parseCommandArgs, parseTimeout, resolveClusterTarget } from '../diagnose/cli-support.ts';
-import { runDiagnosis } from '../diagnose/run.ts';
-import { renderReport } from '../diagnose/render-terminal.ts';
+import { parseCommandArgs, parseTimeout, resolveClusterTarget } from './cli-support.ts';
+import { runDiagnosis } from './run.ts';
+import { renderReport } from './render-terminal.ts';
 
 const USAGE = `usage: kafka-responder diagnose [--bootstrap host:port,...] [--topic T] [--json] [--timeout seconds]
   Without --bootstrap, diagnoses the local sandbox and probes its broker hosts.

@@ -2,7 +2,7 @@
 // pass a scripted one or the real one on the sandbox, the Lambda worker uses
 // the default below.
 import type { ClusterConfig } from '../config/schema.ts';
-import type { DiagnosisReport, Finding } from '../diagnose/types.ts';
+import type { DiagnosisReport, Finding } from './types.ts';
 import type { Executor, HostTarget } from '../hosts/types.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 
@@ -121,12 +121,12 @@ export class DiagnosisUnavailableError extends Error {
  * The real diagnosis (lib/diagnose/run.ts, lib/diagnose/can-restart.ts),
  * loaded on first use so neither the Slack ack path nor the worker's cold
  * start pays for kafkajs until a job needs it.
- * `executorFor` is lib/jobs/executors.ts in the entry points.
+ * `executorFor` is lib/hosts/executors.ts in the entry points.
  */
 export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser {
   return {
     async diagnose(request) {
-      const { runDiagnosis } = await import('../diagnose/run.ts');
+      const { runDiagnosis } = await import('./run.ts');
       const executor = await executorFor(request.cluster);
       const targets = hostTargets(request.cluster, request.brokers);
       const reporting = executor
@@ -142,7 +142,7 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
       });
     },
     async canRestart(request) {
-      const [{ takeSnapshot }, { assessRestart }] = await Promise.all([import('../kafka/snapshot.ts'), import('../diagnose/can-restart.ts')]);
+      const [{ takeSnapshot }, { assessRestart }] = await Promise.all([import('../kafka/snapshot.ts'), import('./can-restart.ts')]);
       const snapshot = await takeSnapshot(toConnectionConfig(request.cluster), { topics: null, timeoutMs: request.cluster.diagnosisTimeoutMs });
       let probe = null;
       const executor = await executorFor(request.cluster);

@@ -6,10 +6,10 @@
 // use (dynamic imports): the Slack ack path never pays for kafkajs.
 import type { ClusterConfig } from '../config/schema.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
-import type { OperationIo } from '../operations/runner.ts';
-import type { PlanResult } from '../operations/types.ts';
-import { hostTargets, toConnectionConfig, type ExecutorFactory } from './diagnoser.ts';
-import type { OpsRequest } from './ops-kinds.ts';
+import type { OperationIo } from './runner.ts';
+import type { PlanResult } from './types.ts';
+import { hostTargets, toConnectionConfig, type ExecutorFactory } from '../diagnose/diagnoser.ts';
+import type { OpsRequest } from './requests.ts';
 
 export interface OperationsBackend {
   /** Snapshot → (leader override: replica data and consumer offsets) → planner. Changes nothing. */
@@ -56,7 +56,7 @@ export function createDefaultOperations(executorFor: ExecutorFactory): Operation
   return {
     io,
     async plan(cluster, request) {
-      const ops = await import('../operations/planners.ts');
+      const ops = await import('./planners.ts');
       const throttle = { throttleBytesPerSec: cluster.operations?.throttleBytesPerSec ?? DEFAULT_THROTTLE_BYTES_PER_SEC };
       const kafka = io(cluster);
       switch (request.kind) {
@@ -68,7 +68,7 @@ export function createDefaultOperations(executorFor: ExecutorFactory): Operation
           const s = await kafka.snapshot([request.topic]);
           const part = s.topics.find((t) => t.name === request.topic)?.partitions.find((p) => p.partition === request.partition);
           if (!part) return { ok: false, reason: `${request.topic}-${request.partition} does not exist on ${cluster.name}` };
-          const { gatherLeaderOverrideInputs, planLeaderOverride } = await import('../operations/leader-override.ts');
+          const { gatherLeaderOverrideInputs, planLeaderOverride } = await import('./leader-override.ts');
           const admin = await kafka.openAdmin();
           try {
             const hosts = await replicaHosts(cluster, part.replicas);

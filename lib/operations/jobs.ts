@@ -10,17 +10,17 @@ import { randomUUID } from 'node:crypto';
 import type { KnownBlock } from '@slack/types';
 import { FINAL_STATUSES, type ApprovalRequest, type StepReport } from '../approvals/types.ts';
 import { findCluster } from '../config/schema.ts';
-import { cleanupFinishedRun, runTick, type RunReporter } from '../operations/runner.ts';
-import type { Plan } from '../operations/types.ts';
+import { cleanupFinishedRun, runTick, type RunReporter } from './runner.ts';
+import type { Plan } from './types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
-import { OPS_ACTIONS, renderPlanMessage, renderStep, renderSummary } from '../slack/ops-blocks.ts';
-import { finishActivity } from './activity.ts';
-import { newJob } from './job.ts';
-import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob } from './ops-kinds.ts';
-import { errorMessage } from './log.ts';
-import type { StateStore } from './state-store.ts';
-import { PermanentJobError, type JobContext, type JobRegistry } from './worker.ts';
+import { OPS_ACTIONS, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { finishActivity } from '../state/activity.ts';
+import { newJob } from '../queue/job.ts';
+import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob } from './requests.ts';
+import { errorMessage } from '../runtime/log.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { PermanentJobError, type JobContext, type JobRegistry } from '../queue/worker.ts';
 
 /** Where a request's plan message and thread are (written once the message is posted). */
 export interface PlanMessageRef {

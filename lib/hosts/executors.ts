@@ -3,8 +3,8 @@
 // executors are imported on first use, so neither the ack path nor a worker
 // that never probes a host loads the SSM client.
 import type { ClusterConfig } from '../config/schema.ts';
-import type { Executor } from '../hosts/types.ts';
-import type { ExecutorFactory } from './diagnoser.ts';
+import type { Executor } from './types.ts';
+import type { ExecutorFactory } from '../diagnose/diagnoser.ts';
 
 export function executorFactory(): ExecutorFactory {
   let ssm: Promise<Executor> | undefined;
@@ -13,12 +13,12 @@ export function executorFactory(): ExecutorFactory {
     switch (cluster.hosts.executor) {
       case 'ssm':
         ssm ??= (async () => {
-          const [{ SSMClient }, { SsmExecutor }] = await Promise.all([import('@aws-sdk/client-ssm'), import('../hosts/ssm-executor.ts')]);
+          const [{ SSMClient }, { SsmExecutor }] = await Promise.all([import('@aws-sdk/client-ssm'), import('./ssm-executor.ts')]);
           return new SsmExecutor({ client: new SSMClient({ maxAttempts: 3 }) });
         })();
         return ssm;
       case 'local':
-        local ??= import('../hosts/local-executor.ts').then(({ LocalExecutor }) => new LocalExecutor({ concurrency: 3 }));
+        local ??= import('./local-executor.ts').then(({ LocalExecutor }) => new LocalExecutor({ concurrency: 3 }));
         return local;
       case 'none':
         return null;

@@ -5,20 +5,20 @@
 // and the Approve / Reject / Cancel / "Plan …" buttons. Each handler
 // validates (zod, Kafka's naming rules), makes at most one conditional write
 // (ApprovalService) and enqueues; planning and running happen in the worker
-// (lib/jobs/ops-jobs.ts). No kafkajs, SSM or operations code is imported here.
+// (lib/operations/jobs.ts). No kafkajs, SSM or operations code is imported here.
 import { z } from 'zod';
 import type { ServiceResult } from '../approvals/service.ts';
 import { findCluster, type ClusterConfig, type Config } from '../config/schema.ts';
-import { startActivity } from '../jobs/activity.ts';
-import { approvalsConfigured } from '../jobs/approvals-runtime.ts';
-import { newJob } from '../jobs/job.ts';
-import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from '../jobs/ops-kinds.ts';
-import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest, describeIssues } from '../operations/validate.ts';
-import type { Plan } from '../operations/types.ts';
-import { ephemeral } from './core-commands.ts';
-import { clip, escapeMrkdwn } from './limits.ts';
-import { OPS_ACTIONS } from './ops-blocks.ts';
-import type { AckDeps, ActionHandler, ActionInvocation, CommandInvocation, CommandReply, SlackRegistry, SlashSubcommand } from './registry.ts';
+import { startActivity } from '../state/activity.ts';
+import { approvalsConfigured } from '../approvals/runtime.ts';
+import { newJob } from '../queue/job.ts';
+import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from './requests.ts';
+import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest, describeIssues } from './validate.ts';
+import type { Plan } from './types.ts';
+import { ephemeral } from '../slack/core-commands.ts';
+import { clip, escapeMrkdwn } from '../slack/limits.ts';
+import { OPS_ACTIONS } from './render-slack.ts';
+import type { AckDeps, ActionHandler, ActionInvocation, CommandInvocation, CommandReply, SlackRegistry, SlashSubcommand } from '../slack/registry.ts';
 
 type Parsed = { request: OpsRequest; cluster: ClusterConfig } | { error: string };
 

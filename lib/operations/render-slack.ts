@@ -4,13 +4,13 @@
 // Buttons carry only the request id; everything else is read from DynamoDB.
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
-import { candidateLossText, formatBytes, leaderOverrideLossLines } from '../operations/loss-text.ts';
-import type { Plan, PlanStep } from '../operations/types.ts';
-import { button, context, header, section, type SlackMessage } from './blocks.ts';
-import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
-import { OPS_ACTIONS } from './ops-actions.ts';
+import { candidateLossText, formatBytes, leaderOverrideLossLines } from './loss-text.ts';
+import type { Plan, PlanStep } from './types.ts';
+import { button, context, header, section, type SlackMessage } from '../slack/blocks.ts';
+import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
+import { OPS_ACTIONS } from './actions.ts';
 
-export { OPS_ACTIONS } from './ops-actions.ts';
+export { OPS_ACTIONS } from './actions.ts';
 
 const STATUS_ICON: Record<string, string> = {
   REQUESTED: ':hourglass_flowing_sand:',

@@ -2,10 +2,10 @@
 // ack path (Approve/Reject/Cancel are one conditional write each) and the
 // worker (request, claim, audit). DynamoDB only: safe for the ack bundle.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { ApprovalPolicy } from '../approvals/policy.ts';
-import { MIN_REQUIRED_APPROVALS, SLACK_USER_ID } from '../approvals/policy.ts';
-import { ApprovalService } from '../approvals/service.ts';
-import { ApprovalStore } from '../approvals/store.ts';
+import type { ApprovalPolicy } from './policy.ts';
+import { MIN_REQUIRED_APPROVALS, SLACK_USER_ID } from './policy.ts';
+import { ApprovalService } from './service.ts';
+import { ApprovalStore } from './store.ts';
 import type { Config } from '../config/schema.ts';
 import type { Plan } from '../operations/types.ts';
 

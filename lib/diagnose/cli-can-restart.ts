@@ -1,10 +1,10 @@
 // `kafka-responder can-restart <broker-id> [--bootstrap host:port,...] [--json] [--timeout S]`
 // Exit codes: 0 yes, 3 no, 1 the cluster could not be read, 2 usage.
 
-import { parseCommandArgs, parseTimeout, resolveClusterTarget } from '../diagnose/cli-support.ts';
-import { collectDiagnosisInputs } from '../diagnose/run.ts';
-import { assessRestart } from '../diagnose/can-restart.ts';
-import { renderRestart } from '../diagnose/render-terminal.ts';
+import { parseCommandArgs, parseTimeout, resolveClusterTarget } from './cli-support.ts';
+import { collectDiagnosisInputs } from './run.ts';
+import { assessRestart } from './can-restart.ts';
+import { renderRestart } from './render-terminal.ts';
 
 const USAGE = `usage: kafka-responder can-restart <broker-id> [--bootstrap host:port,...] [--json] [--timeout seconds]
   Exit: 0 yes, 3 no, 1 could not read the cluster.`;

@@ -4,13 +4,13 @@
 import { findCluster } from '../config/schema.ts';
 import { type SlackMessage, renderCanRestart, renderDiagnosis, renderDone, renderFailure, renderProgress } from '../slack/blocks.ts';
 import type { SlackPoster } from '../slack/web.ts';
-import { finishActivity } from './activity.ts';
+import { finishActivity } from '../state/activity.ts';
 import type { DiagnoseProgress } from './diagnoser.ts';
-import type { SlackOrigin } from './job.ts';
+import type { SlackOrigin } from '../queue/job.ts';
 import { JOB_KINDS, canRestartJobSchema, diagnoseJobSchema } from './kinds.ts';
-import type { Log } from './log.ts';
-import { errorMessage } from './log.ts';
-import { PermanentJobError, type JobContext, type JobRegistry } from './worker.ts';
+import type { Log } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/log.ts';
+import { PermanentJobError, type JobContext, type JobRegistry } from '../queue/worker.ts';
 
 /**
  * Posts where the request came from; if the bot may not post there (not in

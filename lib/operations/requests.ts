@@ -2,7 +2,7 @@
 // again by the worker like every queue message. Ack-path safe: zod only.
 import { z } from 'zod';
 import { CLUSTER_NAME, TOPIC_NAME } from '../config/schema.ts';
-import { slackOriginSchema } from './job.ts';
+import { slackOriginSchema } from '../queue/job.ts';
 
 export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh', sweep: 'ops.sweep' } as const;
 

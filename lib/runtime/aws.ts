@@ -6,9 +6,9 @@ import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
 import type { Plan } from '../operations/types.ts';
-import { createApprovalService, type ListGroupMembers } from './approvals-runtime.ts';
-import { DynamoStateStore } from './dynamo-state-store.ts';
-import { SqsJobQueue } from './queue.ts';
+import { createApprovalService, type ListGroupMembers } from '../approvals/runtime.ts';
+import { DynamoStateStore } from '../state/dynamo-state-store.ts';
+import { SqsJobQueue } from '../queue/queue.ts';
 
 export function requireEnv(name: string, env: NodeJS.ProcessEnv = process.env): string {
   const v = env[name];

@@ -2,7 +2,7 @@
 // message is input from outside the process like any other.
 import { z } from 'zod';
 import { CLUSTER_NAME, TOPIC_NAME } from '../config/schema.ts';
-import { slackOriginSchema } from './job.ts';
+import { slackOriginSchema } from '../queue/job.ts';
 
 export const diagnoseJobSchema = z.object({
   cluster: z.string().regex(CLUSTER_NAME),

@@ -3,9 +3,9 @@
 // log line; any other failure is returned as a batch item failure so SQS
 // retries it and finally moves it to the dead-letter queue. FIFO order: once
 // a job failed, the rest of the batch goes back untouched.
-import type { SqsBatchResponse, SqsEvent } from './lambda-types.ts';
-import type { Log } from './log.ts';
-import { errorMessage } from './log.ts';
+import type { SqsBatchResponse, SqsEvent } from '../runtime/lambda-types.ts';
+import type { Log } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/log.ts';
 import { PermanentJobError } from './worker.ts';
 
 export async function processSqsBatch(event: SqsEvent, run: (job: unknown) => Promise<void>, log: Log): Promise<SqsBatchResponse> {

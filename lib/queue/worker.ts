@@ -7,12 +7,12 @@ import type { Plan } from '../operations/types.ts';
 import type { Config } from '../config/schema.ts';
 import { formatIssues } from '../config/schema.ts';
 import type { SlackPoster } from '../slack/web.ts';
-import type { Diagnoser } from './diagnoser.ts';
-import type { OperationsBackend } from './ops-backend.ts';
+import type { Diagnoser } from '../diagnose/diagnoser.ts';
+import type { OperationsBackend } from '../operations/backend.ts';
 import { jobSchema, type Job, type JobQueue } from './job.ts';
-import type { Log } from './log.ts';
-import { errorMessage } from './log.ts';
-import type { StateStore } from './state-store.ts';
+import type { Log } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/log.ts';
+import type { StateStore } from '../state/state-store.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -22,7 +22,7 @@ export interface WorkerDeps {
   log: Log;
   /** Two-person approvals (issue 5); operation jobs fail permanently without them. */
   approvals?: ApprovalService<Plan>;
-  /** Plans and runs operations on a cluster (lib/jobs/ops-backend.ts). */
+  /** Plans and runs operations on a cluster (lib/operations/backend.ts). */
   operations?: OperationsBackend;
   /** Milliseconds left before the worker must stop (Lambda's remaining time). */
   remainingMs?: () => number;
