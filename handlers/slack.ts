@@ -1,7 +1,8 @@
 // Lambda: Slack slash commands and interactivity (HTTP API). Validates,
 // authorizes, records, enqueues, acks. Must stay small: see bench/slack-ack.ts.
 import { loadConfig } from '../lib/config/schema.ts';
-import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
+import { awsApprovalService } from '../lib/approvals/runtime.ts';
+import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
 import type { HttpEvent, HttpResult, LambdaContext } from '../lib/runtime/lambda-types.ts';
 import { errorMessage, powertoolsLog } from '../lib/runtime/log.ts';
 import { createSlackHandler, type SlackHandler } from '../lib/slack/app.ts';

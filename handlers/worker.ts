@@ -3,7 +3,9 @@
 // EventBridge for the operations sweep.
 import { registerAlertJobs } from '../lib/alerts/triage.ts';
 import { loadConfig } from '../lib/config/schema.ts';
-import { awsApprovalService, awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
+import { awsApprovalService } from '../lib/approvals/runtime.ts';
+import type { Plan } from '../lib/operations/types.ts';
+import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
 import { newJob } from '../lib/queue/job.ts';
 import { OPS_JOB_KINDS } from '../lib/operations/requests.ts';
 import { registerCoreJobs } from '../lib/diagnose/jobs.ts';
@@ -28,7 +30,7 @@ function build(): Omit<WorkerDeps, 'remainingMs'> {
   const config = loadConfig();
   const token = requireEnv('SLACK_BOT_TOKEN');
   const executors = executorFactory();
-  const approvals = awsApprovalService(config, groupLister(token, process.env.SLACK_API_URL));
+  const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
   return {
     config,
     store: awsStateStore(),

@@ -2,12 +2,13 @@
 // ack path (Approve/Reject/Cancel are one conditional write each) and the
 // worker (request, claim, audit). DynamoDB only: safe for the ack bundle.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Config } from '../config/schema.ts';
+import { dynamoClient } from '../runtime/aws.ts';
 import type { ApprovalPolicy } from './policy.ts';
 import { MIN_REQUIRED_APPROVALS, SLACK_USER_ID } from './policy.ts';
 import { ApprovalService } from './service.ts';
 import { ApprovalStore } from './store.ts';
-import type { Config } from '../config/schema.ts';
-import type { Plan } from '../operations/types.ts';
+import type { ApprovablePlan } from './types.ts';
 
 export type ListGroupMembers = (groupId: string) => Promise<string[]>;
 
@@ -42,13 +43,23 @@ export function approvalPolicy(config: Config, listGroup?: ListGroupMembers, cac
   };
 }
 
-export function createApprovalService(opts: {
+export function createApprovalService<P extends ApprovablePlan>(opts: {
   client: DynamoDBClient;
   tableName: string;
   config: Config;
   listGroup?: ListGroupMembers;
   now?: () => number;
-}): ApprovalService<Plan> {
+}): ApprovalService<P> {
   const store = new ApprovalStore(opts.client, { tableName: opts.tableName });
-  return new ApprovalService<Plan>({ store, policy: approvalPolicy(opts.config, opts.listGroup), ...(opts.now ? { now: opts.now } : {}) });
+  return new ApprovalService<P>({ store, policy: approvalPolicy(opts.config, opts.listGroup), ...(opts.now ? { now: opts.now } : {}) });
+}
+
+/**
+ * The approvals table (APPROVALS_TABLE), or undefined when it is not set:
+ * operations are then refused with a clear message instead of failing.
+ */
+export function awsApprovalService<P extends ApprovablePlan>(config: Config, listGroup?: ListGroupMembers, env: NodeJS.ProcessEnv = process.env): ApprovalService<P> | undefined {
+  const tableName = env.APPROVALS_TABLE;
+  if (!tableName) return undefined;
+  return createApprovalService<P>({ client: dynamoClient(3), tableName, config, ...(listGroup ? { listGroup } : {}) });
 }

@@ -3,8 +3,9 @@
 // the default below.
 import type { ClusterConfig } from '../config/schema.ts';
 import type { DiagnosisReport, Finding } from './types.ts';
-import type { Executor, HostTarget } from '../hosts/types.ts';
-import type { ConnectionConfig } from '../kafka/connection.ts';
+import type { Executor } from '../hosts/types.ts';
+import { toConnectionConfig } from '../kafka/cluster-connection.ts';
+import { hostTargets, type ExecutorFactory } from '../hosts/executors.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "brokers probed" */
@@ -49,40 +50,6 @@ export interface Diagnoser {
   canRestart(request: CanRestartRequest): Promise<CanRestartAssessment>;
 }
 
-/** How the worker reaches a cluster's hosts; null = no host access (MSK). Wired by the entry point. */
-export type ExecutorFactory = (cluster: ClusterConfig) => Promise<Executor | null>;
-
-/** Kafka connection settings for lib/kafka from a configured cluster. */
-export function toConnectionConfig(cluster: ClusterConfig): ConnectionConfig {
-  const auth = cluster.auth;
-  const base = { bootstrap: cluster.bootstrap, clientId: 'kafka-responder', connectionTimeoutMs: 3000, requestTimeoutMs: 10_000 };
-  switch (auth.mechanism) {
-    case 'none':
-      return { ...base, ssl: false };
-    case 'tls':
-      return {
-        ...base,
-        ssl: auth.caPath || auth.certPath || auth.keyPath
-          ? { caPath: auth.caPath, certPath: auth.certPath, keyPath: auth.keyPath, rejectUnauthorized: true }
-          : true,
-      };
-    case 'scram-sha-256':
-    case 'scram-sha-512':
-      return { ...base, ssl: auth.tls, sasl: { mechanism: auth.mechanism, usernameEnv: auth.usernameEnv, passwordEnv: auth.passwordEnv } };
-    case 'msk-iam':
-      return { ...base, ssl: true, sasl: { mechanism: 'aws-msk-iam', region: auth.region } };
-  }
-}
-
-export function hostTargets(cluster: ClusterConfig, only?: number[]): HostTarget[] {
-  const hosts = cluster.hosts;
-  const map = hosts.executor === 'ssm' ? hosts.instances : hosts.executor === 'local' ? hosts.hostDirs : {};
-  return Object.entries(map)
-    .map(([id, address]) => ({ brokerId: Number(id), address }))
-    .filter((t) => !only?.length || only.includes(t.brokerId))
-    .sort((a, b) => a.brokerId - b.brokerId);
-}
-
 /**
  * Wraps an executor so each host runs as its own call and reports back as it
  * answers: the worker edits "4/6 brokers probed" from these callbacks. The
@@ -113,15 +80,11 @@ export function tracingExecutor(
   };
 }
 
-export class DiagnosisUnavailableError extends Error {
-  override name = 'DiagnosisUnavailableError';
-}
-
 /**
  * The real diagnosis (lib/diagnose/run.ts, lib/diagnose/can-restart.ts),
  * loaded on first use so neither the Slack ack path nor the worker's cold
  * start pays for kafkajs until a job needs it.
- * `executorFor` is lib/hosts/executors.ts in the entry points.
+ * `executorFor` is lib/hosts/executors.ts's executorFactory() in the composition root.
  */
 export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser {
   return {
@@ -169,4 +132,3 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
   };
 }
 
-export const noHostAccess: ExecutorFactory = async () => null;

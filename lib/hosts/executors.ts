@@ -3,8 +3,19 @@
 // executors are imported on first use, so neither the ack path nor a worker
 // that never probes a host loads the SSM client.
 import type { ClusterConfig } from '../config/schema.ts';
-import type { Executor } from './types.ts';
-import type { ExecutorFactory } from '../diagnose/diagnoser.ts';
+import type { Executor, HostTarget } from './types.ts';
+
+/** How the worker reaches a cluster's hosts; null = no host access (MSK). Wired by the composition root. */
+export type ExecutorFactory = (cluster: ClusterConfig) => Promise<Executor | null>;
+
+export function hostTargets(cluster: ClusterConfig, only?: number[]): HostTarget[] {
+  const hosts = cluster.hosts;
+  const map = hosts.executor === 'ssm' ? hosts.instances : hosts.executor === 'local' ? hosts.hostDirs : {};
+  return Object.entries(map)
+    .map(([id, address]) => ({ brokerId: Number(id), address }))
+    .filter((t) => !only?.length || only.includes(t.brokerId))
+    .sort((a, b) => a.brokerId - b.brokerId);
+}
 
 export function executorFactory(): ExecutorFactory {
   let ssm: Promise<Executor> | undefined;

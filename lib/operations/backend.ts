@@ -8,7 +8,8 @@ import type { ClusterConfig } from '../config/schema.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { OperationIo } from './runner.ts';
 import type { PlanResult } from './types.ts';
-import { hostTargets, toConnectionConfig, type ExecutorFactory } from '../diagnose/diagnoser.ts';
+import { hostTargets, type ExecutorFactory } from '../hosts/executors.ts';
+import { toConnectionConfig } from '../kafka/cluster-connection.ts';
 import type { OpsRequest } from './requests.ts';
 
 export interface OperationsBackend {

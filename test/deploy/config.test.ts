@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findCluster, loadConfig, parseConfig } from '../../lib/config/schema.ts';
-import { toConnectionConfig, hostTargets } from '../../lib/diagnose/diagnoser.ts';
+import { hostTargets } from '../../lib/hosts/executors.ts';
+import { toConnectionConfig } from '../../lib/kafka/cluster-connection.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';
 
 const base = structuredClone(BASE_CONFIG);
