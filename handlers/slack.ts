@@ -1,21 +1,24 @@
 // Lambda: Slack slash commands and interactivity (HTTP API). Validates,
 // authorizes, records, enqueues, acks. Must stay small: see bench/slack-ack.ts.
+// Wiring: lib/root/slack.ts.
 import { loadConfig } from '../lib/config/schema.ts';
 import { awsApprovalService } from '../lib/approvals/runtime.ts';
 import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
 import type { HttpEvent, HttpResult, LambdaContext } from '../lib/runtime/lambda-types.ts';
 import { errorMessage, powertoolsLog } from '../lib/runtime/log.ts';
-import { createSlackHandler, type SlackHandler } from '../lib/slack/app.ts';
+import type { Plan } from '../lib/operations/types.ts';
+import { buildSlackHandler } from '../lib/root/slack.ts';
+import type { SlackHandler } from '../lib/slack/app.ts';
 
 const log = powertoolsLog('kafka-responder-slack');
 let built: SlackHandler | undefined;
 
 function build(): SlackHandler {
   const config = loadConfig();
-  return createSlackHandler({
+  return buildSlackHandler({
     config,
     // Approve / Reject / Cancel are single conditional writes on the approvals table.
-    ...(process.env.APPROVALS_TABLE ? { approvals: (listGroup: (id: string) => Promise<string[]>) => awsApprovalService(config, listGroup)! } : {}),
+    ...(process.env.APPROVALS_TABLE ? { approvals: (listGroup: (id: string) => Promise<string[]>) => awsApprovalService<Plan>(config, listGroup)! } : {}),
     store: awsStateStore(),
     queue: sqsJobQueue(),
     log,

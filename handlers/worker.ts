@@ -1,46 +1,26 @@
 // Lambda: the worker, fed by the SQS job queue (FIFO; one job a batch) and the
 // delay queue (a long operation's next tick), and woken every minute by
-// EventBridge for the operations sweep.
-import { registerAlertJobs } from '../lib/alerts/triage.ts';
-import { loadConfig } from '../lib/config/schema.ts';
+// EventBridge for the operations sweep. Wiring: lib/root/worker.ts.
 import { awsApprovalService } from '../lib/approvals/runtime.ts';
-import type { Plan } from '../lib/operations/types.ts';
-import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
-import { newJob } from '../lib/queue/job.ts';
+import { loadConfig } from '../lib/config/schema.ts';
 import { OPS_JOB_KINDS } from '../lib/operations/requests.ts';
-import { registerCoreJobs } from '../lib/diagnose/jobs.ts';
-import { createDefaultOperations } from '../lib/operations/backend.ts';
-import { registerOpsJobs } from '../lib/operations/jobs.ts';
-import { createDefaultDiagnoser } from '../lib/diagnose/diagnoser.ts';
-import { executorFactory } from '../lib/hosts/executors.ts';
+import type { Plan } from '../lib/operations/types.ts';
+import { newJob } from '../lib/queue/job.ts';
+import { buildWorker, defaultFeatureDeps, type Worker } from '../lib/root/worker.ts';
+import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
 import type { LambdaContext, SqsBatchResponse, SqsEvent } from '../lib/runtime/lambda-types.ts';
 import { powertoolsLog } from '../lib/runtime/log.ts';
-import { processSqsBatch } from '../lib/queue/sqs-batch.ts';
-import { jobRegistry, runJob, type WorkerDeps } from '../lib/queue/worker.ts';
 import { groupLister, webApiPoster } from '../lib/slack/web.ts';
+import { processSqsBatch } from '../lib/worker/sqs-batch.ts';
 
 const log = powertoolsLog('kafka-responder-worker');
-registerCoreJobs(jobRegistry);
-registerAlertJobs(jobRegistry);
-registerOpsJobs(jobRegistry);
+let worker: Worker | undefined;
 
-let deps: Omit<WorkerDeps, 'remainingMs'> | undefined;
-
-function build(): Omit<WorkerDeps, 'remainingMs'> {
+function build(): Worker {
   const config = loadConfig();
   const token = requireEnv('SLACK_BOT_TOKEN');
-  const executors = executorFactory();
   const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
-  return {
-    config,
-    store: awsStateStore(),
-    slack: webApiPoster(token, process.env.SLACK_API_URL),
-    diagnoser: createDefaultDiagnoser(executors),
-    operations: createDefaultOperations(executors),
-    ...(approvals ? { approvals } : {}),
-    queue: sqsJobQueue(),
-    log,
-  };
+  return buildWorker(config, { store: awsStateStore(), slack: webApiPoster(token, process.env.SLACK_API_URL), queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
 }
 
 function remainingOf(context?: LambdaContext) {
@@ -48,12 +28,12 @@ function remainingOf(context?: LambdaContext) {
 }
 
 export async function handler(event: SqsEvent, context?: LambdaContext): Promise<SqsBatchResponse> {
-  deps ??= build();
-  return processSqsBatch(event, (job) => runJob(job, { ...deps!, ...remainingOf(context) }), log);
+  const w = (worker ??= build());
+  return processSqsBatch(event, (job) => w.run(job, remainingOf(context)), log);
 }
 
 /** EventBridge, every minute: the operations sweep (lib/operations/jobs.ts sweepOperations). */
 export async function sweep(_event: unknown, context?: LambdaContext): Promise<void> {
-  deps ??= build();
-  await runJob(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), { ...deps, ...remainingOf(context) });
+  worker ??= build();
+  await worker.run(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), remainingOf(context));
 }

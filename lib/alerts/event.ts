@@ -1,4 +1,7 @@
 // Alerts from any source, normalised to one shape the router and triage read.
+/** The job kind an alert travels in, from intake to triage. */
+export const ALERT_JOB_KIND = 'alert';
+
 export type AlertSource = 'alertmanager' | 'cloudwatch';
 export type AlertStatus = 'firing' | 'resolved';
 

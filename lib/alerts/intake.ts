@@ -3,13 +3,12 @@
 // never enqueued; the worker does the triage.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { newJob, type JobQueue } from '../queue/job.ts';
-import { JOB_KINDS } from '../diagnose/kinds.ts';
 import type { HttpEvent, HttpResult, SnsEvent } from '../runtime/lambda-types.ts';
 import { header, json, rawBody } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { parseAlertmanager } from './alertmanager.ts';
 import { parseSnsEvent, type SnsParseOutcome } from './cloudwatch.ts';
-import type { AlertEvent } from './event.ts';
+import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -31,7 +30,7 @@ export function alertGroupOf(event: AlertEvent): string {
 }
 
 export async function enqueueAlert(event: AlertEvent, queue: JobQueue, correlationId: string): Promise<string> {
-  const job = newJob(JOB_KINDS.alert, event, correlationId, alertGroupOf(event));
+  const job = newJob(ALERT_JOB_KIND, event, correlationId, alertGroupOf(event));
   await queue.enqueue(job);
   return job.id;
 }

@@ -3,14 +3,15 @@
 // diagnosis posted in the thread.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { renderDiagnosis, renderFailure, renderProgress } from '../slack/blocks.ts';
+import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
+import { renderFailure } from '../slack/blocks.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
-import { JOB_KINDS } from '../diagnose/kinds.ts';
 import { errorMessage } from '../runtime/log.ts';
 import { mutate } from '../state/state-store.ts';
-import type { JobContext, JobRegistry } from '../queue/worker.ts';
-import type { AlertEvent } from './event.ts';
+import type { Diagnoser } from '../diagnose/diagnoser.ts';
+import type { JobContext, JobHandler } from '../worker/worker.ts';
+import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
 import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './render.ts';
 import { routeAlert } from './routing.ts';
@@ -54,7 +55,7 @@ export function groupStateKey(groupKey: string): string {
   return `alert-group:${createHash('sha256').update(groupKey).digest('hex').slice(0, 40)}`;
 }
 
-export async function triageAlert(event: AlertEvent, ctx: JobContext, now = Date.now()): Promise<void> {
+export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnoser: Diagnoser }, now = Date.now()): Promise<void> {
   const { slack, store, log, config, job } = ctx;
   const routed = routeAlert(event, config);
   const windowMs = config.alerts.flappingWindowSeconds * 1000;
@@ -173,7 +174,8 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext, now = Date
   }
 }
 
-export function registerAlertJobs(registry: JobRegistry): void {
-  if (registry.has(JOB_KINDS.alert)) return;
-  registry.register({ kind: JOB_KINDS.alert, schema: alertEventSchema, run: (event, ctx) => triageAlert(event, ctx) });
+/** The alerts feature's job kind, for the worker's registry (lib/root/worker.ts). */
+export function alertJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
+  const triage: JobHandler<AlertEvent> = { kind: ALERT_JOB_KIND, schema: alertEventSchema, run: (event, ctx) => triageAlert(event, { ...ctx, ...deps }) };
+  return [triage];
 }

@@ -55,8 +55,9 @@ export function makeFinding(input: FindingInput): Finding {
   };
 }
 
-export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort(
+/** Most severe first, then by kind and title: a new array, the input is left as it is. */
+export function sortFindings(findings: readonly Finding[]): Finding[] {
+  return [...findings].sort(
     (a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.kind.localeCompare(b.kind) || a.title.localeCompare(b.title),
   );
 }

@@ -2,15 +2,16 @@
 // progress message, run the diagnosis, edit the message as hosts answer,
 // then post the findings in its thread.
 import { findCluster } from '../config/schema.ts';
-import { type SlackMessage, renderCanRestart, renderDiagnosis, renderDone, renderFailure, renderProgress } from '../slack/blocks.ts';
+import { renderFailure, type SlackMessage } from '../slack/blocks.ts';
+import { renderCanRestart, renderDiagnosis, renderDone, renderProgress } from './render-slack.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import { finishActivity } from '../state/activity.ts';
-import type { DiagnoseProgress } from './diagnoser.ts';
+import type { DiagnoseProgress, Diagnoser } from './diagnoser.ts';
 import type { SlackOrigin } from '../queue/job.ts';
-import { JOB_KINDS, canRestartJobSchema, diagnoseJobSchema } from './kinds.ts';
+import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/log.ts';
-import { PermanentJobError, type JobContext, type JobRegistry } from '../queue/worker.ts';
+import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 
 /**
  * Posts where the request came from; if the bot may not post there (not in
@@ -73,71 +74,69 @@ export function progressUpdater(update: (p: DiagnoseProgress) => Promise<void>, 
   };
 }
 
-export function registerCoreJobs(registry: JobRegistry): void {
-  if (!registry.has(JOB_KINDS.diagnose)) {
-    registry.register({
-      kind: JOB_KINDS.diagnose,
-      schema: diagnoseJobSchema,
-      async run(payload, ctx: JobContext) {
-        const { slack, log, job } = ctx;
+/** The diagnosis feature's job kinds, for the worker's registry (lib/root/worker.ts). */
+export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
+  const diagnose: JobHandler<DiagnoseJob> = {
+    kind: DIAGNOSE_JOB_KINDS.diagnose,
+    schema: diagnoseJobSchema,
+    async run(payload, ctx: JobContext) {
+      const { slack, log, job } = ctx;
+      try {
+        const cluster = findCluster(ctx.config, payload.cluster);
+        if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+        const what = payload.topic ? `${cluster.name} / ${payload.topic}` : cluster.name;
+        const parent = await postOrExplain(slack, payload.origin, renderProgress(what, null, payload.origin.userId), log);
+        const progress = progressUpdater((p) => slack.update({ channel: parent.channel, ts: parent.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
         try {
-          const cluster = findCluster(ctx.config, payload.cluster);
-          if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-          const what = payload.topic ? `${cluster.name} / ${payload.topic}` : cluster.name;
-          const parent = await postOrExplain(slack, payload.origin, renderProgress(what, null, payload.origin.userId), log);
-          const progress = progressUpdater((p) => slack.update({ channel: parent.channel, ts: parent.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
-          try {
-            const remaining = ctx.remainingMs?.();
-            const report = await ctx.diagnoser.diagnose({
-              cluster,
-              ...(payload.topic ? { topic: payload.topic } : {}),
-              correlationId: job.correlationId,
-              onProgress: (p) => progress.report(p),
-              // Leave time to post the results before the Lambda is stopped.
-              ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
-            });
-            await progress.close();
-            log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
-            const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
-            await slack.post({ channel: parent.channel, thread_ts: parent.ts, text: rendered.text, blocks: rendered.blocks });
-            if (rendered.file) await slack.upload({ channel: parent.channel, thread_ts: parent.ts, ...rendered.file });
-            await slack.update({ channel: parent.channel, ts: parent.ts, ...renderDone(report, payload.origin.userId) });
-          } catch (err) {
-            await progress.close();
-            await slack
-              .update({ channel: parent.channel, ts: parent.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) })
-              .catch((e) => log.warn('could not report failure', { error: errorMessage(e) }));
-            // Reported to the user; retrying a diagnosis that failed would only post twice.
-            throw new PermanentJobError(errorMessage(err));
-          }
-        } finally {
-          await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+          const remaining = ctx.remainingMs?.();
+          const report = await deps.diagnoser.diagnose({
+            cluster,
+            ...(payload.topic ? { topic: payload.topic } : {}),
+            correlationId: job.correlationId,
+            onProgress: (p) => progress.report(p),
+            // Leave time to post the results before the Lambda is stopped.
+            ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
+          });
+          await progress.close();
+          log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
+          const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
+          await slack.post({ channel: parent.channel, thread_ts: parent.ts, text: rendered.text, blocks: rendered.blocks });
+          if (rendered.file) await slack.upload({ channel: parent.channel, thread_ts: parent.ts, ...rendered.file });
+          await slack.update({ channel: parent.channel, ts: parent.ts, ...renderDone(report, payload.origin.userId) });
+        } catch (err) {
+          await progress.close();
+          await slack
+            .update({ channel: parent.channel, ts: parent.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) })
+            .catch((e) => log.warn('could not report failure', { error: errorMessage(e) }));
+          // Reported to the user; retrying a diagnosis that failed would only post twice.
+          throw new PermanentJobError(errorMessage(err));
         }
-      },
-    });
-  }
-  if (!registry.has(JOB_KINDS.canRestart)) {
-    registry.register({
-      kind: JOB_KINDS.canRestart,
-      schema: canRestartJobSchema,
-      async run(payload, ctx: JobContext) {
-        const { slack, log, job } = ctx;
+      } finally {
+        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+      }
+    },
+  };
+  const canRestart: JobHandler<CanRestartJob> = {
+    kind: DIAGNOSE_JOB_KINDS.canRestart,
+    schema: canRestartJobSchema,
+    async run(payload, ctx: JobContext) {
+      const { slack, log, job } = ctx;
+      try {
+        const cluster = findCluster(ctx.config, payload.cluster);
+        if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+        let message;
         try {
-          const cluster = findCluster(ctx.config, payload.cluster);
-          if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-          let message;
-          try {
-            const assessment = await ctx.diagnoser.canRestart({ cluster, brokerId: payload.brokerId, correlationId: job.correlationId });
-            log.info('can-restart assessed', { brokerId: payload.brokerId, safe: assessment.safe });
-            message = renderCanRestart(cluster.name, assessment, job.correlationId);
-          } catch (err) {
-            message = renderFailure(`Restart check of broker ${payload.brokerId}`, errorMessage(err), job.correlationId);
-          }
-          await postOrExplain(slack, payload.origin, message, log);
-        } finally {
-          await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+          const assessment = await deps.diagnoser.canRestart({ cluster, brokerId: payload.brokerId, correlationId: job.correlationId });
+          log.info('can-restart assessed', { brokerId: payload.brokerId, safe: assessment.safe });
+          message = renderCanRestart(cluster.name, assessment, job.correlationId);
+        } catch (err) {
+          message = renderFailure(`Restart check of broker ${payload.brokerId}`, errorMessage(err), job.correlationId);
         }
-      },
-    });
-  }
+        await postOrExplain(slack, payload.origin, message, log);
+      } finally {
+        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+      }
+    },
+  };
+  return [diagnose, canRestart];
 }

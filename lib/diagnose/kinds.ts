@@ -1,4 +1,4 @@
-// Payloads of the core job kinds, validated again by the worker: a queue
+// Payloads of the diagnosis job kinds, validated again by the worker: a queue
 // message is input from outside the process like any other.
 import { z } from 'zod';
 import { CLUSTER_NAME, TOPIC_NAME } from '../config/schema.ts';
@@ -18,4 +18,4 @@ export const canRestartJobSchema = z.object({
 });
 export type CanRestartJob = z.infer<typeof canRestartJobSchema>;
 
-export const JOB_KINDS = { diagnose: 'diagnose', canRestart: 'can-restart', alert: 'alert' } as const;
+export const DIAGNOSE_JOB_KINDS = { diagnose: 'diagnose', canRestart: 'can-restart' } as const;

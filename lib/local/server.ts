@@ -6,28 +6,24 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAlertmanagerHandler, createSnsHandler } from '../alerts/intake.ts';
-import { registerAlertJobs } from '../alerts/triage.ts';
+import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
-import { registerCoreJobs } from '../diagnose/jobs.ts';
-import { createDefaultDiagnoser, type Diagnoser } from '../diagnose/diagnoser.ts';
-import { executorFactory } from '../hosts/executors.ts';
+import type { Diagnoser } from '../diagnose/diagnoser.ts';
+import type { OperationsBackend } from '../operations/backend.ts';
+import { OPS_JOB_KINDS } from '../operations/requests.ts';
+import type { Plan } from '../operations/types.ts';
+import { newJob } from '../queue/job.ts';
+import { InProcessJobQueue } from '../queue/queue.ts';
+import { buildSlackHandler } from '../root/slack.ts';
+import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
 import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/log.ts';
-import { InProcessJobQueue } from '../queue/queue.ts';
-import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
-import { JobRegistry, runJob } from '../queue/worker.ts';
-import type { ApprovalService } from '../approvals/service.ts';
-import { createDefaultOperations, type OperationsBackend } from '../operations/backend.ts';
-import { registerOpsJobs } from '../operations/jobs.ts';
-import { newJob } from '../queue/job.ts';
-import { OPS_JOB_KINDS } from '../operations/requests.ts';
-import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
-import type { Plan } from '../operations/types.ts';
-import { createSlackHandler } from '../slack/app.ts';
 import { webApiPoster, type SlackPoster } from '../slack/web.ts';
+import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';
+import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
 
 export interface LocalServerOptions {
   config: Config;
@@ -111,10 +107,6 @@ export function toSnsEvent(body: string): unknown {
 
 export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
   const { log } = opts;
-  const jobs = new JobRegistry();
-  registerCoreJobs(jobs);
-  registerAlertJobs(jobs);
-  registerOpsJobs(jobs);
   let local: Awaited<ReturnType<typeof startLocalApprovals>> | null = null;
   if (!opts.approvals) {
     try {
@@ -127,22 +119,18 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   }
   const approvals = opts.approvals ?? local?.approvals;
   const store = opts.store ?? local?.state ?? new MemoryStateStore();
-  const executors = executorFactory();
-  const worker = {
-    config: opts.config,
-    store,
-    slack: opts.slack ?? webApiPoster(opts.botToken, opts.slackApiUrl),
-    diagnoser: opts.diagnoser ?? createDefaultDiagnoser(executors),
-    operations: opts.operations ?? createDefaultOperations(executors),
-    ...(approvals ? { approvals } : {}),
-    log,
-  };
+  const defaults = defaultFeatureDeps(approvals);
+  const worker = buildWorker(
+    opts.config,
+    { store, slack: opts.slack ?? webApiPoster(opts.botToken, opts.slackApiUrl), log },
+    { ...defaults, ...(opts.diagnoser ? { diagnoser: opts.diagnoser } : {}), ...(opts.operations ? { operations: opts.operations } : {}) },
+  );
   const timeoutMs = (opts.workerTimeoutSeconds ?? DEPLOYED_WORKER_TIMEOUT_SECONDS) * 1000;
-  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => runJob(job, { ...worker, ...limits, queue }, jobs), log, timeoutMs);
+  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs);
   const sweepMs = opts.sweepIntervalMs ?? 60_000;
   const sweepTimer = approvals && sweepMs > 0 ? setInterval(() => void queue.enqueue(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`)), sweepMs) : undefined;
   sweepTimer?.unref();
-  const slack = createSlackHandler({
+  const slack = buildSlackHandler({
     config: opts.config,
     queue,
     store,

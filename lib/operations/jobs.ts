@@ -17,10 +17,12 @@ import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
 import { finishActivity } from '../state/activity.ts';
 import { newJob } from '../queue/job.ts';
-import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob } from './requests.ts';
+import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob } from './requests.ts';
 import { errorMessage } from '../runtime/log.ts';
 import type { StateStore } from '../state/state-store.ts';
-import { PermanentJobError, type JobContext, type JobRegistry } from '../queue/worker.ts';
+import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
+import type { OperationsBackend } from './backend.ts';
+import type { ApprovalService } from '../approvals/service.ts';
 
 /** Where a request's plan message and thread are (written once the message is posted). */
 export interface PlanMessageRef {
@@ -35,12 +37,22 @@ export async function planMessageRef(store: StateStore, requestId: string): Prom
   return (await store.get<PlanMessageRef>(refKey(requestId)))?.value ?? null;
 }
 
-function needApprovals(ctx: JobContext) {
+/** What the operations feature needs beyond the worker's infrastructure; both absent = operations off. */
+export interface OperationsDeps {
+  /** Two-person approvals; operation jobs fail permanently without them. */
+  approvals?: ApprovalService<Plan>;
+  /** Plans and runs operations on a cluster (lib/operations/backend.ts). */
+  operations?: OperationsBackend;
+}
+
+export type OperationsContext = JobContext & OperationsDeps;
+
+function needApprovals(ctx: OperationsContext) {
   if (!ctx.approvals) throw new PermanentJobError('approvals are not configured for the worker (APPROVALS_TABLE)');
   return ctx.approvals;
 }
 
-function needOperations(ctx: JobContext) {
+function needOperations(ctx: OperationsContext) {
   if (!ctx.operations) throw new PermanentJobError('operations are not available in this worker');
   return ctx.operations;
 }
@@ -56,122 +68,121 @@ function refusedPlan(payload: OpsPlanJob, reason: string): SlackMessage {
   return { text: clip(`No plan for ${what}: ${reason}`, SLACK_LIMITS.fallbackText), blocks };
 }
 
-async function refreshPlanMessage(ctx: JobContext, request: ApprovalRequest<Plan>, ref: PlanMessageRef | null): Promise<void> {
+async function refreshPlanMessage(ctx: OperationsContext, request: ApprovalRequest<Plan>, ref: PlanMessageRef | null): Promise<void> {
   if (!ref) return;
   await ctx.slack.update({ channel: ref.channel, ts: ref.ts, ...renderPlanMessage(request) }).catch((e) => ctx.log.warn('could not update plan message', { error: errorMessage(e) }));
 }
 
 const auditLine = (e: { type: string; actor: string; message: string; at: number }) => `${new Date(e.at).toISOString().slice(11, 19)} ${e.type} by ${e.actor}: ${e.message}`;
 
-export function registerOpsJobs(registry: JobRegistry): void {
-  if (!registry.has(OPS_JOB_KINDS.plan)) {
-    registry.register({
-      kind: OPS_JOB_KINDS.plan,
-      schema: opsPlanJobSchema,
-      async run(payload, ctx) {
-        const { slack, log, job } = ctx;
-        const origin = payload.origin;
-        const where = { channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}) };
-        try {
-          const approvals = needApprovals(ctx);
-          const operations = needOperations(ctx);
-          const cluster = findCluster(ctx.config, payload.cluster);
-          if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-          let planned;
-          try {
-            planned = await operations.plan(cluster, payload.request);
-          } catch (err) {
-            await slack.post({ ...where, ...renderFailure(`Planning ${describeOpsRequest(payload.request)}`, errorMessage(err), job.correlationId) });
-            throw new PermanentJobError(errorMessage(err));
-          }
-          if (!planned.ok) {
-            log.info('operation not planned', { reason: planned.reason });
-            await slack.post({ ...where, ...refusedPlan(payload, planned.reason) });
-            return;
-          }
-          const requested = await approvals.request(planned.plan, origin.userId, { context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId } });
-          if (!requested.ok) {
-            await slack.post({ ...where, ...refusedPlan(payload, requested.message) });
-            return;
-          }
-          const request = requested.request;
-          const posted = await slack.post({ ...where, ...renderPlanMessage(request) });
-          const ref: PlanMessageRef = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
-          await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
-          await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${requested.message} · request \`${request.id}\``, blocks: [context(clip(`${requested.message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
-          log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
-        } finally {
-          await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
-        }
-      },
-    });
-  }
-
-  if (!registry.has(OPS_JOB_KINDS.refresh)) {
-    registry.register({
-      kind: OPS_JOB_KINDS.refresh,
-      schema: opsRefreshJobSchema,
-      async run(payload, ctx) {
-        const approvals = needApprovals(ctx);
-        const request = await approvals.get(payload.requestId);
-        if (!request) throw new PermanentJobError(`no approval request ${payload.requestId}`);
-        const ref = await planMessageRef(ctx.store, payload.requestId);
-        await refreshPlanMessage(ctx, request, ref);
-        if (payload.line && ref) await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: payload.line });
-      },
-    });
-  }
-
-  if (!registry.has(OPS_JOB_KINDS.execute)) {
-    registry.register({
-      kind: OPS_JOB_KINDS.execute,
-      schema: opsExecuteJobSchema,
-      async run(payload, ctx) {
-        const { log, job } = ctx;
+/** The operations feature's job kinds, for the worker's registry (lib/root/worker.ts). */
+export function operationsJobs(deps: OperationsDeps): JobHandler[] {
+  const withDeps = (ctx: JobContext): OperationsContext => ({ ...ctx, ...deps });
+  const plan: JobHandler<OpsPlanJob> = {
+    kind: OPS_JOB_KINDS.plan,
+    schema: opsPlanJobSchema,
+    async run(payload, jobCtx) {
+      const ctx = withDeps(jobCtx);
+      const { slack, log, job } = ctx;
+      const origin = payload.origin;
+      const where = { channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}) };
+      try {
         const approvals = needApprovals(ctx);
         const operations = needOperations(ctx);
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        const ref = await planMessageRef(ctx.store, payload.requestId);
-        // Unique per attempt: two workers handed the same job must not share a lease owner.
-        const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
-        const remaining = ctx.remainingMs?.() ?? DEFAULT_TICK_BUDGET_MS;
-        const deadline = Date.now() + remaining - TICK_MARGIN_MS;
-        const reporter = threadReporter(ctx, payload.requestId, ref);
-        const result = await runTick({
-          approvals,
-          io: operations.io(cluster),
-          requestId: payload.requestId,
-          workerId,
-          deadline,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-          pollMs: ctx.config.operations.pollSeconds * 1000,
-          scheduleNext: async (delayMs) => {
-            if (!ctx.queue) throw new Error('no queue to schedule the next step on');
-            await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, job.correlationId, `ops-${payload.requestId}`), { delayMs });
-          },
-          report: reporter,
-        });
-        log.info('operation tick', { requestId: payload.requestId, result: result.kind, ...(result.kind === 'not-run' ? { code: result.code } : {}), ...(result.kind === 'finished' ? { status: result.status } : {}) });
-        if (result.kind === 'not-run' && !QUIET_REFUSALS.has(result.code)) {
-          await reporter.say({ text: `:no_entry: Not run: ${clip(result.message, 1500)}` });
-          const now = await approvals.get(payload.requestId).catch(() => null);
-          if (now) await refreshPlanMessage(ctx, now, ref);
+        let planned;
+        try {
+          planned = await operations.plan(cluster, payload.request);
+        } catch (err) {
+          await slack.post({ ...where, ...renderFailure(`Planning ${describeOpsRequest(payload.request)}`, errorMessage(err), job.correlationId) });
+          throw new PermanentJobError(errorMessage(err));
         }
-      },
-    });
-  }
+        if (!planned.ok) {
+          log.info('operation not planned', { reason: planned.reason });
+          await slack.post({ ...where, ...refusedPlan(payload, planned.reason) });
+          return;
+        }
+        const requested = await approvals.request(planned.plan, origin.userId, { context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId } });
+        if (!requested.ok) {
+          await slack.post({ ...where, ...refusedPlan(payload, requested.message) });
+          return;
+        }
+        const request = requested.request;
+        const posted = await slack.post({ ...where, ...renderPlanMessage(request) });
+        const ref: PlanMessageRef = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
+        await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
+        await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${requested.message} · request \`${request.id}\``, blocks: [context(clip(`${requested.message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
+        log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
+      } finally {
+        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+      }
+    },
+  };
 
-  if (!registry.has(OPS_JOB_KINDS.sweep)) {
-    registry.register({
-      kind: OPS_JOB_KINDS.sweep,
-      schema: opsSweepJobSchema,
-      async run(_payload, ctx) {
-        const summary = await sweepOperations(ctx);
-        ctx.log.info('operations sweep', summary);
-      },
-    });
-  }
+  const refresh: JobHandler<OpsRefreshJob> = {
+    kind: OPS_JOB_KINDS.refresh,
+    schema: opsRefreshJobSchema,
+    async run(payload, jobCtx) {
+      const ctx = withDeps(jobCtx);
+      const approvals = needApprovals(ctx);
+      const request = await approvals.get(payload.requestId);
+      if (!request) throw new PermanentJobError(`no approval request ${payload.requestId}`);
+      const ref = await planMessageRef(ctx.store, payload.requestId);
+      await refreshPlanMessage(ctx, request, ref);
+      if (payload.line && ref) await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: payload.line });
+    },
+  };
+
+  const execute: JobHandler<OpsExecuteJob> = {
+    kind: OPS_JOB_KINDS.execute,
+    schema: opsExecuteJobSchema,
+    async run(payload, jobCtx) {
+      const ctx = withDeps(jobCtx);
+      const { log, job } = ctx;
+      const approvals = needApprovals(ctx);
+      const operations = needOperations(ctx);
+      const cluster = findCluster(ctx.config, payload.cluster);
+      if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+      const ref = await planMessageRef(ctx.store, payload.requestId);
+      // Unique per attempt: two workers handed the same job must not share a lease owner.
+      const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
+      const remaining = ctx.remainingMs?.() ?? DEFAULT_TICK_BUDGET_MS;
+      const deadline = Date.now() + remaining - TICK_MARGIN_MS;
+      const reporter = threadReporter(ctx, payload.requestId, ref);
+      const result = await runTick({
+        approvals,
+        io: operations.io(cluster),
+        requestId: payload.requestId,
+        workerId,
+        deadline,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        pollMs: ctx.config.operations.pollSeconds * 1000,
+        scheduleNext: async (delayMs) => {
+          if (!ctx.queue) throw new Error('no queue to schedule the next step on');
+          await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, job.correlationId, `ops-${payload.requestId}`), { delayMs });
+        },
+        report: reporter,
+      });
+      log.info('operation tick', { requestId: payload.requestId, result: result.kind, ...(result.kind === 'not-run' ? { code: result.code } : {}), ...(result.kind === 'finished' ? { status: result.status } : {}) });
+      if (result.kind === 'not-run' && !QUIET_REFUSALS.has(result.code)) {
+        await reporter.say({ text: `:no_entry: Not run: ${clip(result.message, 1500)}` });
+        const now = await approvals.get(payload.requestId).catch(() => null);
+        if (now) await refreshPlanMessage(ctx, now, ref);
+      }
+    },
+  };
+
+  const sweep: JobHandler<Record<string, unknown>> = {
+    kind: OPS_JOB_KINDS.sweep,
+    schema: opsSweepJobSchema,
+    async run(_payload, jobCtx) {
+      const ctx = withDeps(jobCtx);
+      const summary = await sweepOperations(ctx);
+      ctx.log.info('operations sweep', summary);
+    },
+  };
+  return [plan, refresh, execute, sweep];
 }
 
 /** A tick that was not run for these reasons has nothing to tell the thread: another tick has (or had) the run. */
@@ -184,7 +195,7 @@ const TICK_MARGIN_MS = 5_000;
 export const APPROVED_START_GRACE_MS = 2 * 60_000;
 
 /** Posts a run's life to its plan thread: steps, one progress message edited in place, resume, summary. */
-function threadReporter(ctx: JobContext, requestId: string, ref: PlanMessageRef | null): RunReporter & { say(m: SlackMessage | { text: string }): Promise<void> } {
+function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMessageRef | null): RunReporter & { say(m: SlackMessage | { text: string }): Promise<void> } {
   const { slack, log } = ctx;
   const say = async (m: SlackMessage | { text: string }) => {
     if (ref) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch((e) => log.warn('could not post to the plan thread', { error: errorMessage(e) }));
@@ -245,7 +256,7 @@ function threadReporter(ctx: JobContext, requestId: string, ref: PlanMessageRef 
  *   finished but owing cleanup (throttles a broker refused) → removed now.
  * Exactly once still holds: every tick must win the claim or the lease.
  */
-export async function sweepOperations(ctx: JobContext, now = Date.now()): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number }> {
+export async function sweepOperations(ctx: OperationsContext, now = Date.now()): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number }> {
   const approvals = needApprovals(ctx);
   const counts = { looked: 0, expired: 0, restarted: 0, resumed: 0, cleaned: 0, failures: 0 };
   for (const id of await approvals.listForSweep()) {

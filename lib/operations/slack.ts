@@ -6,6 +6,7 @@
 // validates (zod, Kafka's naming rules), makes at most one conditional write
 // (ApprovalService) and enqueues; planning and running happen in the worker
 // (lib/operations/jobs.ts). No kafkajs, SSM or operations code is imported here.
+// The approval service comes from the composition root (operationsSlack).
 import { z } from 'zod';
 import type { ServiceResult } from '../approvals/service.ts';
 import { findCluster, type ClusterConfig, type Config } from '../config/schema.ts';
@@ -15,10 +16,18 @@ import { newJob } from '../queue/job.ts';
 import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from './requests.ts';
 import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest, describeIssues } from './validate.ts';
 import type { Plan } from './types.ts';
-import { ephemeral } from '../slack/core-commands.ts';
+import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS } from './render-slack.ts';
-import type { AckDeps, ActionHandler, ActionInvocation, CommandInvocation, CommandReply, SlackRegistry, SlashSubcommand } from '../slack/registry.ts';
+import type { ApprovalService } from '../approvals/service.ts';
+import type { AckDeps, ActionHandler, ActionInvocation, CommandInvocation, CommandReply, SlackContribution, SlashSubcommand } from '../slack/registry.ts';
+
+/** The ack path's infrastructure plus the approval service (absent when no approvals table is configured). */
+export interface OpsAckDeps extends AckDeps {
+  approvals?: ApprovalService<Plan>;
+}
+type OpsSubcommand = Omit<SlashSubcommand, 'run'> & { run(invocation: CommandInvocation, deps: OpsAckDeps): Promise<CommandReply> };
+type OpsActionHandler = Omit<ActionHandler, 'run'> & { run(invocation: ActionInvocation, deps: OpsAckDeps): Promise<CommandReply | void> };
 
 type Parsed = { request: OpsRequest; cluster: ClusterConfig } | { error: string };
 
@@ -90,12 +99,12 @@ export async function enqueuePlan(
   return job.id;
 }
 
-function opsCommand(name: string, usage: string, summary: string, parse: (args: string[], config: Config) => Parsed): SlashSubcommand {
+function opsCommand(name: string, usage: string, summary: string, parse: (args: string[], config: Config) => Parsed): OpsSubcommand {
   return {
     name,
     usage,
     summary,
-    async run(inv: CommandInvocation, deps: AckDeps): Promise<CommandReply> {
+    async run(inv: CommandInvocation, deps: OpsAckDeps): Promise<CommandReply> {
       const parsed = parse(inv.args, deps.config);
       if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(clip(parsed.error, 500))}\nUsage: \`/kafka ${usage}\``);
       if (!deps.approvals || !approvalsConfigured(deps.config)) {
@@ -145,7 +154,7 @@ async function enqueueRefresh(requestId: string, line: string | undefined, corre
 }
 
 /** `wakeRun`: the run should notice now (a parked run would otherwise wait for its next tick). */
-function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, deps: AckDeps, id: string) => Promise<ServiceResult<Plan>>, wakeRun = false): ActionHandler {
+function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, deps: OpsAckDeps, id: string) => Promise<ServiceResult<Plan>>, wakeRun = false): OpsActionHandler {
   return {
     actionIdPrefix,
     async run(inv, deps) {
@@ -190,7 +199,7 @@ function threadOf(payload: unknown): string | undefined {
   return p.container?.thread_ts ?? p.message?.thread_ts ?? p.message?.ts;
 }
 
-export const planAction: ActionHandler = {
+export const planAction: OpsActionHandler = {
   actionIdPrefix: OPS_ACTIONS.plan,
   async run(inv, deps) {
     if (!deps.approvals || !approvalsConfigured(deps.config)) return ephemeral(':no_entry: No approvers are configured for operations.');
@@ -210,9 +219,11 @@ export const planAction: ActionHandler = {
   },
 };
 
-export function registerOpsCommands(registry: SlackRegistry): void {
-  for (const c of [electLeaderCommand, drainCommand, raiseRfCommand]) if (!registry.command(c.name)) registry.registerCommand(c);
-  for (const a of [approveAction, rejectAction, cancelAction, stopAction, abandonAction, planAction]) {
-    if (registry.action(a.actionIdPrefix)?.actionIdPrefix !== a.actionIdPrefix) registry.registerAction(a);
-  }
+/** What operations add to the Slack app: three slash commands and the approval buttons. */
+export function operationsSlack(approvals: ApprovalService<Plan> | undefined): SlackContribution {
+  const withApprovals = (deps: AckDeps): OpsAckDeps => ({ ...deps, ...(approvals ? { approvals } : {}) });
+  return {
+    commands: [electLeaderCommand, drainCommand, raiseRfCommand].map((c): SlashSubcommand => ({ ...c, run: (inv, deps) => c.run(inv, withApprovals(deps)) })),
+    actions: [approveAction, rejectAction, cancelAction, stopAction, abandonAction, planAction].map((a): ActionHandler => ({ ...a, run: (inv, deps) => a.run(inv, withApprovals(deps)) })),
+  };
 }

@@ -9,17 +9,16 @@ import { header, rawBody } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/log.ts';
 import { REFUSAL_TEXT, authorize, cachedGroupMembers, type GroupMembers } from './authz.ts';
-import { registerCoreCommands, usageReply, ephemeral } from './core-commands.ts';
-import { registerOpsCommands } from '../operations/slack.ts';
-import type { ApprovalService } from '../approvals/service.ts';
-import type { ListGroupMembers } from '../approvals/runtime.ts';
-import type { Plan } from '../operations/types.ts';
-import { slackRegistry, type AckDeps, type CommandReply, type SlackRegistry } from './registry.ts';
+import { ephemeral, helpCommand, usageReply } from './commands.ts';
+import { SlackRegistry, type AckDeps, type CommandReply, type SlackContribution } from './registry.ts';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySlackSignature } from './verify.ts';
 
-export interface SlackAppDeps extends Omit<AckDeps, 'approvals'> {
-  /** The approval service, or a factory given Slack's user-group lookup (approver groups). */
-  approvals?: ApprovalService<Plan> | ((listGroup: ListGroupMembers) => ApprovalService<Plan>);
+/** Slack's user-group lookup (usergroups.users.list), for features that need it (approver groups). */
+export type ListGroupMembers = (usergroup: string) => Promise<string[]>;
+
+export interface SlackAppDeps extends AckDeps {
+  /** What the features add (commands, buttons), given the app's own Slack tools: lib/root/slack.ts. */
+  features: (tools: { listGroup: ListGroupMembers }) => SlackContribution[];
   signingSecret: string;
   botToken: string;
   /** Web API base URL, e.g. a local stub in tests (SLACK_API_URL). */
@@ -56,9 +55,7 @@ function boltLogger(log: Log): BoltLogger {
 const unauthorized = (reason: string): HttpResult => ({ statusCode: 401, headers: { 'content-type': 'text/plain' }, body: reason });
 
 export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
-  const registry = deps.registry ?? slackRegistry;
-  registerCoreCommands(registry);
-  registerOpsCommands(registry);
+  const registry = deps.registry ?? new SlackRegistry();
   const now = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const log = deps.log;
 
@@ -85,8 +82,12 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
       return out.users ?? [];
     });
   const listGroup: ListGroupMembers = async (usergroup) => (await app.client.usergroups.users.list({ token: deps.botToken, usergroup })).users ?? [];
-  const approvals = typeof deps.approvals === 'function' ? deps.approvals(listGroup) : deps.approvals;
-  const ackDeps: AckDeps = { config: deps.config, queue: deps.queue, store: deps.store, log, ...(approvals ? { approvals } : {}) };
+  registry.registerCommand(helpCommand(registry));
+  for (const f of deps.features({ listGroup })) {
+    for (const c of f.commands ?? []) registry.registerCommand(c);
+    for (const a of f.actions ?? []) registry.registerAction(a);
+  }
+  const ackDeps: AckDeps = { config: deps.config, queue: deps.queue, store: deps.store, log };
 
   app.command(/^\/kafka/, async ({ command, ack }) => {
     const correlationId = newCorrelationId();

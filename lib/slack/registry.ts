@@ -1,13 +1,11 @@
 // Extension points of the Slack app. Subcommands of `/kafka` and interactive
-// actions (buttons) are looked up here, so issue-5 work (`/kafka elect-leader`,
-// Approve/Reject buttons) registers handlers without touching the router.
+// actions (buttons) are looked up here; features contribute them through the
+// composition root (lib/root/slack.ts) without touching the router.
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
 import type { JobQueue } from '../queue/job.ts';
 import type { Log } from '../runtime/log.ts';
 import type { StateStore } from '../state/state-store.ts';
-import type { Plan } from '../operations/types.ts';
 
 /** Everything a handler may use on the ack path: no Kafka, no SSM, no diagnosis. */
 export interface AckDeps {
@@ -15,8 +13,6 @@ export interface AckDeps {
   queue: JobQueue;
   store: StateStore;
   log: Log;
-  /** Two-person approvals (DynamoDB); absent when no approvals table is configured. */
-  approvals?: ApprovalService<Plan>;
 }
 
 export interface CommandInvocation {
@@ -98,5 +94,8 @@ export class SlackRegistry {
   }
 }
 
-/** The registry the Lambda and the local server use. Core commands are added by lib/slack/core-commands.ts. */
-export const slackRegistry = new SlackRegistry();
+/** What one feature adds to the Slack app. */
+export interface SlackContribution {
+  commands?: SlashSubcommand[];
+  actions?: ActionHandler[];
+}

@@ -6,8 +6,8 @@ import { countCycles, isFlapping, recordTransition, type Transition } from '../.
 import { routeAlert } from '../../lib/alerts/routing.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { recordingLog } from '../../lib/runtime/log.ts';
-import { processSqsBatch } from '../../lib/queue/sqs-batch.ts';
-import { PermanentJobError } from '../../lib/queue/worker.ts';
+import { processSqsBatch } from '../../lib/worker/sqs-batch.ts';
+import { PermanentJobError } from '../../lib/worker/worker.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';
 import { alertmanagerPayload } from './fixtures/samples.ts';
 

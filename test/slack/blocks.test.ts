@@ -1,6 +1,7 @@
 // Block Kit rendering stays within Slack's limits whatever the input.
 import { describe, expect, it } from 'vitest';
-import { button, renderCanRestart, renderDiagnosis, section } from '../../lib/slack/blocks.ts';
+import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
+import { button, section } from '../../lib/slack/blocks.ts';
 import { finding, report } from './helpers/harness.ts';
 
 type Block = { type: string; text?: { text: string }; elements?: { text: string }[] };

@@ -18,7 +18,7 @@ import { planRaiseReplicationFactor, preconditionsFor } from '../../lib/operatio
 import type { Plan, PlanResult } from '../../lib/operations/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import { FakeCluster } from '../operations/fake-cluster.ts';
-import { renderCanRestart, renderDiagnosis } from '../../lib/slack/blocks.ts';
+import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { BASE_CONFIG, buildHarness, finding, report, type Harness } from './helpers/harness.ts';

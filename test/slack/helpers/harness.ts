@@ -7,14 +7,12 @@ import type { CanRestartAssessment, DiagnoseRequest, Diagnoser } from '../../../
 import { recordingLog } from '../../../lib/runtime/log.ts';
 import { InProcessJobQueue } from '../../../lib/queue/queue.ts';
 import type { StateStore } from '../../../lib/state/state-store.ts';
-import { JobRegistry, runJob, type WorkerDeps } from '../../../lib/queue/worker.ts';
-import { registerCoreJobs } from '../../../lib/diagnose/jobs.ts';
-import { registerAlertJobs } from '../../../lib/alerts/triage.ts';
-import { registerOpsJobs } from '../../../lib/operations/jobs.ts';
+import type { JobRegistry, WorkerDeps } from '../../../lib/worker/worker.ts';
+import { buildWorker, type FeatureDeps } from '../../../lib/root/worker.ts';
+import { buildSlackHandler } from '../../../lib/root/slack.ts';
 import type { OperationsBackend } from '../../../lib/operations/backend.ts';
 import type { ApprovalService } from '../../../lib/approvals/service.ts';
 import type { Plan } from '../../../lib/operations/types.ts';
-import { createSlackHandler } from '../../../lib/slack/app.ts';
 import { SlackRegistry } from '../../../lib/slack/registry.ts';
 import { webApiPoster } from '../../../lib/slack/web.ts';
 import { SIGNING_SECRET } from './signed.ts';
@@ -74,8 +72,8 @@ export interface Harness {
   config: Config;
   queue: InProcessJobQueue;
   log: ReturnType<typeof recordingLog>;
-  handler: ReturnType<typeof createSlackHandler>;
-  worker: WorkerDeps;
+  handler: ReturnType<typeof buildSlackHandler>;
+  worker: WorkerDeps & FeatureDeps;
   registry: SlackRegistry;
   jobs: JobRegistry;
 }
@@ -90,22 +88,18 @@ export function buildHarness(opts: {
 }): Harness {
   const config = parseConfig(opts.config ?? BASE_CONFIG);
   const log = recordingLog();
-  const jobs = new JobRegistry();
-  registerCoreJobs(jobs);
-  registerAlertJobs(jobs);
-  registerOpsJobs(jobs);
-  const worker: WorkerDeps = {
+  const built = buildWorker(
     config,
-    store: opts.store,
-    slack: webApiPoster('xoxb-test', opts.stub.apiUrl),
-    diagnoser: opts.diagnoser ?? new ScriptedDiagnoser(),
-    ...(opts.approvals ? { approvals: opts.approvals } : {}),
-    ...(opts.operations ? { operations: opts.operations } : {}),
-    log,
-  };
-  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => runJob(job, { ...worker, ...limits, queue }, jobs), log);
+    { store: opts.store, slack: webApiPoster('xoxb-test', opts.stub.apiUrl), log },
+    {
+      diagnoser: opts.diagnoser ?? new ScriptedDiagnoser(),
+      ...(opts.approvals ? { approvals: opts.approvals } : {}),
+      ...(opts.operations ? { operations: opts.operations } : {}),
+    },
+  );
+  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => built.run(job, { ...limits, queue }), log);
   const registry = new SlackRegistry();
-  const handler = createSlackHandler({
+  const handler = buildSlackHandler({
     config,
     queue,
     store: opts.store,
@@ -116,5 +110,5 @@ export function buildHarness(opts: {
     registry,
     ...(opts.approvals ? { approvals: opts.approvals } : {}),
   });
-  return { config, queue, log, handler, worker, registry, jobs };
+  return { config, queue, log, handler, worker: built.deps, registry, jobs: built.registry };
 }

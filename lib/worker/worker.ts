@@ -1,29 +1,22 @@
 // The worker: takes one job off the queue, validates its payload and runs the
-// handler registered for its kind. Issue-5 work (approvals, operations)
-// registers more kinds on `jobRegistry`.
+// handler registered for its kind. Infrastructure only: features contribute
+// their job handlers (with their own dependencies) through the composition
+// root (lib/root/worker.ts), which builds the registry from one list.
 import type { ZodType } from 'zod';
-import type { ApprovalService } from '../approvals/service.ts';
-import type { Plan } from '../operations/types.ts';
 import type { Config } from '../config/schema.ts';
 import { formatIssues } from '../config/schema.ts';
-import type { SlackPoster } from '../slack/web.ts';
-import type { Diagnoser } from '../diagnose/diagnoser.ts';
-import type { OperationsBackend } from '../operations/backend.ts';
-import { jobSchema, type Job, type JobQueue } from './job.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/log.ts';
+import type { SlackPoster } from '../slack/web.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { jobSchema, type Job, type JobQueue } from '../queue/job.ts';
 
+/** What every job gets from the worker: configuration and infrastructure, no feature. */
 export interface WorkerDeps {
   config: Config;
-  diagnoser: Diagnoser;
   slack: SlackPoster;
   store: StateStore;
   log: Log;
-  /** Two-person approvals (issue 5); operation jobs fail permanently without them. */
-  approvals?: ApprovalService<Plan>;
-  /** Plans and runs operations on a cluster (lib/operations/backend.ts). */
-  operations?: OperationsBackend;
   /** Milliseconds left before the worker must stop (Lambda's remaining time). */
   remainingMs?: () => number;
   /** Aborted when this invocation is about to be killed (serve's per-job time limit). */
@@ -50,6 +43,10 @@ export class PermanentJobError extends Error {
 export class JobRegistry {
   private readonly handlers = new Map<string, JobHandler>();
 
+  constructor(handlers: Iterable<JobHandler> = []) {
+    for (const h of handlers) this.register(h);
+  }
+
   register<P>(handler: JobHandler<P>): void {
     if (this.handlers.has(handler.kind)) throw new Error(`job kind already registered: ${handler.kind}`);
     this.handlers.set(handler.kind, handler as JobHandler);
@@ -64,15 +61,13 @@ export class JobRegistry {
   }
 }
 
-export const jobRegistry = new JobRegistry();
-
 export function parseJob(input: unknown): Job {
   const parsed = jobSchema.safeParse(input);
   if (!parsed.success) throw new PermanentJobError(`malformed job:\n${formatIssues(parsed.error)}`);
   return parsed.data;
 }
 
-export async function runJob(input: unknown, deps: WorkerDeps, registry: JobRegistry = jobRegistry): Promise<void> {
+export async function runJob(input: unknown, deps: WorkerDeps, registry: JobRegistry): Promise<void> {
   const job = parseJob(input);
   const log = deps.log.with({ correlationId: job.correlationId, jobId: job.id, kind: job.kind });
   const handler = registry.get(job.kind);

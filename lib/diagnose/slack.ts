@@ -1,0 +1,106 @@
+// `/kafka diagnose` and `/kafka can-restart`, ack side: validate, record the
+// activity, enqueue, answer at once. The worker does the slow part
+// (lib/diagnose/jobs.ts).
+import { CLUSTER_NAME, TOPIC_NAME, findCluster, type Config } from '../config/schema.ts';
+import { newJob } from '../queue/job.ts';
+import { ephemeral } from '../slack/commands.ts';
+import { clip, escapeMrkdwn } from '../slack/limits.ts';
+import type { SlackContribution, SlashSubcommand } from '../slack/registry.ts';
+import { startActivity } from '../state/activity.ts';
+import { DIAGNOSE_JOB_KINDS, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
+
+function clusterNames(config: Config): string {
+  return config.clusters.map((c) => `\`${c.name}\``).join(', ');
+}
+
+/** `diagnose [cluster] [topic]`: one word is a cluster if one is named so, else a topic on the default cluster. */
+export function parseDiagnoseArgs(args: string[], config: Config): { cluster: string; topic?: string } | { error: string } {
+  if (args.length > 2) return { error: 'too many arguments: `/kafka diagnose [cluster] [topic]`' };
+  let clusterArg: string | undefined;
+  let topicArg: string | undefined;
+  if (args.length === 2) [clusterArg, topicArg] = args;
+  else if (args.length === 1) {
+    const [word] = args as [string];
+    if (findCluster(config, word)) clusterArg = word;
+    else topicArg = word;
+  }
+  if (clusterArg !== undefined && !CLUSTER_NAME.test(clusterArg)) return { error: `"${clip(clusterArg, 64)}" is not a valid cluster name` };
+  if (topicArg !== undefined && !TOPIC_NAME.test(topicArg)) return { error: `"${clip(topicArg, 64)}" is not a valid topic name (letters, digits, ".", "_", "-")` };
+  const cluster = findCluster(config, clusterArg);
+  if (!cluster) {
+    return {
+      error: clusterArg
+        ? `unknown cluster "${clusterArg}". Known clusters: ${clusterNames(config)}`
+        : `several clusters are configured and none is the default: name one of ${clusterNames(config)}`,
+    };
+  }
+  return topicArg ? { cluster: cluster.name, topic: topicArg } : { cluster: cluster.name };
+}
+
+const ACTIVITY_TITLE_MAX = 120;
+
+export const diagnoseCommand: SlashSubcommand = {
+  name: 'diagnose',
+  usage: 'diagnose [cluster] [topic]',
+  summary: 'check a cluster (and one topic) now; findings arrive in a thread',
+  async run(inv, deps) {
+    const parsed = parseDiagnoseArgs(inv.args, deps.config);
+    if ('error' in parsed) return ephemeral(`:warning: ${parsed.error}\nUsage: \`/kafka diagnose [cluster] [topic]\``);
+    const payload: DiagnoseJob = {
+      cluster: parsed.cluster,
+      ...(parsed.topic ? { topic: parsed.topic } : {}),
+      origin: { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl },
+    };
+    const job = newJob(DIAGNOSE_JOB_KINDS.diagnose, payload, inv.correlationId);
+    const what = `${parsed.cluster}${parsed.topic ? ` / ${parsed.topic}` : ''}`;
+    await startActivity(deps.store, {
+      id: job.id,
+      kind: job.kind,
+      title: clip(`diagnose ${what}`, ACTIVITY_TITLE_MAX),
+      correlationId: inv.correlationId,
+      startedAt: job.enqueuedAt,
+      channelId: inv.channelId,
+      userId: inv.userId,
+    });
+    await deps.queue.enqueue(job);
+    deps.log.info('diagnosis enqueued', { jobId: job.id, cluster: parsed.cluster, topic: parsed.topic });
+    return ephemeral(`:mag: Diagnosing *${escapeMrkdwn(what)}*. Progress and findings will appear in a thread in this channel. (correlation id \`${inv.correlationId}\`)`);
+  },
+};
+
+export const canRestartCommand: SlashSubcommand = {
+  name: 'can-restart',
+  usage: 'can-restart <broker-id> [cluster]',
+  summary: 'would restarting this broker now take partitions offline or below min ISR?',
+  async run(inv, deps) {
+    const [brokerArg, clusterArg, ...extra] = inv.args;
+    const usage = 'Usage: `/kafka can-restart <broker-id> [cluster]`';
+    if (!brokerArg || extra.length) return ephemeral(`:warning: name exactly one broker id.\n${usage}`);
+    if (!/^\d{1,10}$/.test(brokerArg) || Number(brokerArg) > 2_147_483_647) {
+      return ephemeral(`:warning: "${escapeMrkdwn(clip(brokerArg, 32))}" is not a broker id (a non-negative number).\n${usage}`);
+    }
+    const cluster = findCluster(deps.config, clusterArg);
+    if (!cluster) return ephemeral(`:warning: ${clusterArg ? `unknown cluster "${escapeMrkdwn(clip(clusterArg, 64))}"` : 'no default cluster'}. Known clusters: ${clusterNames(deps.config)}\n${usage}`);
+    const payload: CanRestartJob = {
+      cluster: cluster.name,
+      brokerId: Number(brokerArg),
+      origin: { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl },
+    };
+    const job = newJob(DIAGNOSE_JOB_KINDS.canRestart, payload, inv.correlationId);
+    await startActivity(deps.store, {
+      id: job.id,
+      kind: job.kind,
+      title: `can-restart broker ${brokerArg} on ${cluster.name}`,
+      correlationId: inv.correlationId,
+      startedAt: job.enqueuedAt,
+      channelId: inv.channelId,
+      userId: inv.userId,
+    });
+    await deps.queue.enqueue(job);
+    deps.log.info('can-restart enqueued', { jobId: job.id, cluster: cluster.name, brokerId: payload.brokerId });
+    return ephemeral(`:hourglass_flowing_sand: Checking whether broker ${brokerArg} of *${escapeMrkdwn(cluster.name)}* can restart safely… (correlation id \`${inv.correlationId}\`)`);
+  },
+};
+
+/** What diagnosis adds to the Slack app. */
+export const diagnoseSlack: SlackContribution = { commands: [diagnoseCommand, canRestartCommand] };

@@ -1,0 +1,52 @@
+// The worker's composition root: every job kind, by feature, and the
+// dependencies they run with. The worker Lambda (handlers/worker.ts), `serve`
+// (lib/local/server.ts) and the test harness all build their worker here.
+// Worker side only: the Slack ack bundle imports lib/root/slack.ts, never this.
+import { alertJobs } from '../alerts/triage.ts';
+import type { ApprovalService } from '../approvals/service.ts';
+import type { Config } from '../config/schema.ts';
+import { createDefaultDiagnoser, type Diagnoser } from '../diagnose/diagnoser.ts';
+import { diagnoseJobs } from '../diagnose/jobs.ts';
+import { executorFactory } from '../hosts/executors.ts';
+import { createDefaultOperations, type OperationsBackend } from '../operations/backend.ts';
+import { operationsJobs } from '../operations/jobs.ts';
+import type { Plan } from '../operations/types.ts';
+import { JobRegistry, runJob, type JobHandler, type WorkerDeps } from '../worker/worker.ts';
+
+/** What the features need beyond the worker's infrastructure. */
+export interface FeatureDeps {
+  diagnoser: Diagnoser;
+  /** Two-person approvals; operation jobs fail permanently without them. */
+  approvals?: ApprovalService<Plan>;
+  /** Plans and runs operations on a cluster; operation jobs fail permanently without it. */
+  operations?: OperationsBackend;
+}
+
+/**
+ * Every job kind the worker runs, one entry per feature. A new kind is one
+ * entry in its feature's list; a new feature is one line here.
+ */
+export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [diagnoseJobs, alertJobs, operationsJobs];
+
+/** The real diagnosis and operations backends, reaching hosts through SSM or the local executor. */
+export function defaultFeatureDeps(approvals?: ApprovalService<Plan>): FeatureDeps {
+  const executors = executorFactory();
+  return { diagnoser: createDefaultDiagnoser(executors), operations: createDefaultOperations(executors), ...(approvals ? { approvals } : {}) };
+}
+
+/** The worker's infrastructure, without the per-invocation limits. */
+export type WorkerInfra = Omit<WorkerDeps, 'config' | 'remainingMs' | 'signal'>;
+
+export interface Worker {
+  /** Infrastructure and feature dependencies together (tests call feature functions with them). */
+  deps: WorkerDeps & FeatureDeps;
+  registry: JobRegistry;
+  /** Runs one job; `extra` adds per-invocation limits (remaining time, kill signal) or the queue. */
+  run(job: unknown, extra?: Partial<WorkerDeps>): Promise<void>;
+}
+
+export function buildWorker(config: Config, infra: WorkerInfra, features: FeatureDeps): Worker {
+  const registry = new JobRegistry(FEATURE_JOBS.flatMap((jobs) => jobs(features)));
+  const deps: WorkerDeps & FeatureDeps = { config, ...infra, ...features };
+  return { deps, registry, run: (job, extra = {}) => runJob(job, { ...deps, ...extra }, registry) };
+}

@@ -1,0 +1,106 @@
+// The generic `/kafka` subcommands (help, runbook, status) and reply helpers.
+// Feature commands live in their feature's folder (lib/diagnose/slack.ts,
+// lib/operations/slack.ts).
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { KnownBlock } from '@slack/types';
+import { listIncidents, listRunning } from '../state/activity.ts';
+import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
+import type { CommandReply, SlackContribution, SlackRegistry, SlashSubcommand } from './registry.ts';
+
+export function ephemeral(text: string, blocks?: KnownBlock[]): CommandReply {
+  return { response_type: 'ephemeral', text, ...(blocks ? { blocks } : {}) };
+}
+
+export function usageReply(registry: SlackRegistry, problem?: string): CommandReply {
+  const lines = registry.listCommands().map((c) => `• \`/kafka ${c.usage}\` — ${c.summary}`);
+  const text = `${problem ? `:warning: ${problem}\n\n` : ''}*Usage:*\n${lines.join('\n')}`;
+  return ephemeral(clip(text, SLACK_LIMITS.sectionText), [
+    { type: 'section', text: { type: 'mrkdwn', text: clip(text, SLACK_LIMITS.sectionText) } },
+  ]);
+}
+
+export function runbooksDir(): string {
+  return process.env.KR_RUNBOOKS_DIR ?? join(process.cwd(), 'runbooks');
+}
+
+async function availableRunbooks(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Markdown to mrkdwn sections of at most 3,000 characters, at most `maxBlocks`. */
+export function runbookBlocks(markdown: string, maxBlocks = 40): { blocks: KnownBlock[]; truncated: boolean } {
+  const mrkdwn = markdown
+    .replace(/^#{1,6}\s+(.*)$/gm, '*$1*')
+    .replace(/\*\*(.+?)\*\*/g, '*$1*');
+  const chunks: string[] = [];
+  let current = '';
+  for (const para of mrkdwn.split(/\n{2,}/)) {
+    const piece = clip(para, SLACK_LIMITS.sectionText);
+    if (current && current.length + piece.length + 2 > SLACK_LIMITS.sectionText) {
+      chunks.push(current);
+      current = piece;
+    } else current = current ? `${current}\n\n${piece}` : piece;
+  }
+  if (current) chunks.push(current);
+  const truncated = chunks.length > maxBlocks;
+  const blocks: KnownBlock[] = chunks.slice(0, maxBlocks).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } }));
+  return { blocks, truncated };
+}
+
+export const runbookCommand: SlashSubcommand = {
+  name: 'runbook',
+  usage: 'runbook <kind>',
+  summary: 'show the runbook for a finding kind, e.g. offline-partition',
+  async run(inv) {
+    const dir = runbooksDir();
+    const [kind, ...extra] = inv.args;
+    const known = await availableRunbooks(dir);
+    const list = known.length ? `Available: ${known.map((k) => `\`${k}\``).join(', ')}` : 'No runbooks are installed.';
+    if (!kind || extra.length) return ephemeral(clip(`:warning: name one runbook.\nUsage: \`/kafka runbook <kind>\`\n${list}`, SLACK_LIMITS.sectionText));
+    // Only names from the directory listing are read: user text never becomes a path.
+    if (!known.includes(kind)) return ephemeral(clip(`:warning: no runbook called "${escapeMrkdwn(clip(kind, 64))}".\n${list}`, SLACK_LIMITS.sectionText));
+    const text = await readFile(join(dir, `${kind}.md`), 'utf8');
+    const { blocks, truncated } = runbookBlocks(text);
+    if (truncated) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Truncated: the full runbook is runbooks/${kind}.md in the repository.` }] });
+    return ephemeral(`Runbook ${kind}`, blocks);
+  },
+};
+
+export const statusCommand: SlashSubcommand = {
+  name: 'status',
+  usage: 'status',
+  summary: 'open incidents and running diagnoses/operations',
+  async run(_inv, deps) {
+    const [incidents, running] = await Promise.all([listIncidents(deps.store), listRunning(deps.store)]);
+    const inc = incidents.length
+      ? incidents
+          .slice(-20)
+          .map((i) => `• ${i.flapping ? ':warning: *flapping* ' : ''}${escapeMrkdwn(i.title)}${i.cluster ? ` (${escapeMrkdwn(i.cluster)})` : ''} since ${i.openedAt}`)
+          .join('\n')
+      : 'none';
+    const run = running.length
+      ? running
+          .slice(-20)
+          .map((a) => `• ${escapeMrkdwn(a.title)} — started ${a.startedAt}${a.userId ? ` by <@${a.userId}>` : ''} (\`${a.correlationId}\`)`)
+          .join('\n')
+      : 'none';
+    const blocks: KnownBlock[] = [
+      { type: 'section', text: { type: 'mrkdwn', text: clip(`*Open incidents (${incidents.length}):*\n${inc}`, SLACK_LIMITS.sectionText) } },
+      { type: 'section', text: { type: 'mrkdwn', text: clip(`*Running (${running.length}):*\n${run}`, SLACK_LIMITS.sectionText) } },
+    ];
+    return ephemeral(`${incidents.length} open incidents, ${running.length} running`, blocks);
+  },
+};
+
+/** `help`: the router's own usage list, over whatever the registry holds. */
+export function helpCommand(registry: SlackRegistry): SlashSubcommand {
+  return { name: 'help', usage: 'help', summary: 'this list', run: async () => usageReply(registry) };
+}
+
+/** The generic commands every deployment has (after the feature commands in `help`). */
+export const generalSlack: SlackContribution = { commands: [runbookCommand, statusCommand] };
