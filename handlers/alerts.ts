@@ -1,10 +1,12 @@
 // Lambdas: Alertmanager webhooks (HTTP API, bearer token) and CloudWatch
 // alarms through SNS. Both validate and enqueue; the worker triages.
 import { createAlertmanagerHandler, createSnsHandler, type SnsIntakeResult } from '../lib/alerts/intake.ts';
-import { requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
+import { sqsJobQueue } from '../lib/queue/sqs.ts';
+import { requireEnv } from '../lib/runtime/aws.ts';
 import type { HttpEvent, HttpResult, SnsEvent } from '../lib/runtime/lambda-types.ts';
 import { json } from '../lib/runtime/lambda-types.ts';
-import { errorMessage, powertoolsLog } from '../lib/runtime/log.ts';
+import { powertoolsLog } from '../lib/runtime/log.ts';
+import { errorMessage } from '../lib/runtime/errors.ts';
 
 const log = powertoolsLog('kafka-responder-alerts');
 let alertmanagerHandler: ((e: HttpEvent) => Promise<HttpResult>) | undefined;

@@ -3,9 +3,12 @@
 // Wiring: lib/root/slack.ts.
 import { loadConfig } from '../lib/config/schema.ts';
 import { awsApprovalService } from '../lib/approvals/runtime.ts';
-import { awsStateStore, requireEnv, sqsJobQueue } from '../lib/runtime/aws.ts';
+import { awsStateStore } from '../lib/state/aws.ts';
+import { sqsJobQueue } from '../lib/queue/sqs.ts';
+import { requireEnv } from '../lib/runtime/aws.ts';
 import type { HttpEvent, HttpResult, LambdaContext } from '../lib/runtime/lambda-types.ts';
-import { errorMessage, powertoolsLog } from '../lib/runtime/log.ts';
+import { powertoolsLog } from '../lib/runtime/log.ts';
+import { errorMessage } from '../lib/runtime/errors.ts';
 import type { Plan } from '../lib/operations/types.ts';
 import { buildSlackHandler } from '../lib/root/slack.ts';
 import type { SlackHandler } from '../lib/slack/app.ts';

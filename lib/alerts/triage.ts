@@ -7,7 +7,7 @@ import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
 import { renderFailure } from '../slack/blocks.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
-import { errorMessage } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import { mutate } from '../state/state-store.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
 import type { JobContext, JobHandler } from '../worker/worker.ts';

@@ -1,5 +1,6 @@
 // `npx kafka-responder <command>`: a router only; each command lives in its own
 // module and is loaded on demand so `help` stays instant.
+import { errorMessage } from '../runtime/errors.ts';
 
 type CommandModule = { run(argv: string[]): Promise<number> };
 
@@ -47,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     return await (await command.load()).run(rest);
   } catch (err) {
     // A tool people rely on at 3 a.m. says what went wrong in one line, not a stack.
-    console.error(`kafka-responder ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`kafka-responder ${name}: ${errorMessage(err)}`);
     if (process.env.KR_DEBUG) console.error(err);
     return 1;
   }

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { connectionConfigFromEnv, splitBootstrap } from '../kafka/connection.ts';
 import type { Executor, HostTarget } from '../hosts/types.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 export interface ClusterTarget {
   name: string;
@@ -70,7 +71,7 @@ export function parseCommandArgs(argv: string[], usage: string, opts: { topic: b
       allowPositionals: opts.positionals,
     });
   } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
+    console.error(`${errorMessage(err)}\n\n${usage}`);
     return 2;
   }
   const values = parsed.values as { bootstrap?: string; json?: boolean; timeout?: string; help?: boolean; topic?: string };

@@ -9,6 +9,7 @@ import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
 import { HOST_CHECKS } from './detectors/hosts.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 export type SnapshotFn = (connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number }) => Promise<ClusterSnapshot>;
 export type ProbeHostsFn = (executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }) => Promise<HostProbeOutcome[]>;
@@ -58,7 +59,7 @@ async function safeProbe(probe: ProbeHostsFn, executor: Executor, targets: HostT
   try {
     return await probe(executor, targets, { timeoutMs });
   } catch (err) {
-    const message = `host probe failed: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `host probe failed: ${errorMessage(err)}`;
     return targets.map((t) => ({ brokerId: t.brokerId, ok: false as const, reason: 'failed' as const, message, execution: null }));
   }
 }

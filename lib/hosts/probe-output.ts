@@ -12,6 +12,7 @@ import type {
   ProbeReport,
   SystemdReport,
 } from './types.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 /** SSM's StandardOutputContent holds at most this many characters. */
 export const PROBE_OUTPUT_LIMIT = 24_000;
@@ -153,7 +154,7 @@ export function parseProbeOutput(stdout: string, opts: { truncated?: boolean } =
     if (opts.truncated || stdout.length >= PROBE_OUTPUT_LIMIT) {
       throw new ProbeOutputError('truncated', `probe output was cut at ${stdout.length} characters and is not complete JSON`);
     }
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     throw new ProbeOutputError('invalid-json', `probe output is not JSON (${why}); it starts with ${JSON.stringify(text.slice(0, 80))}`);
   }
   const parsed = rawProbeSchema.safeParse(json);

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseProbeOutput, ProbeOutputError } from './probe-output.ts';
 import { PROBE_SCRIPT } from './probe-script.generated.ts';
 import type { ExecutionResult, Executor, HostProbeOutcome, HostTarget, ScriptRun } from './types.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 /**
  * The probe script. From source it is read from probe.sh next to this module,
@@ -54,7 +55,7 @@ export async function probeHosts(executor: Executor, targets: HostTarget[], opts
     }
   } catch (err) {
     // The transport itself failed (credentials, network): every host is unanswered.
-    const message = `probe could not be sent: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `probe could not be sent: ${errorMessage(err)}`;
     return targets.map((t) => ({ brokerId: t.brokerId, ok: false, reason: 'unreachable', message, execution: null }));
   }
 

@@ -12,6 +12,7 @@ import {
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import type { ExecutionResult, ExecutionStatus, Executor, HostTarget, ScriptRun } from './types.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 /** SendCommand takes at most 50 instance ids. */
 export const SSM_BATCH_SIZE = 50;
@@ -69,7 +70,6 @@ interface Pending {
 
 const errorName = (e: unknown): string =>
   (e && typeof e === 'object' && 'name' in e && typeof e.name === 'string' ? e.name : '') || 'Error';
-const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export class SsmExecutor implements Executor {
   readonly kind = 'ssm' as const;

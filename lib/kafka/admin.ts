@@ -21,7 +21,8 @@
 // (lib/kafka/wire.ts).
 
 import { type ConnectionConfig, kafkajsSecurity } from './connection.ts';
-import { errorMessage, mapLimit, TimeoutError, withTimeout } from './limits.ts';
+import { mapLimit, TimeoutError, withTimeout } from './limits.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import { AlterPartitionReassignments } from './protocol/alter-partition-reassignments.ts';
 import { DescribeLogDirs } from './protocol/describe-log-dirs.ts';
 import { ElectLeaders, type ElectLeadersResult } from './protocol/elect-leaders.ts';

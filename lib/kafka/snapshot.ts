@@ -9,7 +9,8 @@ import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, GroupState, S
 import { type ConnectionConfig, kafkajsSecurity } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartitionFor } from './group-partition.ts';
 import { type RawMetadata, WireBroker, type WireOptions, kafkaError } from './wire.ts';
-import { chunk, errorMessage, mapLimit, withTimeout } from './limits.ts';
+import { chunk, mapLimit, withTimeout } from './limits.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 export const SNAPSHOT_CONFIG_NAMES = ['min.insync.replicas', 'unclean.leader.election.enable', 'cleanup.policy', 'segment.bytes'];
 

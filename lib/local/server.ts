@@ -19,7 +19,7 @@ import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
 import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import { webApiPoster, type SlackPoster } from '../slack/web.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';

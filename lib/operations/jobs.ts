@@ -18,7 +18,7 @@ import { OPS_ACTIONS, renderPlanMessage, renderStep, renderSummary } from './ren
 import { finishActivity } from '../state/activity.ts';
 import { newJob } from '../queue/job.ts';
 import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob } from './requests.ts';
-import { errorMessage } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 import type { OperationsBackend } from './backend.ts';

@@ -19,7 +19,8 @@
 
 import type { Executor } from '../hosts/types.ts';
 import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
-import { errorMessage, mapLimit, withTimeout } from '../kafka/limits.ts';
+import { mapLimit, withTimeout } from '../kafka/limits.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import { candidateLossText, formatBytes, formatCount, goneForGoodLine, lossHeadline, lossSummary } from './loss-text.ts';
 import { findPartition, finishPlan, isLeaderless, liveIds, tpName } from './planners.ts';
 import { measureReplicas, type ReplicaHost } from './replica-data.ts';

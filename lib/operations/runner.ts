@@ -23,6 +23,7 @@ import { preconditionsFor } from './planners.ts';
 import { StepFailed, reassignedBy, runStep, stillMoving, type StepContext } from './steps.ts';
 import { removeThrottles, type ThrottleLedger } from './throttles.ts';
 import type { Plan, TopicPartition } from './types.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 /** The cluster as a run sees it: the protocol admin and snapshots. */
 export interface OperationIo {
@@ -193,7 +194,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     // Transient trouble (the cluster or a table unreachable): the run keeps its place and tries again later.
     const errors = Number(run.data?.errors ?? 0) + 1;
     run = { ...run, data: { ...run.data, errors } };
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (errors >= MAX_CONSECUTIVE_ERRORS) return await finish('FAILED', `stopped after ${errors} failed attempts in a row at step ${run.cursor + 1}: ${message}`).catch(() => ({ kind: 'aborted' as const }));
     return await park(Math.min(60_000, input.pollMs * 2 ** Math.min(errors, 5)), `:warning: step ${run.cursor + 1}: ${message} — retrying (${errors}/${MAX_CONSECUTIVE_ERRORS})`).catch(() => ({ kind: 'aborted' as const }));
   } finally {
@@ -244,7 +245,7 @@ async function settle(
       if (stopped > 0) notes.push(`${stopped} partition(s) still copying were stopped and keep their original replicas`);
     } catch (err) {
       complete = false;
-      notes.push(`could not stop the reassignment: ${err instanceof Error ? err.message : String(err)}`);
+      notes.push(`could not stop the reassignment: ${errorMessage(err)}`);
     }
   }
   try {
@@ -259,7 +260,7 @@ async function settle(
     }
   } catch (err) {
     complete = false;
-    notes.push(`throttles not yet removed (${err instanceof Error ? err.message : String(err)}): retried every minute until gone`);
+    notes.push(`throttles not yet removed (${errorMessage(err)}): retried every minute until gone`);
   }
   return { text: notes.length ? `; ${notes.join('; ')}` : '', complete };
 }

@@ -21,6 +21,7 @@ import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS } from './render-slack.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { AckDeps, ActionHandler, ActionInvocation, CommandInvocation, CommandReply, SlackContribution, SlashSubcommand } from '../slack/registry.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 /** The ack path's infrastructure plus the approval service (absent when no approvals table is configured). */
 export interface OpsAckDeps extends AckDeps {
@@ -179,7 +180,7 @@ function decisionHandler(actionIdPrefix: string, act: (inv: ActionInvocation, de
           deps.log.info('operation execution enqueued', { requestId: id.data });
         } catch (err) {
           // Recorded as approved already: the minute sweep enqueues it again, nothing is lost.
-          deps.log.warn('could not enqueue the execution; the sweep will', { requestId: id.data, error: err instanceof Error ? err.message : String(err) });
+          deps.log.warn('could not enqueue the execution; the sweep will', { requestId: id.data, error: errorMessage(err) });
           return ephemeral(':hourglass_flowing_sand: Recorded. The job queue did not answer, so the run starts with the next sweep (within about 2 minutes).');
         }
       }

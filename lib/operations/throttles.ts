@@ -12,6 +12,7 @@
 
 import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { PartitionAssignment } from './validate.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 export const LEADER_RATE = 'leader.replication.throttled.rate';
 export const FOLLOWER_RATE = 'follower.replication.throttled.rate';
@@ -163,7 +164,7 @@ export async function removeThrottles(admin: KafkaAdmin, ledger: ThrottleLedger)
     try {
       described = await admin.describeConfigs(ledger.brokers.map((b) => ({ type: 'broker' as const, name: String(b), names: [LEADER_RATE, FOLLOWER_RATE] })));
     } catch (err) {
-      problems.push(`reading broker throttle rates: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`reading broker throttle rates: ${errorMessage(err)}`);
     }
     const deletes = described
       .filter((r) => r.errorCode === 0)
@@ -180,7 +181,7 @@ export async function removeThrottles(admin: KafkaAdmin, ledger: ThrottleLedger)
       try {
         problems.push(...errorsOf(await admin.incrementalAlterConfigs(deletes)));
       } catch (err) {
-        problems.push(`removing broker throttle rates: ${err instanceof Error ? err.message : String(err)}`);
+        problems.push(`removing broker throttle rates: ${errorMessage(err)}`);
       }
     }
   }
@@ -190,7 +191,7 @@ export async function removeThrottles(admin: KafkaAdmin, ledger: ThrottleLedger)
     problems.push(...topicProblems.filter((p) => !isGone(p)));
     problems.push(...(await deleteEmptiedLists(admin, ledger.topics.map((t) => t.topic))));
   } catch (err) {
-    problems.push(`removing topic throttle lists: ${err instanceof Error ? err.message : String(err)}`);
+    problems.push(`removing topic throttle lists: ${errorMessage(err)}`);
   }
   return { complete: problems.length === 0, problems };
 }

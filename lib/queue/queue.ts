@@ -1,7 +1,7 @@
 // Queues for handing work from the ack path to the worker.
 import { MAX_DELAY_MS, type EnqueueOptions, type Job, type JobQueue } from './job.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/errors.ts';
 
 export class SqsJobQueue implements JobQueue {
   constructor(

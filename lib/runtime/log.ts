@@ -1,6 +1,6 @@
 // Structured JSON logs with the request's correlation id on every line, from
 // the Slack ack through the worker to SSM command ids. Production uses the
-// Powertools logger; tests use a recording one to assert what was logged.
+// Powertools logger; tests use a recording one (test/helpers/recording-log.ts).
 import { Logger } from '@aws-lambda-powertools/logger';
 
 export type LogFields = Record<string, unknown>;
@@ -25,27 +25,4 @@ function wrap(logger: Logger, base: LogFields): Log {
     error: (m, f) => logger.error(m, { ...base, ...f }),
     with: (fields) => wrap(logger, { ...base, ...fields }),
   };
-}
-
-export interface LogRecord {
-  level: 'info' | 'warn' | 'error';
-  message: string;
-  fields: LogFields;
-}
-
-export function recordingLog(records: LogRecord[] = [], base: LogFields = {}): Log & { records: LogRecord[] } {
-  const push = (level: LogRecord['level']) => (message: string, fields?: LogFields) => {
-    records.push({ level, message, fields: { ...base, ...fields } });
-  };
-  return {
-    records,
-    info: push('info'),
-    warn: push('warn'),
-    error: push('error'),
-    with: (fields) => recordingLog(records, { ...base, ...fields }),
-  };
-}
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -7,7 +7,7 @@ import { App, AwsLambdaReceiver, LogLevel, type Logger as BoltLogger } from '@sl
 import type { HttpEvent, HttpResult, LambdaContext } from '../runtime/lambda-types.ts';
 import { header, rawBody } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import { REFUSAL_TEXT, authorize, cachedGroupMembers, type GroupMembers } from './authz.ts';
 import { ephemeral, helpCommand, usageReply } from './commands.ts';
 import { SlackRegistry, type AckDeps, type CommandReply, type SlackContribution } from './registry.ts';

@@ -5,7 +5,7 @@
 // a job failed, the rest of the batch goes back untouched.
 import type { SqsBatchResponse, SqsEvent } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError } from './worker.ts';
 
 export async function processSqsBatch(event: SqsEvent, run: (job: unknown) => Promise<void>, log: Log): Promise<SqsBatchResponse> {

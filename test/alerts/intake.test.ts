@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAlertmanagerHandler, createSnsHandler } from '../../lib/alerts/intake.ts';
 import type { AlertEvent } from '../../lib/alerts/event.ts';
 import type { HttpEvent } from '../../lib/runtime/lambda-types.ts';
-import { recordingLog } from '../../lib/runtime/log.ts';
+import { recordingLog } from '../helpers/recording-log.ts';
 import type { Job } from '../../lib/queue/job.ts';
 import { alertmanagerPayload, cloudwatchAlarm, snsEvent } from './fixtures/samples.ts';
 

@@ -5,7 +5,7 @@ import { toAlertEvent } from '../../lib/alerts/alertmanager.ts';
 import { countCycles, isFlapping, recordTransition, type Transition } from '../../lib/alerts/flapping.ts';
 import { routeAlert } from '../../lib/alerts/routing.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
-import { recordingLog } from '../../lib/runtime/log.ts';
+import { recordingLog } from '../helpers/recording-log.ts';
 import { processSqsBatch } from '../../lib/worker/sqs-batch.ts';
 import { PermanentJobError } from '../../lib/worker/worker.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';

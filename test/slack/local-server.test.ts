@@ -2,7 +2,7 @@
 // in-process, Slack calls going to SLACK_API_URL (a stub here).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingLog } from '../../lib/runtime/log.ts';
+import { recordingLog } from '../helpers/recording-log.ts';
 import { MemoryStateStore } from '../../lib/state/state-store.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { startLocalServer, type LocalServer } from '../../lib/local/server.ts';

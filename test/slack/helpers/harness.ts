@@ -4,7 +4,7 @@
 import { parseConfig, type Config } from '../../../lib/config/schema.ts';
 import type { DiagnosisReport, Finding } from '../../../lib/diagnose/types.ts';
 import type { CanRestartAssessment, DiagnoseRequest, Diagnoser } from '../../../lib/diagnose/diagnoser.ts';
-import { recordingLog } from '../../../lib/runtime/log.ts';
+import { recordingLog } from '../../helpers/recording-log.ts';
 import { InProcessJobQueue } from '../../../lib/queue/queue.ts';
 import type { StateStore } from '../../../lib/state/state-store.ts';
 import type { JobRegistry, WorkerDeps } from '../../../lib/worker/worker.ts';
