@@ -1,6 +1,43 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Folder boundaries in lib/ (README "Layout"): what each folder may import from
+// the others. Infrastructure imports no feature; approvals is shared by the
+// features; root/ (composition), local/ and cli/ are the shell. The lists form
+// a DAG, so there is no folder cycle. Dynamic import() is checked too.
+const INFRA = ['runtime', 'config', 'state', 'queue', 'kafka', 'hosts', 'slack', 'worker'];
+const FEATURES = ['diagnose', 'operations', 'alerts', 'audit', 'restart'];
+const ALLOWED = {
+  runtime: [],
+  config: [],
+  state: ['runtime'],
+  queue: ['runtime'],
+  kafka: ['config', 'runtime'],
+  hosts: ['config', 'runtime'],
+  slack: ['config', 'runtime', 'state', 'queue'],
+  worker: ['config', 'runtime', 'state', 'queue', 'slack'],
+  approvals: ['config', 'runtime'],
+  operations: [...INFRA, 'approvals'],
+  diagnose: [...INFRA, 'approvals', 'operations'],
+  alerts: [...INFRA, 'approvals', 'diagnose', 'operations'],
+  root: [...INFRA, 'approvals', ...FEATURES],
+  local: [...INFRA, 'approvals', ...FEATURES, 'root'],
+  cli: [...INFRA, 'approvals', ...FEATURES, 'root', 'local'],
+};
+const LIB_FOLDERS = [...INFRA, 'approvals', ...FEATURES, 'root', 'local', 'cli'];
+const boundaries = Object.entries(ALLOWED).map(([folder, allowed]) => {
+  const forbidden = LIB_FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  const regex = `^(\\.\\./)+(${forbidden.join('|')})/`;
+  const message = `lib/${folder}/ may import only from ${allowed.length ? allowed.map((a) => `lib/${a}/`).join(', ') : 'itself'} (README "Layout").`;
+  return {
+    files: [`lib/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex, message }] }],
+      'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${regex.replace(/\//g, '\\/')}/]`, message }],
+    },
+  };
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', 'dist/**', '.sandbox/**'] },
   js.configs.recommended,
@@ -11,6 +48,7 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  ...boundaries,
   {
     files: ['bin/**/*.js', 'scripts/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', performance: 'readonly' } },
