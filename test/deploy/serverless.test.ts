@@ -205,4 +205,17 @@ describe('osls package (no AWS credentials)', () => {
     expect(worker.includes('KafkaJSError'), 'kafkajs bundled into the worker').toBe(true);
     expect(worker.includes('replication-offset-checkpoint'), 'operations bundled into the worker').toBe(true);
   });
+
+  it('bundles no approvals code into the alert intake functions (it is on the Slack ack path, where these strings are found)', () => {
+    // Distinctive strings of lib/approvals: policy.ts (a module-level schema, so not tree-shaken
+    // once anything imports the module) and service.ts.
+    const approvals = ['configure approverUserIds', 'the plan is too large to store for approval'];
+    const slack = readZip(join(outDir, 'slack.zip')).get('handlers/slack.mjs')!.toString('utf8');
+    for (const s of approvals) expect(slack.includes(s), `"${s}" in the Slack bundle (the marker must be findable)`).toBe(true);
+    for (const fn of ['alertmanager', 'cloudwatch']) {
+      const code = readZip(join(outDir, `${fn}.zip`)).get('handlers/alerts.mjs')!.toString('utf8');
+      expect(code.length).toBeGreaterThan(10_000);
+      for (const s of approvals) expect(code.includes(s), `approvals code ("${s}") in the ${fn} bundle`).toBe(false);
+    }
+  });
 });
