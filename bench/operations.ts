@@ -70,11 +70,9 @@ console.log(`second approval → first acks=all write on the rescued partition (
 
 // Progress overhead: one poll of a running, throttled reassignment of 8 partitions.
 await runScenario(sandbox, 'healthy');
-const topic = 'bench-progress';
-await withAdmin(bootstrap, async (admin) => {
-  if ((await admin.listTopics()).includes(topic)) await admin.deleteTopics({ topics: [topic] });
-  await createTopic(admin, topic, { assignment: [[1], [2], [1], [2], [1], [2], [1], [2]] });
-});
+// A fresh name each run: a topic deleted a moment ago may still be going away.
+const topic = `bench-progress-${Date.now()}`;
+await withAdmin(bootstrap, (admin) => createTopic(admin, topic, { assignment: [[1], [2], [1], [2], [1], [2], [1], [2]] }));
 for (let p = 0; p < 8; p++) await produce(bootstrap, topic, p, 500, 1, 0, 1_000);
 const raise = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 1024 } }, { kind: 'raise-replication-factor', topic, replicationFactor: 2 });
 if (!raise.ok) throw new Error(raise.reason);

@@ -127,6 +127,45 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
     expect(kafkaCli('kafka-get-offsets.sh', ['--topic', 'orders', '--partitions', '0']).trim()).toBe(`orders:0:${perReplica['3']! + 1}`);
   }, 600_000);
 
+  it('a group committed beyond the chosen replica\'s end is committed at the new end by the plan, read back with kafka-consumer-groups.sh', async () => {
+    await runScenario(sandbox, 'healthy');
+    const topic = 'ops-int-stranded';
+    const group = 'stranded-readers';
+    await withAdmin(bootstrap, async (admin) => {
+      if ((await admin.listTopics()).includes(topic)) await admin.deleteTopics({ topics: [topic] });
+      await createTopic(admin, topic, { assignment: [[1, 2]], configs: { 'min.insync.replicas': '1' } });
+    });
+    try {
+      await produce(bootstrap, topic, 0, 1_000, -1);
+      // Broker 2 falls behind (stopped), broker 1 alone takes 500 more, a consumer reads up to 1,400, then broker 1 dies.
+      await sandbox.stop(2);
+      await produce(bootstrap, topic, 0, 500, -1, 1_000);
+      const admin = await io.openAdmin();
+      try {
+        const [r] = await admin.commitOffsets(group, [{ topic, partition: 0, offset: 1_400 }]);
+        expect(r?.errorCode).toBe(0);
+      } finally {
+        await admin.close();
+      }
+      await sandbox.kill(1);
+      await sandbox.start(2);
+      const planned = await operations.plan(cluster, { kind: 'leader-override', topic, partition: 0, replica: 2 });
+      if (!planned.ok) throw new Error(planned.reason);
+      const commit = planned.plan.steps.find((st) => st.action === 'commit-offsets');
+      expect(commit?.action === 'commit-offsets' ? commit.groups : []).toEqual([group]);
+      expect(planned.plan.impact.loss?.known).toBe(false);
+      const { result } = await runToEnd(await approve(planned.plan), 30_000);
+      expect(result, JSON.stringify(result)).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+      // Kafka's own tool: the group sits at broker 2's end (1,000), not beyond it.
+      const described = kafkaCli('kafka-consumer-groups.sh', ['--describe', '--group', group]);
+      expect(described).toMatch(new RegExp(`${topic}\\s+0\\s+1000\\s+1000\\s+0\\s`));
+    } finally {
+      await sandbox.start(1);
+      await sandbox.start(2);
+      await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [topic] })).catch(() => undefined);
+    }
+  }, 600_000);
+
   it('raise-rf that copies across many short invocations: no partition unavailable, throttles gone, then a cancelled one leaves no reassignment and no throttle', async () => {
     await runScenario(sandbox, 'healthy');
     const topic = 'ops-int-raise';
