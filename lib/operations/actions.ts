@@ -1,4 +1,4 @@
-// action_id values of the operation buttons (issue 5); handlers in ops-commands.ts.
+// action_id values of the operation buttons; handlers in lib/operations/slack.ts.
 export const OPS_ACTIONS = {
   approve: 'ops:approve',
   reject: 'ops:reject',
