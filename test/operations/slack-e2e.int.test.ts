@@ -6,7 +6,7 @@
 // steps and summary in the thread. Checked afterwards with Kafka's own CLI.
 //
 // Run it on its own sandbox instance:
-//   KR_SANDBOX_HOME=/tmp/kr-ops-e2e KR_SANDBOX_PORT_BASE=39390 npx vitest run test/slack/ops-e2e.int.test.ts
+//   KR_SANDBOX_HOME=/tmp/kr-ops-e2e KR_SANDBOX_PORT_BASE=39390 npx vitest run test/operations/slack-e2e.int.test.ts
 // Skipped when the run has no sandbox (KR_SKIP_SANDBOX=1).
 import { execFileSync } from 'node:child_process';
 import { hasSandbox } from '../sandbox/helpers.ts';
@@ -26,9 +26,9 @@ import { MemoryStateStore } from '../../lib/state/state-store.ts';
 import { sandboxConfig } from '../../lib/local/defaults.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
-import { buildHarness, type Harness } from './helpers/harness.ts';
-import { actionEvent, slashEvent, blockActionsPayload } from './helpers/signed.ts';
-import { SlackStub, type StubMessage } from './helpers/slack-stub.ts';
+import { buildHarness, type Harness } from '../slack/helpers/harness.ts';
+import { actionEvent, slashEvent, blockActionsPayload } from '../slack/helpers/signed.ts';
+import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
 
 
 const settings = sandboxSettings();

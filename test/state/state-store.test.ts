@@ -3,7 +3,7 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutate } from '../../lib/state/state-store.ts';
-import { startDynalite, type DynaliteHandle } from './helpers/dynalite.ts';
+import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 
 let db: DynaliteHandle;
 beforeAll(async () => {

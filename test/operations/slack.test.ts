@@ -3,7 +3,7 @@
 // scripted operations backend: input validation, the two-person rule as the
 // buttons see it, exactly-once execution, STALE, expiry, reject/cancel, and
 // the "Plan …" buttons on findings. The same flow on the real sandbox is
-// test/slack/ops-e2e.int.test.ts.
+// test/operations/slack-e2e.int.test.ts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
@@ -17,13 +17,13 @@ import { digestOf } from '../../lib/approvals/fingerprint.ts';
 import { planRaiseReplicationFactor, preconditionsFor } from '../../lib/operations/planners.ts';
 import type { Plan, PlanResult } from '../../lib/operations/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
-import { FakeCluster } from '../operations/fake-cluster.ts';
+import { FakeCluster } from './fake-cluster.ts';
 import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
-import { BASE_CONFIG, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
-import { actionEvent, slashEvent, blockActionsPayload } from './helpers/signed.ts';
-import { SlackStub, type StubMessage } from './helpers/slack-stub.ts';
+import { BASE_CONFIG, buildHarness, finding, report, type Harness } from '../slack/helpers/harness.ts';
+import { actionEvent, slashEvent, blockActionsPayload } from '../slack/helpers/signed.ts';
+import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
 
 const REQUESTER = 'U0REQ';
 const ALICE = 'U0ALICE';
