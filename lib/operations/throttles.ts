@@ -186,10 +186,7 @@ export async function removeThrottles(admin: KafkaAdmin, ledger: ThrottleLedger)
     }
   }
   try {
-    const topicProblems = await alterTopicLists(admin, ledger.topics, 'subtract');
-    // A topic deleted since has no throttle left to remove.
-    problems.push(...topicProblems.filter((p) => !isGone(p)));
-    problems.push(...(await deleteEmptiedLists(admin, ledger.topics.map((t) => t.topic))));
+    problems.push(...(await removeTopicEntries(admin, ledger.topics)));
   } catch (err) {
     problems.push(`removing topic throttle lists: ${errorMessage(err)}`);
   }
@@ -199,18 +196,44 @@ export async function removeThrottles(admin: KafkaAdmin, ledger: ThrottleLedger)
 const isGone = (problem: string) => /UNKNOWN_TOPIC_OR_PARTITION|does not exist/i.test(problem);
 
 /**
- * SUBTRACT of a list's last entries leaves the key set to "" (still a dynamic
- * config, shown by kafka-configs.sh): an empty list throttles nothing, so it is
- * deleted. A list that still holds someone else's entries is left as it is.
+ * Takes our entries out of each topic list: SUBTRACT when someone else's
+ * entries remain, DELETE when ours were all there was (SUBTRACT of the last
+ * entries leaves the key set to "", still a dynamic config). Decided from the
+ * list as it is now: a describe right after a change may still show the old
+ * value, so nothing here reads its own write back.
  */
-async function deleteEmptiedLists(admin: KafkaAdmin, topics: readonly string[]): Promise<string[]> {
+async function removeTopicEntries(admin: KafkaAdmin, topics: ThrottleLedger['topics']): Promise<string[]> {
   if (topics.length === 0) return [];
-  const described = await admin.describeConfigs(topics.map((name) => ({ type: 'topic' as const, name, names: [LEADER_REPLICAS, FOLLOWER_REPLICAS] })));
-  const deletes = described
-    .filter((r) => r.errorCode === 0)
-    .map((r) => ({ type: 'topic' as const, name: r.name, ops: r.entries.filter((e) => !e.isDefault && (e.value ?? '').trim() === '').map((e) => ({ name: e.name, op: 'delete' as const, value: null })) }))
-    .filter((r) => r.ops.length > 0);
-  return deletes.length ? errorsOf(await admin.incrementalAlterConfigs(deletes)).filter((p) => !isGone(p)) : [];
+  const described = new Map(
+    (await admin.describeConfigs(topics.map((t) => ({ type: 'topic' as const, name: t.topic, names: [LEADER_REPLICAS, FOLLOWER_REPLICAS] })))).map((r) => [r.name, r]),
+  );
+  const problems: string[] = [];
+  for (const t of topics) {
+    const current = described.get(t.topic);
+    if (!current || current.errorCode !== 0) {
+      const why = current?.error ?? 'no answer';
+      if (!isGone(why)) problems.push(`topic ${t.topic}: ${why}`);
+      continue;
+    }
+    // One config name appears at most once per request: each call carries one op per list.
+    const calls: { name: string; op: 'subtract' | 'delete'; value: string | null }[][] = [];
+    for (const [name, ours] of [[LEADER_REPLICAS, t.leader], [FOLLOWER_REPLICAS, t.follower]] as const) {
+      const entry = current.entries.find((e) => e.name === name);
+      if (!entry || entry.isDefault || entry.value === null) continue;
+      const listed = entry.value.split(',').map((v) => v.trim()).filter(Boolean);
+      const mine = new Set(ours);
+      const theirs = listed.filter((v) => !mine.has(v));
+      const ops =
+        theirs.length === 0
+          ? [{ name, op: 'delete' as const, value: null }]
+          : chunks(ours.filter((v) => listed.includes(v)), ENTRIES_PER_CALL).map((chunk) => ({ name, op: 'subtract' as const, value: chunk.join(',') }));
+      ops.forEach((op, i) => (calls[i] ??= []).push(op));
+    }
+    for (const ops of calls) {
+      problems.push(...errorsOf(await admin.incrementalAlterConfigs([{ type: 'topic', name: t.topic, ops }])).filter((p) => !isGone(p)));
+    }
+  }
+  return problems;
 }
 
 /** One line for the thread. */

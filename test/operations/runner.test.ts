@@ -233,7 +233,7 @@ describe('cancel, stale, faults', () => {
       const admin = await real();
       const alter = admin.incrementalAlterConfigs.bind(admin);
       admin.incrementalAlterConfigs = async (resources) => {
-        if (resources.some((r) => r.ops.some((o) => o.op === 'subtract')) && failRemovals-- > 0) throw new Error('broker 3 unreachable');
+        if (resources.some((r) => r.type === 'topic' && r.ops.some((o) => o.op === 'subtract' || o.op === 'delete')) && failRemovals-- > 0) throw new Error('broker 3 unreachable');
         return alter(resources);
       };
       return admin;

@@ -149,6 +149,12 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
       }
       await sandbox.kill(1);
       await sandbox.start(2);
+      // The controller notices the dead broker after its session times out.
+      for (let i = 0; i < 120; i++) {
+        const p = (await io.snapshot([topic])).topics[0]?.partitions[0];
+        if (p && p.leader < 0) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
       const planned = await operations.plan(cluster, { kind: 'leader-override', topic, partition: 0, replica: 2 });
       if (!planned.ok) throw new Error(planned.reason);
       const commit = planned.plan.steps.find((st) => st.action === 'commit-offsets');
@@ -234,6 +240,34 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
       await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [topic, slow] }));
     }
   }, 900_000);
+
+  it('a broker that dies mid-copy: the run says so and waits (never FAILED), then finishes once it is back, throttles removed', async () => {
+    await runScenario(sandbox, 'healthy');
+    const topic = `ops-int-broker-dies-${Date.now()}`;
+    await withAdmin(bootstrap, (admin) => createTopic(admin, topic, { assignment: [[1], [1]] }));
+    try {
+      for (let p = 0; p < 2; p++) await produce(bootstrap, topic, p, 2_000, 1, 0, 1_000);
+      const planned = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 8 * 1024 } }, { kind: 'raise-replication-factor', topic, replicationFactor: 2 });
+      if (!planned.ok) throw new Error(planned.reason);
+      const step = planned.plan.steps[0]!;
+      const receiving = [...new Set(step.action === 'reassign' ? step.partitions.flatMap((p) => p.replicas.filter((r) => r !== 1)) : [])];
+      expect(receiving.length).toBeGreaterThan(0);
+      const id = await approve(planned.plan);
+      expect((await runToEnd(id, 6_500, (_r, ticks) => ticks >= 1)).result.kind).toBe('parked');
+      for (const b of receiving) await sandbox.stop(b);
+      const waiting = await runToEnd(id, 6_500, (_r, ticks) => ticks >= 2);
+      expect(waiting.result.kind).toBe('parked');
+      expect(waiting.progress.at(-1)).toMatch(new RegExp(`broker ${receiving.join(', ')} is down: its partitions cannot finish until it is back`));
+      expect((await approvals.get(id))!.status).toBe('EXECUTING');
+      for (const b of receiving) await sandbox.start(b);
+      const done = await runToEnd(id, 30_000);
+      expect(done.result, JSON.stringify(done.result)).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+      expect(throttlesLeft([topic])).toEqual([]);
+    } finally {
+      for (const b of [2, 3]) await sandbox.start(b);
+      await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [topic] })).catch(() => undefined);
+    }
+  }, 600_000);
 
   it('a STALE plan runs nothing', async () => {
     const topic = 'ops-int-stale';

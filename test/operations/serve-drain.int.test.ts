@@ -9,7 +9,8 @@
 //     and resumes it at its step;
 //   - while it runs, no partition may be unavailable (polled);
 //   - afterwards broker 3 holds no replica that could move, and
-//     kafka-configs.sh shows no throttle on any broker or the topic.
+//     kafka-configs.sh shows no throttle on any broker or the topic;
+//   - the cluster is configured with no host access (hosts.executor "none").
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
@@ -83,6 +84,8 @@ describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-t
         KR_SWEEP_SECONDS: '5',
         KR_THROTTLE_BYTES_PER_SEC: String(THROTTLE),
         KR_OPERATIONS_POLL_SECONDS: '2',
+        // As on Amazon MSK: no host access at all; the drain runs over the Kafka protocol only.
+        KR_HOST_EXECUTOR: 'none',
         LOG_LEVEL: 'WARN',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
