@@ -397,23 +397,9 @@ export class ApprovalStore {
    * are not audit events). false when the caller no longer owns a running request.
    */
   async renewLease(id: string, workerId: string, until: number): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: pkOf(id), sk: STATE_SK },
-          UpdateExpression: 'SET #lease.#until = :until',
-          ConditionExpression: '#status = :executing AND #lease.#owner = :owner',
-          ExpressionAttributeNames: { '#status': 'status', '#lease': 'lease', '#until': 'until', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':executing': 'EXECUTING', ':owner': workerId, ':until': until },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    return this.conditionalUpdate(id, 'SET #lease.#until = :until', '#status = :executing AND #lease.#owner = :owner', { '#lease': 'lease', '#until': 'until', '#owner': 'owner' }, { ':owner': workerId, ':until': until });
   }
+
 
   /** Idempotent: the same (request, seq) is written once; repeating it is a no-op. */
   async putAudit(event: AuditEvent): Promise<void> {

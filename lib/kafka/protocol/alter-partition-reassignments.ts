@@ -45,18 +45,7 @@ export const AlterPartitionReassignments: ApiDefinition<AlterPartitionReassignme
     const throttleTimeMs = r.int32();
     const errorCode = r.int16();
     const errorMessage = r.string();
-    const responses =
-      r.array((r) => {
-        const name = r.requiredString('topic name');
-        const partitions =
-          r.array((r) => {
-            const p = { partition: r.int32(), errorCode: r.int16(), errorMessage: r.string() };
-            r.tags();
-            return p;
-          }) ?? [];
-        r.tags();
-        return { name, partitions };
-      }) ?? [];
+    const responses = r.topicPartitionResults('topic name').map(({ topic, partitions }) => ({ name: topic, partitions }));
     r.tags();
     return { throttleTimeMs, errorCode, errorMessage, responses };
   },

@@ -172,6 +172,27 @@ export class Reader {
     return this.array((r) => r.int32());
   }
 
+  /**
+   * The per-topic, per-partition outcome list several admin responses share
+   * (AlterPartitionReassignments, ElectLeaders): topic name, then partitions
+   * with their error code and message. An absent array reads as empty.
+   */
+  topicPartitionResults(what: string): { topic: string; partitions: { partition: number; errorCode: number; errorMessage: string | null }[] }[] {
+    const topics =
+      this.array((r) => {
+        const topic = r.requiredString(what);
+        const partitions =
+          r.array((r) => {
+            const p = { partition: r.int32(), errorCode: r.int16(), errorMessage: r.string() };
+            r.tags();
+            return p;
+          }) ?? [];
+        r.tags();
+        return { topic, partitions };
+      }) ?? [];
+    return topics;
+  }
+
   /** Skips a struct's tagged fields (flexible versions): count, then per field its tag, size and bytes. */
   tags(): void {
     if (!this.flexible) return;

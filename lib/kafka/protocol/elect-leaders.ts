@@ -42,18 +42,7 @@ export const ElectLeaders: ApiDefinition<ElectLeadersArgs, ElectLeadersResult> =
     const r = readerFor(ElectLeaders, version, body);
     const throttleTimeMs = r.int32();
     const errorCode = r.int16();
-    const results =
-      r.array((r) => {
-        const topic = r.requiredString('ElectLeaders topic');
-        const partitions =
-          r.array((r) => {
-            const p = { partition: r.int32(), errorCode: r.int16(), errorMessage: r.string() };
-            r.tags();
-            return p;
-          }) ?? [];
-        r.tags();
-        return { topic, partitions };
-      }) ?? [];
+    const results = r.topicPartitionResults('ElectLeaders topic');
     r.tags();
     return { throttleTimeMs, errorCode, results };
   },
