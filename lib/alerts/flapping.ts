@@ -1,5 +1,5 @@
 // Flapping: an alert group that fires and resolves again and again within a
-// window. Incident 2 began with exactly such an alert, and it was ignored.
+// window. An outage of consumer groups that could not consume began with exactly such an alert, and it was ignored.
 import type { AlertStatus } from './event.ts';
 
 export interface Transition {

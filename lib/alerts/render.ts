@@ -43,7 +43,7 @@ export function renderTransitionReply(event: AlertEvent, briefMs: number | null)
   }
   const brief =
     briefMs !== null && briefMs < 5 * 60 * 1000
-      ? `\n:eyes: It cleared after ${Math.max(1, Math.round(briefMs / 1000))} s. A brief alert is not a false alarm by default: incident 2 began with a write-failure alert that fired, cleared within moments and was ignored.`
+      ? `\n:eyes: It cleared after ${Math.max(1, Math.round(briefMs / 1000))} s. A brief alert is not a false alarm by default: a write-failure alert that fires and clears within moments can be a broker dropping whole request batches, and ignoring one has ended with consumer groups that could not consume.`
       : '';
   return { text: `Resolved at ${when}`, blocks: [section(`:white_check_mark: Resolved at ${escapeMrkdwn(when)}.${brief}`)] };
 }
@@ -51,7 +51,7 @@ export function renderTransitionReply(event: AlertEvent, briefMs: number | null)
 export function renderFlappingCallout(cycles: number, windowMinutes: number): SlackMessage {
   const text =
     `:warning: *This alert is flapping*: it fired and resolved ${cycles} times within ${windowMinutes} minutes. ` +
-    'Do not ignore it: incident 2 began with exactly such an alert (intermittent failed writes from a broker dropping whole request batches), which was ignored until consumers stopped. ' +
+    'Do not ignore it: intermittent failed writes are how a broker dropping whole request batches shows itself, and such an alert, once ignored, has ended with consumers stopped. ' +
     'Look for unsupported request versions in broker logs and for brokers restarting.';
   return { text: 'This alert is flapping', blocks: [section(text)] };
 }

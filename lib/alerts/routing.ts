@@ -8,11 +8,11 @@ import type { AlertEvent } from './event.ts';
 export type DiagnosisScope = AlertRoute['diagnose'][number];
 
 export const BUILTIN_ROUTES: AlertRoute[] = [
-  { match: { alertname: 'OfflinePartitionsCount' }, diagnose: ['cluster', 'topics'], note: 'Offline partitions: find the partitions with leader -1 and why no replica can lead (incidents 1 and 3).' },
+  { match: { alertname: 'OfflinePartitionsCount' }, diagnose: ['cluster', 'topics'], note: 'Offline partitions: find the partitions with leader -1 and why no replica can lead (a last in-sync leader lost, a replication-factor-1 broker gone).' },
   { match: { alertname: 'UnderMinIsrPartitionCount' }, diagnose: ['cluster', 'topics'], note: 'Under min ISR: acks=all producers fail for these partitions.' },
   { match: { alertname: 'UnderReplicatedPartitions' }, diagnose: ['cluster', 'brokers'], note: 'Under-replicated: check which broker fell out of ISR and why.' },
   { match: { alertname: 'ActiveControllerCount' }, diagnose: ['cluster'], note: 'Exactly one active controller is expected.' },
-  { match: { alertname: 'KafkaDataLogsDiskUsed' }, diagnose: ['brokers'], note: 'Disk use on data log dirs: check retention, stalled log cleaning and inodes (incident 4).' },
+  { match: { alertname: 'KafkaDataLogsDiskUsed' }, diagnose: ['brokers'], note: 'Disk use on data log dirs: check retention, stalled log cleaning and inodes (segments vanish when a log dir fills).' },
   { match: { alertname: 'KafkaOfflinePartitions' }, diagnose: ['cluster', 'topics'] },
   { match: { alertname: 'KafkaUnderReplicatedPartitions' }, diagnose: ['cluster', 'brokers'] },
   { match: { alertname: 'KafkaUnderMinIsrPartitions' }, diagnose: ['cluster', 'topics'] },

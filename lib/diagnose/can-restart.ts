@@ -1,7 +1,7 @@
 // Can broker N be restarted right now? A pure assessment over the snapshot
 // (and, when there is host access, that broker's probe). Modelled on Strimzi's
 // canRoll (never drop a partition below min.insync.replicas, never restart a
-// broker that is still recovering logs), plus what incidents 1–3 taught:
+// broker that is still recovering logs), plus what the seed outages taught:
 // partitions that would go offline, and __consumer_offsets partitions whose
 // groups would lose their coordinator and reload elsewhere.
 

@@ -19,7 +19,7 @@ export const OFFSETS_BYTES_ERROR = 10 * 1024 ** 3;
 export const PRESSURE_WARNING_PERCENT = 85;
 export const PRESSURE_CRITICAL_PERCENT = 95;
 
-/** Incident 1: systemd's default 90 s is shorter than a large broker's controlled shutdown. */
+/** systemd's default 90 s is shorter than a large broker's controlled shutdown (a kill -9 outage began so). */
 export const MIN_STOP_TIMEOUT_SEC = 300;
 
 /** systemd restarts of the unit before we call it a crash loop. */
@@ -95,7 +95,7 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
         title: `Broker ${brokerId} hit a fatal offset-index append during log recovery${earlier ? ' (in an earlier run)' : ''}`,
         summary:
           `On ${host}, rebuilding an offset index failed with "Attempt to append an offset ... no larger than the last offset appended". ` +
-          'This exception stops the whole broker, so one bad segment takes every partition on it down (incident 1).' +
+          'This exception stops the whole broker, so one bad segment takes every partition on it down.' +
           (earlier ? ` The broker has been running since ${runningSince}; check that the segment was dealt with, not just skipped.` : ''),
         brokers: b,
         evidence: lines('server.log', r.logs.indexAppendFatal, brokerId),
@@ -165,7 +165,7 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
         title: `Log cleaner on broker ${brokerId} failed` + (touchesOffsets ? ` (including ${CONSUMER_OFFSETS_TOPIC})` : ''),
         summary:
           `${host}'s log cleaner died or marked partitions uncleanable: compacted topics stop being compacted and grow without bound.` +
-          (touchesOffsets ? ' For __consumer_offsets this is how incident 2 started: loads later took hours.' : ''),
+          (touchesOffsets ? ' For __consumer_offsets this is how coordinator loads that take hours start.' : ''),
         brokers: b,
         evidence: lines('log-cleaner.log', all, brokerId),
         identity: id(),
@@ -180,7 +180,7 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
         kind: 'unsupported-request-version',
         severity: 'error',
         title: `Broker ${brokerId} rejects requests with unsupported API versions`,
-        summary: `${host} received requests it could not parse. On some versions the network layer then drops every request read in the same batch, so failures look intermittent (incident 2).`,
+        summary: `${host} received requests it could not parse. On some versions the network layer then drops every request read in the same batch, so failures look intermittent.`,
         brokers: b,
         evidence: lines('server.log', r.logs.unsupportedRequestVersion, brokerId),
         identity: id(),
@@ -201,7 +201,7 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
           total > 0 || missing.length > 0
             ? `Broker ${brokerId}: ${plural(total, 'partition directory', 'partition directories')} without segments` + (missing.some((d) => !d.exists) ? ' / log dir missing' : '')
             : `Broker ${brokerId}: segment files were deleted under the running broker`,
-        summary: `On ${host}, partition directories hold no .log segment (or a log dir is gone). Kafka always keeps an active segment, so something removed files under a running broker (incident 4).`,
+        summary: `On ${host}, partition directories hold no .log segment (or a log dir is gone). Kafka always keeps an active segment, so something removed files under a running broker.`,
         brokers: b,
         evidence: missing.flatMap((d): Evidence[] => [
           { label: 'log dir', value: `${d.path}${d.exists ? '' : ' (missing)'}: ${d.partitionDirsWithoutSegmentsCount} of ${d.partitionDirCount} partition dirs empty`, source: `broker:${brokerId}` },
@@ -281,7 +281,7 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
         kind: 'short-stop-timeout',
         severity: 'warning',
         title: `Broker ${brokerId}: systemd stops it after ${sd.timeoutStopSec}s`,
-        summary: `${sd.unit} has TimeoutStopSec=${sd.timeoutStopSec}s. A large broker's controlled shutdown can take longer; systemd then sends SIGKILL and the next start runs a long log recovery (incident 1, default 90 s).`,
+        summary: `${sd.unit} has TimeoutStopSec=${sd.timeoutStopSec}s. A large broker's controlled shutdown can take longer; systemd then sends SIGKILL and the next start runs a long log recovery (systemd's default is 90 s).`,
         brokers: b,
         evidence: [{ label: 'TimeoutStopSec', value: String(sd.timeoutStopSec), source: `broker:${brokerId}` }],
         identity: id(),
@@ -295,7 +295,7 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
         kind: 'broker-crash-loop',
         severity: 'critical',
         title: `Broker ${brokerId} is crash-looping (${plural(sd.restarts ?? 0, 'restart')}, ${sd.activeState ?? 'unknown'})`,
-        summary: `systemd keeps restarting ${sd.unit} on ${host}; the reason is usually in the systemd journal, not server.log (incident 4).`,
+        summary: `systemd keeps restarting ${sd.unit} on ${host}; the reason is usually in the systemd journal, not server.log.`,
         brokers: b,
         evidence: [
           { label: 'ActiveState', value: sd.activeState ?? 'unknown', source: `broker:${brokerId}` },
@@ -333,7 +333,7 @@ function oversizedOffsets(probes: readonly HostProbeOutcome[]): Finding[] {
       title: `${plural(partitions.length, `${CONSUMER_OFFSETS_TOPIC} partition`)} oversized (${partitions.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).slice(0, 5).join(', ')}${partitions.length > 5 ? ', …' : ''})`,
       summary:
         `Compaction of ${CONSUMER_OFFSETS_TOPIC} is behind: these partitions hold more than ${OFFSETS_SEGMENTS_WARNING} segments or ${OFFSETS_BYTES_WARNING / 1024 ** 3} GiB. ` +
-        'Loading one after a leader change takes long, and every group on it cannot consume meanwhile (incident 2).',
+        'Loading one after a leader change takes long, and every group on it cannot consume meanwhile.',
       partitions: partitions.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p })),
       brokers: hits.map((h) => h.brokerId),
       evidence: hits.slice(0, MAX_EVIDENCE_SAMPLES).map((h) => ({

@@ -258,7 +258,7 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
         severity: 'warning',
         title: `${plural(topics.length, 'topic')} with replication factor 1 (${plural(rf1.partitions.length, 'partition')})`,
         summary:
-          'These partitions exist on exactly one broker: stopping or losing that broker takes them offline and no election can help (incident 3). ' +
+          'These partitions exist on exactly one broker: stopping or losing that broker takes them offline and no election can help. ' +
           'Move them before any broker maintenance, or raise the replication factor.',
         partitions: rf1.partitions,
         evidence: [
@@ -279,7 +279,7 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
     const isLive = live.has(id);
     const replicas = replicasOnDeadBrokers.get(id) ?? 0;
     const summary = isLive
-      ? `Broker ${id} is in the cluster's live broker list but did not answer our requests in time. A broker that is registered but not serving (hung, GC, disk stall) is the first step of incident 1.`
+      ? `Broker ${id} is in the cluster's live broker list but did not answer our requests in time. A broker that is registered but not serving (hung, GC, disk stall) is how a hung leader with an ISR of one becomes a leaderless partition.`
       : `Broker ${id} holds ${plural(replicas, 'replica')} but is not in the live broker list: it is stopped, crashed, fenced or cut off.`;
     findings.push(
       makeFinding({
