@@ -20,7 +20,7 @@
 // Every call runs under the admin's timeout; a dead socket is reconnected once
 // (lib/kafka/wire.ts).
 
-import { type ConnectionConfig, kafkajsSecurity } from './connection.ts';
+import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { mapLimit, TimeoutError, withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { AlterPartitionReassignments } from './protocol/alter-partition-reassignments.ts';
@@ -260,13 +260,7 @@ function parseAddress(hostPort: string): { host: string; port: number } {
 // ------------------------------------------------------------------ admin
 
 export async function openAdmin(config: ConnectionConfig, options: AdminOptions): Promise<KafkaAdmin> {
-  const security = kafkajsSecurity(config);
-  const wireOptions: WireOptions = {
-    ...security,
-    clientId: config.clientId,
-    connectionTimeoutMs: Math.min(config.connectionTimeoutMs, options.timeoutMs),
-    requestTimeoutMs: Math.min(config.requestTimeoutMs, options.timeoutMs),
-  };
+  const wireOptions = wireOptionsFor(config, options.timeoutMs);
   const admin = new Admin(config.bootstrap, wireOptions, options);
   try {
     await admin.bootstrap();

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { z } from 'zod';
 import type { SASLOptions } from 'kafkajs';
+import type { WireOptions } from './wire.ts';
 
 const hostPort = z
   .string()
@@ -136,4 +137,14 @@ export function kafkajsSecurity(config: ConnectionConfig, env: NodeJS.ProcessEnv
     throw new Error(`SASL/${s.mechanism.toUpperCase()} needs credentials in $${s.usernameEnv} and $${s.passwordEnv}`);
   }
   return { ssl, sasl: { mechanism: s.mechanism, username, password } };
+}
+
+/** Options for every broker connection of one bounded pass (snapshot, admin): no single call outlives the pass. */
+export function wireOptionsFor(config: ConnectionConfig, timeoutMs: number): WireOptions {
+  return {
+    ...kafkajsSecurity(config),
+    clientId: config.clientId,
+    connectionTimeoutMs: Math.min(config.connectionTimeoutMs, timeoutMs),
+    requestTimeoutMs: Math.min(config.requestTimeoutMs, timeoutMs),
+  };
 }

@@ -6,9 +6,9 @@
 // snapshot is marked partial rather than thrown away.
 
 import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
-import { type ConnectionConfig, kafkajsSecurity } from './connection.ts';
+import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartitionFor } from './group-partition.ts';
-import { type RawMetadata, WireBroker, type WireOptions, kafkaError } from './wire.ts';
+import { type RawMetadata, WireBroker, kafkaError } from './wire.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
@@ -46,13 +46,7 @@ export async function takeSnapshot(config: ConnectionConfig, options: SnapshotOp
   const deadline = now() + options.timeoutMs;
   const remaining = () => Math.max(1, deadline - now());
   const budget = (perCall: number) => Math.min(perCall, remaining());
-  const security = kafkajsSecurity(config);
-  const wireOptions: WireOptions = {
-    ...security,
-    clientId: config.clientId,
-    connectionTimeoutMs: Math.min(config.connectionTimeoutMs, options.timeoutMs),
-    requestTimeoutMs: Math.min(config.requestTimeoutMs, options.timeoutMs),
-  };
+  const wireOptions = wireOptionsFor(config, options.timeoutMs);
   const concurrency = options.concurrency ?? 8;
   const errors: SnapshotError[] = [];
   const unreachable = new Set<number>();

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
-import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
 import {
   gatherLeaderOverrideInputs,
@@ -13,38 +12,10 @@ import {
 } from '../../lib/operations/leader-override.ts';
 import { candidateLossText, consumerGroupLines, formatBytes, leaderOverrideLossLines, lossHeadline, lossSummary } from '../../lib/operations/loss-text.ts';
 import { preconditionsFor } from '../../lib/operations/planners.ts';
-import type { Plan, PlanResult, ReplicaData } from '../../lib/operations/types.ts';
+import type { Plan, ReplicaData } from '../../lib/operations/types.ts';
 
-type P = [leader: number, replicas: number[], isr: number[]];
+import { plan, reason, snapshot } from './plan-fixtures.ts';
 
-function snapshot(brokers: number[], topics: Record<string, P[]>): ClusterSnapshot {
-  return {
-    takenAt: '2026-01-01T00:00:00.000Z',
-    clusterId: 'c1',
-    controllerId: 100,
-    brokers: brokers.map((id) => ({ id, host: '127.0.0.1', port: 9090 + id })),
-    topics: Object.entries(topics).map(([name, parts]) => ({
-      name,
-      internal: name.startsWith('__'),
-      config: null,
-      partitions: parts.map(([leader, replicas, isr], partition) => ({ partition, leader, replicas, isr, offlineReplicas: replicas.filter((r) => !brokers.includes(r)) })),
-    })),
-    groups: [],
-    offsetsTopicPartitions: 50,
-    unreachableBrokers: [],
-    errors: [],
-    partial: false,
-  };
-}
-
-function plan(r: PlanResult): Plan {
-  if (!r.ok) throw new Error(`refused: ${r.reason}`);
-  return r.plan;
-}
-function reason(r: PlanResult): string {
-  if (r.ok) throw new Error(`expected a refusal, got ${r.plan.title}`);
-  return r.reason;
-}
 const inputs = (replicaData: ReplicaData[], groups: CommittedGroup[] = [], groupsIncomplete?: string): LeaderOverrideInputs => ({
   replicaData,
   groups,

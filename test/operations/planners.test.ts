@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterSnapshot, PartitionState } from '../../lib/kafka/types.ts';
 import {
   digestOf,
   planDrain,
@@ -7,47 +6,9 @@ import {
   planPreferredElection,
   planRaiseReplicationFactor,
   preconditionsFor,
-  type Plan,
-  type PlanResult,
 } from '../../lib/operations/index.ts';
 
-type P = [leader: number, replicas: number[], isr: number[]];
-
-function snapshot(brokers: number[], topics: Record<string, P[]>, extra: Partial<Record<string, Partial<PartitionState>>> = {}): ClusterSnapshot {
-  return {
-    takenAt: '2026-01-01T00:00:00.000Z',
-    clusterId: 'c1',
-    controllerId: 100,
-    brokers: brokers.map((id) => ({ id, host: '127.0.0.1', port: 9090 + id })),
-    topics: Object.entries(topics).map(([name, parts]) => ({
-      name,
-      internal: name.startsWith('__'),
-      config: null,
-      partitions: parts.map(([leader, replicas, isr], partition) => ({
-        partition,
-        leader,
-        replicas,
-        isr,
-        offlineReplicas: replicas.filter((r) => !brokers.includes(r)),
-        ...extra[`${name}-${partition}`],
-      })),
-    })),
-    groups: [],
-    offsetsTopicPartitions: 50,
-    unreachableBrokers: [],
-    errors: [],
-    partial: false,
-  };
-}
-
-function plan(r: PlanResult): Plan {
-  if (!r.ok) throw new Error(`refused: ${r.reason}`);
-  return r.plan;
-}
-function reason(r: PlanResult): string {
-  if (r.ok) throw new Error(`expected a refusal, got ${r.plan.title}`);
-  return r.reason;
-}
+import { plan, reason, snapshot, type P } from './plan-fixtures.ts';
 
 // Leader override cases live in leader-override.test.ts.
 
