@@ -123,9 +123,9 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       channelId: channel,
       threadTs,
       flapping,
-    });
+    }, log);
   } else {
-    await closeIncident(store, event.groupKey);
+    await closeIncident(store, event.groupKey, log);
   }
 
   if (event.status !== 'firing') return;

@@ -112,7 +112,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           throw new PermanentJobError(errorMessage(err));
         }
       } finally {
-        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+        await finishActivity(ctx.store, job.id, log);
       }
     },
   };
@@ -134,7 +134,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
         }
         await postOrExplain(slack, payload.origin, message, log);
       } finally {
-        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+        await finishActivity(ctx.store, job.id, log);
       }
     },
   };

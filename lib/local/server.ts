@@ -111,7 +111,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   if (!opts.approvals) {
     try {
       local = await startLocalApprovals(opts.config);
-      log.info(`operations: ${local.note}`);
+      log.info(`local DynamoDB: ${local.note}`);
     } catch (err) {
       // An unreachable KR_APPROVALS_DYNAMODB_ENDPOINT turns operations off, not the whole server.
       log.warn('operations are off: the approvals store could not be opened', { error: errorMessage(err) });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { DynamoStateStore } from '../../../lib/state/dynamo-state-store.ts';
+import { DynamoStateStore, STATE_TABLE_KEYS } from '../../../lib/state/dynamo-state-store.ts';
 
 export interface DynaliteHandle {
   client: DynamoDBClient;
@@ -31,8 +31,7 @@ export async function startDynalite(): Promise<DynaliteHandle> {
   await client.send(
     new CreateTableCommand({
       TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      ...STATE_TABLE_KEYS,
       BillingMode: 'PAY_PER_REQUEST',
     }),
   );
