@@ -85,12 +85,14 @@ export function buildHarness(opts: {
   config?: unknown;
   approvals?: ApprovalService<Plan>;
   operations?: OperationsBackend;
+  /** Least time between posts in one channel (Slack's pace is about 1000 ms; 0 for speed). */
+  postIntervalMs?: number;
 }): Harness {
   const config = parseConfig(opts.config ?? BASE_CONFIG);
   const log = recordingLog();
   const built = buildWorker(
     config,
-    { store: opts.store, slack: webApiPoster('xoxb-test', opts.stub.apiUrl), log },
+    { store: opts.store, slack: webApiPoster('xoxb-test', opts.stub.apiUrl, { postIntervalMs: opts.postIntervalMs ?? 0, store: opts.store, log }), log },
     {
       diagnoser: opts.diagnoser ?? new ScriptedDiagnoser(),
       ...(opts.approvals ? { approvals: opts.approvals } : {}),
