@@ -20,7 +20,8 @@ import type { SlackStub } from './slack-stub.ts';
 
 export const BASE_CONFIG = {
   clusters: [
-    { name: 'sandbox', bootstrap: ['127.0.0.1:19091'], aliases: ['prod-msk'], hosts: { executor: 'local', hostDirs: { '1': '/tmp/b1', '2': '/tmp/b2', '3': '/tmp/b3' } } },
+    // Tests here count the diagnoses they ask for: no sharing across tests (test/diagnose/single-flight.test.ts tests sharing).
+    { name: 'sandbox', bootstrap: ['127.0.0.1:19091'], aliases: ['prod-msk'], hosts: { executor: 'local', hostDirs: { '1': '/tmp/b1', '2': '/tmp/b2', '3': '/tmp/b3' } }, load: { shareDiagnosisSeconds: 0 } },
     { name: 'other', bootstrap: ['10.0.0.1:9092'] },
   ],
   defaultCluster: 'sandbox',
