@@ -163,7 +163,12 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   }
   if (!retryOfLast) await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), lastDiagnosisAt: now, lastDiagnosisJobId: job.id }));
 
-  const what = routed.topic ? `${routed.cluster.name} / ${routed.topic}` : routed.cluster.name;
+  // With sharing on, every alert of a storm asks for the same cluster-wide diagnosis (all hosts, all
+  // topics), so they share one per window instead of one per route's topic or broker.
+  const shared = routed.cluster.load.shareDiagnosisSeconds > 0;
+  const topic = shared ? undefined : routed.topic;
+  const brokers = shared ? undefined : routed.brokers;
+  const what = topic ? `${routed.cluster.name} / ${topic}` : routed.cluster.name;
   let progressTs = before.parent?.ts;
   if (progressTs) await slack.update({ channel, ts: progressTs, ...renderProgress(what, null) });
   else {
@@ -176,15 +181,15 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     const remaining = ctx.remainingMs?.();
     const report = await ctx.diagnoser.diagnose({
       cluster: routed.cluster,
-      ...(routed.topic ? { topic: routed.topic } : {}),
-      ...(routed.brokers ? { brokers: routed.brokers } : {}),
+      ...(topic ? { topic } : {}),
+      ...(brokers ? { brokers } : {}),
       correlationId: job.correlationId,
       onProgress: (p) => progress.report(p),
       // A request joining a diagnosis already running must not wait past this worker's time.
       ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
     });
     await progress.close();
-    const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(routed.topic ? { topic: routed.topic } : {}) });
+    const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(topic ? { topic } : {}) });
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
     await recordPosted(store, job.id, { resultPosted: true }, log);
     if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });

@@ -1,7 +1,7 @@
 // A worker killed mid-job: SQS delivers the same job again, and the retry
 // posts one result, not two (what a job posted is recorded by job id in the
 // state store, on dynalite). Covers `/kafka diagnose` and an alert's diagnosis.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DiagnoseRequest, Diagnoser } from '../../lib/diagnose/diagnoser.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { DIAGNOSE_JOB_KINDS, type DiagnoseJob } from '../../lib/diagnose/kinds.ts';
@@ -17,14 +17,17 @@ import { SlackStub } from '../slack/helpers/slack-stub.ts';
 let db: DynaliteHandle;
 let stub: SlackStub;
 beforeAll(async () => {
-  db = await startDynalite();
   stub = await new SlackStub().start();
 });
 afterAll(async () => {
   await stub.stop();
-  await db.close();
 });
-beforeEach(() => stub.reset());
+// A fresh table per test: a diagnosis shared from an earlier test must not answer this one.
+beforeEach(async () => {
+  stub.reset();
+  db = await startDynalite();
+});
+afterEach(async () => db.close());
 
 /** The first diagnosis never returns (its worker is killed in the middle); later ones answer. */
 class KilledOnceDiagnoser implements Diagnoser {
