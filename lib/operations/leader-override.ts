@@ -36,7 +36,8 @@ import type {
   TopicPartition,
   UnseenHolder,
 } from './types.ts';
-import { LeaderOverrideRequest, PartitionId, TopicName, describeIssues } from './validate.ts';
+import { LeaderOverrideRequest, describeIssues } from './validate.ts';
+import { PartitionId, TopicName } from '../kafka/names.ts';
 
 // ---------------------------------------------------------------- inputs
 

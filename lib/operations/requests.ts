@@ -1,17 +1,18 @@
 // Payloads of the operation jobs (issue 5): plan, execute, refresh. Checked
 // again by the worker like every queue message. Ack-path safe: zod only.
 import { z } from 'zod';
-import { CLUSTER_NAME, TOPIC_NAME } from '../config/schema.ts';
+import { CLUSTER_NAME } from '../config/schema.ts';
+import { BrokerId, PartitionId, TopicName } from '../kafka/names.ts';
 import { slackOriginSchema } from '../queue/job.ts';
 
 export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh', sweep: 'ops.sweep' } as const;
 
-const brokerId = z.number().int().min(0).max(2_147_483_647);
-const topic = z.string().regex(TOPIC_NAME).refine((t) => t !== '.' && t !== '..', 'topic name cannot be "." or ".."');
+const brokerId = BrokerId;
+const topic = TopicName;
 
 /** What someone asked for, already validated with Kafka's rules on the ack path. */
 export const opsRequestSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('leader-override'), topic, partition: z.number().int().min(0).max(1_000_000), replica: brokerId.optional() }),
+  z.object({ kind: z.literal('leader-override'), topic, partition: PartitionId, replica: brokerId.optional() }),
   z.object({ kind: z.literal('drain-broker'), broker: brokerId, partial: z.boolean().default(false) }),
   z.object({ kind: z.literal('raise-replication-factor'), topic, replicationFactor: z.number().int().min(2).max(32) }),
 ]);
