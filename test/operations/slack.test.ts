@@ -24,6 +24,7 @@ import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.
 import { BASE_CONFIG, buildHarness, finding, report, type Harness } from '../slack/helpers/harness.ts';
 import { actionEvent, slashEvent, blockActionsPayload } from '../slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+import { restartAssessment } from '../diagnose/fixtures.ts';
 
 const REQUESTER = 'U0REQ';
 const ALICE = 'U0ALICE';
@@ -429,7 +430,7 @@ describe('"Plan …" buttons on findings', () => {
       { cluster: 'sandbox', request: { kind: 'leader-override', topic: 'orders', partition: 4 } },
       { cluster: 'sandbox', request: { kind: 'raise-replication-factor', topic: 'logs-rf1', replicationFactor: 3 } },
     ]);
-    const restart = renderCanRestart('sandbox', { brokerId: 2, safe: false, verdict: 'No', reasons: [] }, 'kr-2');
+    const restart = renderCanRestart('sandbox', restartAssessment({ brokerId: 2, verdict: 'no', reasons: ['not safe'] }), 'kr-2');
     const drain = (restart.blocks as Elements).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'ops:plan')!;
     expect(JSON.parse(drain.value)).toEqual({ cluster: 'sandbox', request: { kind: 'drain-broker', broker: 2, partial: false } });
 
