@@ -30,6 +30,7 @@ import type {
   LossBasis,
   LossEstimate,
   LossUnit,
+  PlanOf,
   PlanResult,
   PlanStep,
   ReplicaData,
@@ -92,7 +93,7 @@ interface Holder {
   longest: boolean;
 }
 
-export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, inputs: LeaderOverrideInputs): PlanResult {
+export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, inputs: LeaderOverrideInputs): PlanResult<PlanOf<'leader-override'>> {
   const parsed = LeaderOverrideRequest.safeParse(request);
   if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
   const { topic, partition, replica } = parsed.data;

@@ -2,19 +2,20 @@
 // again by the worker like every queue message. Ack-path safe: zod only.
 import { z } from 'zod';
 import { CLUSTER_NAME } from '../config/schema.ts';
-import { BrokerId, PartitionId, TopicName } from '../kafka/names.ts';
 import { slackOriginSchema } from '../queue/job.ts';
+import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest } from './validate.ts';
 
 export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh', sweep: 'ops.sweep' } as const;
 
-const brokerId = BrokerId;
-const topic = TopicName;
-
-/** What someone asked for, already validated with Kafka's rules on the ack path. */
+/**
+ * What someone asked for: one schema, the same rules whether the request comes
+ * as Slack text (numbers as digits), a button's value or a queue message.
+ * Each kind's fields are its planner's own schema (validate.ts).
+ */
 export const opsRequestSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('leader-override'), topic, partition: PartitionId, replica: brokerId.optional() }),
-  z.object({ kind: z.literal('drain-broker'), broker: brokerId, partial: z.boolean().default(false) }),
-  z.object({ kind: z.literal('raise-replication-factor'), topic, replicationFactor: z.number().int().min(2).max(32) }),
+  LeaderOverrideRequest.extend({ kind: z.literal('leader-override') }),
+  DrainRequest.extend({ kind: z.literal('drain-broker') }),
+  RaiseReplicationFactorRequest.extend({ kind: z.literal('raise-replication-factor') }),
 ]);
 export type OpsRequest = z.infer<typeof opsRequestSchema>;
 

@@ -15,7 +15,7 @@ import type { OperationsBackend } from '../../lib/operations/backend.ts';
 import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/operations/requests.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
 import { planRaiseReplicationFactor, preconditionsFor } from '../../lib/operations/planners.ts';
-import type { Plan, PlanResult } from '../../lib/operations/types.ts';
+import type { Plan, PlanResult, PlanTarget } from '../../lib/operations/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import { FakeCluster } from './fake-cluster.ts';
 import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
@@ -34,15 +34,20 @@ const OUTSIDER = 'U0DAVE';
 
 function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot): Plan {
   const title = request.kind === 'leader-override' ? `make broker ${request.replica ?? 3} lead ${request.topic}-${request.partition}` : request.kind === 'drain-broker' ? `drain broker ${request.broker}` : `raise ${request.topic} to RF ${request.replicationFactor}`;
+  const target: PlanTarget =
+    request.kind === 'leader-override'
+      ? { kind: request.kind, params: { topic: request.topic, partition: request.partition, replica: request.replica ?? 3, requestedReplica: request.replica ?? null } }
+      : request.kind === 'drain-broker'
+        ? { kind: request.kind, params: { broker: request.broker, partial: request.partial, throttleBytesPerSec: 1_048_576 } }
+        : { kind: request.kind, params: { topic: request.topic, replicationFactor: request.replicationFactor, throttleBytesPerSec: 1_048_576 } };
   return {
     id: `plan-${Math.random().toString(36).slice(2, 10)}`,
-    kind: request.kind,
+    ...target,
     title,
     description: 'scripted plan',
     createdAt: new Date().toISOString(),
-    params: { ...request },
     // The runner re-checks this against the (scripted) live cluster right before running.
-    fingerprint: digestOf(preconditionsFor(request.kind, { ...request }, snapshot)),
+    fingerprint: digestOf(preconditionsFor(target, snapshot)),
     preconditions: {},
     steps: [{ action: 'verify-leaders', description: 'leader must be 3', expected: [{ topic: 'orders', partition: 0, leader: 3 }] }],
     impact: {
