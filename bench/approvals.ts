@@ -154,7 +154,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
   const drain = time('planDrain(broker 4)', () => planDrain(snapshot, { broker: 4 }, {}));
   if (!drain.ok) throw new Error(drain.reason);
   const moves = drain.plan.steps[0]!.action === 'reassign' ? drain.plan.steps[0]!.partitions.length : 0;
-  time('drain fingerprint recomputed (executor precondition check)', () => digestOf(preconditionsFor('drain-broker', drain.plan.params, snapshot)));
+  time('drain fingerprint recomputed (executor precondition check)', () => digestOf(preconditionsFor(drain.plan, snapshot)));
   const planJson = JSON.stringify(drain.plan);
   const gz = gzipSync(Buffer.from(planJson), { level: 9 }).length;
   console.log(

@@ -1,4 +1,6 @@
 // Alerts from any source, normalised to one shape the router and triage read.
+import { isTopicName, parseBrokerId } from '../kafka/names.ts';
+
 /** The job kind an alert travels in, from intake to triage. */
 export const ALERT_JOB_KIND = 'alert';
 
@@ -44,10 +46,11 @@ export function extractTargets(labelSets: Record<string, string>[]): { clusterHi
     clusterHint ??= pickLabel(labels, CLUSTER_LABELS);
     const b = pickLabel(labels, BROKER_LABELS);
     // Prometheus exporters often label brokers "broker-2" or "kafka-2:9092"; take the id when it is plain.
-    const id = b?.match(/^(?:[a-z-]*?)(\d{1,9})(?::\d+)?$/i)?.[1];
-    if (id !== undefined) brokers.add(Number(id));
+    const digits = b?.match(/^(?:[a-z-]*?)(\d+)(?::\d+)?$/i)?.[1];
+    const id = digits === undefined ? null : parseBrokerId(digits);
+    if (id !== null) brokers.add(id);
     const t = pickLabel(labels, TOPIC_LABELS);
-    if (t && /^[a-zA-Z0-9._-]{1,249}$/.test(t)) topics.add(t);
+    if (t && isTopicName(t)) topics.add(t);
   }
   return { ...(clusterHint ? { clusterHint } : {}), brokers: [...brokers].sort((a, b) => a - b), topics: [...topics].sort() };
 }

@@ -14,7 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('../../sandbox/cli.ts'),
   },
   diagnose: {
-    summary: 'diagnose a cluster: [--bootstrap host:port,...] [--topic T] [--json]',
+    summary: 'diagnose a cluster: [--config FILE [--cluster NAME] | --bootstrap LIST] [--topic T] [--format text|json|markdown]',
     load: () => import('../diagnose/cli.ts'),
   },
   serve: {
@@ -22,7 +22,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     load: () => import('./serve.ts'),
   },
   'can-restart': {
-    summary: 'can broker <id> be restarted safely right now? [--json]',
+    summary: 'can broker <id> be restarted safely right now? [--config FILE [--cluster NAME]] [--format …]',
     load: () => import('../diagnose/cli-can-restart.ts'),
   },
 };
@@ -50,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     // A tool people rely on at 3 a.m. says what went wrong in one line, not a stack.
     console.error(`kafka-responder ${name}: ${errorMessage(err)}`);
     if (process.env.KR_DEBUG) console.error(err);
-    return 1;
+    // Flags that contradict each other are a usage error, like an unknown flag.
+    return err instanceof Error && err.name === 'UsageError' ? 2 : 1;
   }
 }

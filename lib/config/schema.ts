@@ -9,8 +9,6 @@ const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 const SLACK_USERGROUP_ID = /^S[A-Z0-9]{2,}$/;
 const EC2_INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
-/** Same rule as Kafka's own topic-name check. */
-export const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 export const CLUSTER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 
 const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'expected host:port');

@@ -1,59 +1,93 @@
-// What the diagnose and can-restart commands share: which cluster to talk to
-// and how to reach its hosts. With --bootstrap: that cluster, no host access
-// (we have no broker → host mapping for it). Without: the local sandbox, its
-// brokers' host directories probed through the local executor.
+// What the diagnose and can-restart commands share: their flags, and which
+// cluster they talk to.
+//   --config FILE [--cluster NAME]  (or KR_CONFIG_FILE): a cluster of the bot's own
+//       config, its hosts probed the way the bot does (SSM with the caller's AWS
+//       credentials, the local executor, or none for Amazon MSK);
+//   --bootstrap host:port,...: that cluster, no host access (no broker → host map);
+//   neither: the local sandbox, its brokers' host directories probed locally.
 
 import { parseArgs } from 'node:util';
-import type { ConnectionConfig } from '../kafka/connection.ts';
+import { ConfigError, findCluster, loadConfig } from '../config/schema.ts';
 import { connectionConfigFromEnv, splitBootstrap } from '../kafka/connection.ts';
-import type { Executor, HostTarget } from '../hosts/types.ts';
+import { executorFactory } from '../hosts/executors.ts';
 import { errorMessage } from '../runtime/errors.ts';
-
-export interface ClusterTarget {
-  name: string;
-  connection: ConnectionConfig;
-  executor: Executor | null;
-  hostTargets: HostTarget[];
-}
+import { targetForCluster, type ClusterTarget } from './target.ts';
 
 export const DEFAULT_TIMEOUT_MS = 20_000;
+export const FORMATS = ['text', 'json', 'markdown'] as const;
+export type OutputFormat = (typeof FORMATS)[number];
 
-export async function resolveClusterTarget(bootstrap: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<ClusterTarget> {
-  if (bootstrap !== undefined) {
-    const list = splitBootstrap(bootstrap);
-    return { name: list.join(','), connection: connectionConfigFromEnv(list, env), executor: null, hostTargets: [] };
+export interface TargetFlags {
+  bootstrap?: string | undefined;
+  config?: string | undefined;
+  cluster?: string | undefined;
+  /** --timeout in seconds, as typed. */
+  timeout?: string | undefined;
+}
+
+export const TARGET_USAGE = `  --config FILE     the bot's config (JSON; or KR_CONFIG_FILE): its cluster's auth and host access
+                    (SSM with your AWS credentials, local, or none)
+  --cluster NAME    which configured cluster (default: the config's default cluster)
+  --bootstrap LIST  host:port,... of any cluster, no host checks; auth from the environment:
+                    KAFKA_SSL=1, KAFKA_SSL_CA/CERT/KEY, KAFKA_SASL_MECHANISM
+                    (scram-sha-256|scram-sha-512|aws-msk-iam), KAFKA_SASL_USERNAME/PASSWORD, AWS_REGION
+  (none of these: the local sandbox, its broker hosts probed locally)
+  --format F        text (default), json, or markdown (for a ticket); --json = --format json
+  --timeout S       seconds for the whole pass (default ${DEFAULT_TIMEOUT_MS / 1000}, or the cluster's diagnosisTimeoutMs with --config)`;
+
+export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Promise<ClusterTarget> {
+  const timeoutMs = flags.timeout === undefined ? undefined : parseTimeout(flags.timeout);
+  const configFile = flags.config ?? (flags.bootstrap === undefined && env.KR_CONFIG_FILE ? env.KR_CONFIG_FILE : undefined);
+  if (flags.config !== undefined && flags.bootstrap !== undefined) throw new UsageError('--config and --bootstrap name the cluster twice: give one');
+  if (configFile !== undefined) {
+    // Same parsing and validation as the bot (lib/config/schema.ts), from this file only.
+    const config = loadConfig({ ...env, KR_CONFIG: undefined, KR_CONFIG_FILE: configFile });
+    const cluster = findCluster(config, flags.cluster);
+    if (!cluster) {
+      const names = config.clusters.map((c) => c.name).join(', ');
+      throw new ConfigError(flags.cluster ? `no cluster "${flags.cluster}" in ${configFile} (clusters: ${names})` : `${configFile} has several clusters and no default: name one with --cluster (${names})`);
+    }
+    const target = await targetForCluster(cluster, executorFactory());
+    return timeoutMs === undefined ? target : { ...target, timeoutMs };
+  }
+  if (flags.cluster !== undefined) throw new UsageError('--cluster names a cluster of a config file: add --config FILE (or set KR_CONFIG_FILE)');
+  if (flags.bootstrap !== undefined) {
+    const list = splitBootstrap(flags.bootstrap);
+    return { name: list.join(','), connection: connectionConfigFromEnv(list, env), executor: null, hostTargets: [], timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS };
   }
   const { readSandboxCluster } = await import('../../sandbox/layout.ts');
-  const cluster = await readSandboxCluster();
+  const sandbox = await readSandboxCluster();
   const { LocalExecutor } = await import('../hosts/local-executor.ts');
   return {
-    name: `sandbox (${cluster.bootstrapServers})`,
-    connection: connectionConfigFromEnv(splitBootstrap(cluster.bootstrapServers), env),
+    name: `sandbox (${sandbox.bootstrapServers})`,
+    connection: connectionConfigFromEnv(splitBootstrap(sandbox.bootstrapServers), env),
     executor: new LocalExecutor(),
-    hostTargets: cluster.brokers.map((b) => ({ brokerId: b.id, address: b.hostDir })),
+    hostTargets: sandbox.brokers.map((b) => ({ brokerId: b.id, address: b.hostDir })),
+    timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
 }
 
+/** Bad flags: main prints the message with the usage and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
 /** --timeout in seconds → ms, validated. */
-export function parseTimeout(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+export function parseTimeout(value: string): number {
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new Error(`--timeout must be a number of seconds between 0 and 600, got "${value}"`);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) throw new UsageError(`--timeout must be a number of seconds between 0 and 600, got "${value}"`);
   return Math.round(seconds * 1000);
 }
 
-export interface CommandArgs {
-  bootstrap: string | undefined;
-  json: boolean;
-  timeout: string | undefined;
+export interface CommandArgs extends TargetFlags {
+  format: OutputFormat;
   topic: string | undefined;
   positionals: string[];
 }
 
 /**
- * The flags diagnose and can-restart share (--bootstrap, --json, --timeout,
- * --help, and --topic where it applies). Returns the exit code instead when
- * it printed usage (0 for --help, 2 for bad flags).
+ * The flags diagnose and can-restart share, and --topic where it applies.
+ * Returns the exit code instead when it printed usage (0 for --help, 2 for bad flags).
  */
 export function parseCommandArgs(argv: string[], usage: string, opts: { topic: boolean; positionals: boolean }): CommandArgs | number {
   let parsed;
@@ -61,7 +95,10 @@ export function parseCommandArgs(argv: string[], usage: string, opts: { topic: b
     parsed = parseArgs({
       args: argv,
       options: {
+        config: { type: 'string' },
+        cluster: { type: 'string' },
         bootstrap: { type: 'string' },
+        format: { type: 'string' },
         json: { type: 'boolean', default: false },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -74,10 +111,18 @@ export function parseCommandArgs(argv: string[], usage: string, opts: { topic: b
     console.error(`${errorMessage(err)}\n\n${usage}`);
     return 2;
   }
-  const values = parsed.values as { bootstrap?: string; json?: boolean; timeout?: string; help?: boolean; topic?: string };
-  if (values.help) {
+  const v = parsed.values as { config?: string; cluster?: string; bootstrap?: string; format?: string; json?: boolean; timeout?: string; help?: boolean; topic?: string };
+  if (v.help) {
     console.log(usage);
     return 0;
   }
-  return { bootstrap: values.bootstrap, json: values.json ?? false, timeout: values.timeout, topic: values.topic, positionals: parsed.positionals };
+  const format = v.json ? 'json' : (v.format ?? 'text');
+  if (!(FORMATS as readonly string[]).includes(format) || (v.json && v.format !== undefined && v.format !== 'json')) {
+    console.error(`--format must be one of ${FORMATS.join(', ')} (got "${v.format}")\n\n${usage}`);
+    return 2;
+  }
+  return { config: v.config, cluster: v.cluster, bootstrap: v.bootstrap, format: format as OutputFormat, timeout: v.timeout, topic: v.topic, positionals: parsed.positionals };
 }
+
+/** Colour only for a person at a terminal. */
+export const terminalStyle = () => ({ color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR });

@@ -2,10 +2,11 @@
 // pass a scripted one or the real one on the sandbox, the Lambda worker uses
 // the default below.
 import type { ClusterConfig } from '../config/schema.ts';
-import type { DiagnosisReport, Finding } from './types.ts';
+import type { DiagnosisReport } from './types.ts';
+import type { RestartAssessment } from './can-restart.ts';
 import type { Executor } from '../hosts/types.ts';
-import { toConnectionConfig } from '../kafka/cluster-connection.ts';
-import { hostTargets, type ExecutorFactory } from '../hosts/executors.ts';
+import type { ExecutorFactory } from '../hosts/executors.ts';
+import { targetForCluster } from './target.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "brokers probed" */
@@ -34,20 +35,10 @@ export interface CanRestartRequest {
   correlationId: string;
 }
 
-export interface CanRestartAssessment {
-  brokerId: number;
-  safe: boolean;
-  /** One line, e.g. "No: 3 partitions would go offline". */
-  verdict: string;
-  reasons: string[];
-  /** Partitions that would go offline or under min ISR, "topic-partition". */
-  atRisk?: string[];
-  findings?: Finding[];
-}
-
 export interface Diagnoser {
   diagnose(request: DiagnoseRequest): Promise<DiagnosisReport>;
-  canRestart(request: CanRestartRequest): Promise<CanRestartAssessment>;
+  /** The same answer as `kafka-responder can-restart` (lib/diagnose/run.ts checkRestart). */
+  canRestart(request: CanRestartRequest): Promise<RestartAssessment>;
 }
 
 /**
@@ -89,46 +80,23 @@ export function tracingExecutor(
 export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser {
   return {
     async diagnose(request) {
-      const { runDiagnosis } = await import('./run.ts');
-      const executor = await executorFor(request.cluster);
-      const targets = hostTargets(request.cluster, request.brokers);
-      const reporting = executor
-        ? tracingExecutor(executor, { total: targets.length, correlationId: request.correlationId, ...(request.onProgress ? { onProgress: request.onProgress } : {}) })
+      const { runDiagnosis, diagnosisInputFor } = await import('./run.ts');
+      const target = await targetForCluster(request.cluster, executorFor, request.brokers);
+      const reporting = target.executor
+        ? tracingExecutor(target.executor, { total: target.hostTargets.length, correlationId: request.correlationId, ...(request.onProgress ? { onProgress: request.onProgress } : {}) })
         : null;
       return runDiagnosis({
-        cluster: request.cluster.name,
-        connection: toConnectionConfig(request.cluster),
+        ...diagnosisInputFor(target),
         executor: reporting,
-        hostTargets: targets,
         topic: request.topic ?? null,
-        timeoutMs: Math.min(request.cluster.diagnosisTimeoutMs, request.deadlineMs ?? Infinity),
+        timeoutMs: Math.min(target.timeoutMs, request.deadlineMs ?? Infinity),
       });
     },
     async canRestart(request) {
-      const [{ takeSnapshot }, { assessRestart }] = await Promise.all([import('../kafka/snapshot.ts'), import('./can-restart.ts')]);
-      const snapshot = await takeSnapshot(toConnectionConfig(request.cluster), { topics: null, timeoutMs: request.cluster.diagnosisTimeoutMs });
-      let probe = null;
-      const executor = await executorFor(request.cluster);
-      const target = hostTargets(request.cluster, [request.brokerId]);
-      if (executor && target.length) {
-        const { probeHosts } = await import('../hosts/probe-runner.ts');
-        const [outcome] = await probeHosts(executor, target, { timeoutMs: 30_000 });
-        if (outcome?.ok) probe = outcome.report;
-      }
-      const a = assessRestart(snapshot, request.brokerId, probe);
-      const atRisk = [
-        ...a.wouldGoOffline.map((p) => `${p.topic}-${p.partition} (offline)`),
-        ...a.wouldFallBelowMinIsr.map((p) => `${p.topic}-${p.partition} (ISR ${p.isr} < min ${p.minIsr})`),
-      ];
-      return {
-        brokerId: a.brokerId,
-        safe: a.verdict === 'yes',
-        verdict: a.verdict === 'yes' ? 'Yes, it can restart now.' : `No: ${a.reasons[0] ?? 'not safe'}`,
-        // The first reason is already the verdict.
-        reasons: [...(a.verdict === 'yes' ? a.reasons : a.reasons.slice(1)), ...a.notes],
-        atRisk,
-      };
+      const { checkRestart } = await import('./run.ts');
+      const target = await targetForCluster(request.cluster, executorFor, [request.brokerId]);
+      const traced = target.executor ? { ...target, executor: tracingExecutor(target.executor, { total: target.hostTargets.length, correlationId: request.correlationId }) } : target;
+      return checkRestart(traced, request.brokerId);
     },
   };
 }
-

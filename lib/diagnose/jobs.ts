@@ -143,7 +143,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
         let message;
         try {
           const assessment = await deps.diagnoser.canRestart({ cluster, brokerId: payload.brokerId, correlationId: job.correlationId });
-          log.info('can-restart assessed', { brokerId: payload.brokerId, safe: assessment.safe });
+          log.info('can-restart assessed', { brokerId: payload.brokerId, verdict: assessment.verdict });
           message = renderCanRestart(cluster.name, assessment, job.correlationId);
         } catch (err) {
           message = renderFailure(`Restart check of broker ${payload.brokerId}`, errorMessage(err), job.correlationId);

@@ -5,7 +5,8 @@ import type { KnownBlock } from '@slack/types';
 import { OPS_ACTIONS } from '../operations/actions.ts';
 import { button, context, header, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
-import type { CanRestartAssessment, DiagnoseProgress } from './diagnoser.ts';
+import type { DiagnoseProgress } from './diagnoser.ts';
+import type { RestartAssessment } from './can-restart.ts';
 import { sortFindings } from './finding.ts';
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
 
@@ -170,16 +171,24 @@ export function renderDone(report: DiagnosisReport, requestedBy?: string): Slack
   return { text: headline(report), blocks: [section(text)] };
 }
 
-export function renderCanRestart(cluster: string, a: CanRestartAssessment, correlationId: string): SlackMessage {
-  const icon = a.safe ? ':white_check_mark:' : ':no_entry:';
-  const blocks: KnownBlock[] = [section(`${icon} *Can broker ${a.brokerId} of ${escapeMrkdwn(cluster)} restart now?* ${escapeMrkdwn(a.verdict)}`)];
-  if (a.reasons.length) blocks.push(section(a.reasons.slice(0, 15).map((r) => `• ${escapeMrkdwn(r)}`).join('\n')));
-  if (a.atRisk?.length) blocks.push(section(`*At risk:* ${escapeMrkdwn(listSome(a.atRisk, (p) => p, 30))}`));
-  if (!a.safe) {
+export function renderCanRestart(cluster: string, a: RestartAssessment, correlationId: string): SlackMessage {
+  const safe = a.verdict === 'yes';
+  const verdict = safe ? 'Yes, it can restart now.' : `No: ${a.reasons[0] ?? 'not safe'}`;
+  // The first reason is already the verdict.
+  const reasons = [...(safe ? a.reasons : a.reasons.slice(1)), ...a.notes];
+  const atRisk = [
+    ...a.wouldGoOffline.map((p) => `${p.topic}-${p.partition} (offline)`),
+    ...a.wouldFallBelowMinIsr.map((p) => `${p.topic}-${p.partition} (ISR ${p.isr} < min ${p.minIsr})`),
+  ];
+  const icon = safe ? ':white_check_mark:' : ':no_entry:';
+  const blocks: KnownBlock[] = [section(`${icon} *Can broker ${a.brokerId} of ${escapeMrkdwn(cluster)} restart now?* ${escapeMrkdwn(verdict)}`)];
+  if (reasons.length) blocks.push(section(reasons.slice(0, 15).map((r) => `• ${escapeMrkdwn(r)}`).join('\n')));
+  if (atRisk.length) blocks.push(section(`*At risk:* ${escapeMrkdwn(listSome(atRisk, (p) => p, 30))}`));
+  if (!safe) {
     // Not safe to stop as it is: offer to move its replicas away first (two approvals).
     const value = JSON.stringify({ cluster, request: { kind: 'drain-broker', broker: a.brokerId, partial: false } });
     blocks.push({ type: 'actions', elements: [button({ text: `Plan drain of broker ${a.brokerId}`, actionId: OPS_ACTIONS.plan, value })] });
   }
   blocks.push(context(`correlation id \`${correlationId}\``));
-  return { text: `Broker ${a.brokerId}: ${a.verdict}`, blocks };
+  return { text: `Broker ${a.brokerId}: ${verdict}`, blocks };
 }

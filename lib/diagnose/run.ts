@@ -8,6 +8,8 @@ import type { ConnectionConfig } from '../kafka/connection.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
+import { assessRestart, type RestartAssessment } from './can-restart.ts';
+import type { ClusterTarget } from './target.ts';
 import { HOST_CHECKS } from './detectors/hosts.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
@@ -111,4 +113,33 @@ export async function runDiagnosis(input: RunDiagnosisInput): Promise<DiagnosisR
   const report = buildReport(input.cluster ?? input.connection.bootstrap.join(','), started, 0, inputs);
   report.durationMs = now() - started;
   return report;
+}
+
+/** A diagnosis of the whole target (add `topic`, a shorter `timeoutMs` or test I/O). */
+export function diagnosisInputFor(target: ClusterTarget): RunDiagnosisInput {
+  return { cluster: target.name, connection: target.connection, executor: target.executor, hostTargets: target.hostTargets, timeoutMs: target.timeoutMs };
+}
+
+/** I/O a pass can be given instead of the real kafkajs snapshot and probe runner (tests). */
+export interface PassIo {
+  takeSnapshot?: SnapshotFn;
+  probeHosts?: ProbeHostsFn;
+}
+
+/**
+ * Can broker N restart right now, read live: the one answer `/kafka can-restart`
+ * and `kafka-responder can-restart` both give. The snapshot covers every topic;
+ * only that broker's host is probed (is it still recovering logs?). A probe
+ * that fails is said in the notes, never dropped.
+ */
+export async function checkRestart(target: ClusterTarget, brokerId: number, io: PassIo = {}): Promise<RestartAssessment> {
+  const inputs = await collectDiagnosisInputs({
+    ...diagnosisInputFor(target),
+    hostTargets: target.hostTargets.filter((t) => t.brokerId === brokerId),
+    ...io,
+  });
+  const probe = inputs.probes.find((p) => p.brokerId === brokerId);
+  const assessment = assessRestart(inputs.snapshot, brokerId, probe?.ok ? probe.report : null);
+  if (probe && !probe.ok) assessment.notes.push(`Host probe of broker ${brokerId} failed (${probe.reason}): ${probe.message}`);
+  return assessment;
 }

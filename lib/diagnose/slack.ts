@@ -1,7 +1,8 @@
 // `/kafka diagnose` and `/kafka can-restart`, ack side: validate, record the
 // activity, enqueue, answer at once. The worker does the slow part
 // (lib/diagnose/jobs.ts).
-import { CLUSTER_NAME, TOPIC_NAME, findCluster, type Config } from '../config/schema.ts';
+import { CLUSTER_NAME, findCluster, type Config } from '../config/schema.ts';
+import { TOPIC_NAME_RULE, isTopicName, parseBrokerId } from '../kafka/names.ts';
 import { newJob } from '../queue/job.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
@@ -25,7 +26,7 @@ export function parseDiagnoseArgs(args: string[], config: Config): { cluster: st
     else topicArg = word;
   }
   if (clusterArg !== undefined && !CLUSTER_NAME.test(clusterArg)) return { error: `"${clip(clusterArg, 64)}" is not a valid cluster name` };
-  if (topicArg !== undefined && !TOPIC_NAME.test(topicArg)) return { error: `"${clip(topicArg, 64)}" is not a valid topic name (letters, digits, ".", "_", "-")` };
+  if (topicArg !== undefined && !isTopicName(topicArg)) return { error: `"${clip(topicArg, 64)}" is not a valid topic name (${TOPIC_NAME_RULE})` };
   const cluster = findCluster(config, clusterArg);
   if (!cluster) {
     return {
@@ -68,14 +69,15 @@ export const canRestartCommand: SlashSubcommand = {
     const [brokerArg, clusterArg, ...extra] = inv.args;
     const usage = 'Usage: `/kafka can-restart <broker-id> [cluster]`';
     if (!brokerArg || extra.length) return ephemeral(`:warning: name exactly one broker id.\n${usage}`);
-    if (!/^\d{1,10}$/.test(brokerArg) || Number(brokerArg) > 2_147_483_647) {
+    const brokerId = parseBrokerId(brokerArg);
+    if (brokerId === null) {
       return ephemeral(`:warning: "${escapeMrkdwn(clip(brokerArg, 32))}" is not a broker id (a non-negative number).\n${usage}`);
     }
     const cluster = findCluster(deps.config, clusterArg);
     if (!cluster) return ephemeral(`:warning: ${clusterArg ? `unknown cluster "${escapeMrkdwn(clip(clusterArg, 64))}"` : 'no default cluster'}. Known clusters: ${clusterNames(deps.config)}\n${usage}`);
     const payload: CanRestartJob = {
       cluster: cluster.name,
-      brokerId: Number(brokerArg),
+      brokerId,
       origin: { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl },
     };
     const job = newJob(DIAGNOSE_JOB_KINDS.canRestart, payload, inv.correlationId);

@@ -170,7 +170,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const server: Server = createServer((req, res) => {
     route(req).then(
       (r) => {
-        res.writeHead(r.statusCode, r.headers ?? {});
+        res.writeHead(r.statusCode, Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k, String(v)])));
         res.end(r.body);
       },
       (err) => {

@@ -30,13 +30,15 @@ import type {
   LossBasis,
   LossEstimate,
   LossUnit,
+  PlanOf,
   PlanResult,
   PlanStep,
   ReplicaData,
   TopicPartition,
   UnseenHolder,
 } from './types.ts';
-import { LeaderOverrideRequest, PartitionId, TopicName, describeIssues } from './validate.ts';
+import { LeaderOverrideRequest, describeIssues } from './validate.ts';
+import { PartitionId, TopicName } from '../kafka/names.ts';
 
 // ---------------------------------------------------------------- inputs
 
@@ -91,7 +93,7 @@ interface Holder {
   longest: boolean;
 }
 
-export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, inputs: LeaderOverrideInputs): PlanResult {
+export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, inputs: LeaderOverrideInputs): PlanResult<PlanOf<'leader-override'>> {
   const parsed = LeaderOverrideRequest.safeParse(request);
   if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
   const { topic, partition, replica } = parsed.data;

@@ -179,7 +179,7 @@ export function consumerGroupLines(groups: readonly GroupBeyondEnd[], chosen: nu
 /** Every loss and consumer-group line for a leader-override plan; [] for other plans and for plans made before loss estimates. */
 export function leaderOverrideLossLines(plan: Plan): string[] {
   const loss = plan.impact.loss;
+  if (plan.kind !== 'leader-override' || !loss) return [];
   const chosen = plan.params.replica;
-  if (plan.kind !== 'leader-override' || !loss || typeof chosen !== 'number') return [];
   return [lossHeadline(loss, chosen), goneForGoodLine(loss, chosen), ...consumerGroupLines(plan.impact.groupsBeyondEnd ?? [], chosen, plan.impact.groupsUnread)];
 }

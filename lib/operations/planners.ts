@@ -5,7 +5,7 @@
 
 import type { ClusterSnapshot, PartitionState, TopicState } from '../kafka/types.ts';
 import { digestOf } from '../approvals/fingerprint.ts';
-import type { Plan, PlanKind, PlanResult, PlanStep, TopicPartition } from './types.ts';
+import type { PlanBase, PlanKind, PlanOf, PlanParamsByKind, PlanResult, PlanStep, PlanTarget, TopicPartition } from './types.ts';
 import {
   DEFAULT_THROTTLE_BYTES_PER_SEC,
   DrainRequest,
@@ -52,7 +52,7 @@ export function findPartition(s: ClusterSnapshot, topic: string, partition: numb
 // ---------------------------------------------------------------- preconditions
 
 /** The state each plan kind depends on; params are the plan's validated request. */
-export function preconditionsFor(kind: PlanKind, params: Record<string, unknown>, s: ClusterSnapshot): unknown {
+export function preconditionsFor(target: PlanTarget, s: ClusterSnapshot): unknown {
   const live = liveIds(s);
   const lookup = partitionLookup(s);
   const assignment = (tps: TopicPartition[]) =>
@@ -62,9 +62,10 @@ export function preconditionsFor(kind: PlanKind, params: Record<string, unknown>
         return { topic: tp.topic, partition: tp.partition, replicas: p ? p.replicas : null };
       })
       .sort(byTp);
-  switch (kind) {
+  const kind = target.kind;
+  switch (target.kind) {
     case 'leader-override': {
-      const { topic, partition } = params as { topic: string; partition: number };
+      const { topic, partition } = target.params;
       const p = s.topics.find((t) => t.name === topic)?.partitions.find((x) => x.partition === partition);
       return {
         kind,
@@ -77,13 +78,13 @@ export function preconditionsFor(kind: PlanKind, params: Record<string, unknown>
       };
     }
     case 'drain-broker': {
-      const { broker } = params as { broker: number };
+      const { broker } = target.params;
       const affected: TopicPartition[] = [];
       for (const t of s.topics) for (const p of t.partitions) if (p.replicas.includes(broker)) affected.push({ topic: t.name, partition: p.partition });
       return { kind, broker, partitions: assignment(affected), liveBrokers: live };
     }
     case 'raise-replication-factor': {
-      const { topic } = params as { topic: string };
+      const { topic } = target.params;
       const t = s.topics.find((x) => x.name === topic);
       return {
         kind,
@@ -93,14 +94,12 @@ export function preconditionsFor(kind: PlanKind, params: Record<string, unknown>
       };
     }
     case 'reassign': {
-      const { partitions } = params as { partitions: TopicPartition[] };
-      return { kind, partitions: assignment(partitions), liveBrokers: live };
+      return { kind, partitions: assignment(target.params.partitions), liveBrokers: live };
     }
     case 'preferred-election': {
-      const { partitions } = params as { partitions: TopicPartition[] };
       return {
         kind,
-        partitions: partitions
+        partitions: target.params.partitions
           .map((tp) => {
             const p = lookup(tp.topic, tp.partition);
             return { ...tp, replicas: p?.replicas ?? null, leader: p?.leader ?? null, isr: p ? [...p.isr].sort((a, b) => a - b) : null };
@@ -121,13 +120,13 @@ function summarizeState(state: unknown): unknown {
   return out;
 }
 
-export function finishPlan(
+export function finishPlan<K extends PlanKind>(
   s: ClusterSnapshot,
-  kind: PlanKind,
-  params: Record<string, unknown>,
-  rest: Pick<Plan, 'title' | 'description' | 'steps' | 'impact' | 'warnings'>,
-): Plan {
-  const state = preconditionsFor(kind, params, s);
+  kind: K,
+  params: PlanParamsByKind[K],
+  rest: Pick<PlanBase, 'title' | 'description' | 'steps' | 'impact' | 'warnings'>,
+): PlanOf<K> {
+  const state = preconditionsFor({ kind, params } as PlanTarget, s);
   const fingerprint = digestOf(state);
   const preconditions = JSON.stringify(state).length <= MAX_STORED_PRECONDITIONS_CHARS ? state : summarizeState(state);
   return {

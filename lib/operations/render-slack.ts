@@ -39,7 +39,7 @@ const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '
 function candidatesText(plan: Plan): string | null {
   const c = plan.impact.candidates;
   if (!c?.length) return null;
-  const chosen = typeof plan.params.replica === 'number' ? plan.params.replica : undefined;
+  const chosen = plan.kind === 'leader-override' ? plan.params.replica : undefined;
   const lines = c.slice(0, 20).map((r) => {
     const marks = [r.brokerId === chosen ? '*chosen*' : '', r.defaultChoice ? 'default unclean choice' : '', r.inIsr ? 'in ISR' : 'out of ISR', r.live ? 'live' : 'down']
       .filter(Boolean)

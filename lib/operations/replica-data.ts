@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Executor, HostTarget } from '../hosts/types.ts';
 import type { ReplicaData } from './types.ts';
-import { TOPIC_NAME } from './validate.ts';
+import { isTopicName } from '../kafka/names.ts';
 
 // Written with @@{ for the shell's ${ so the template literal does not interpolate it.
 export const REPLICA_DATA_SCRIPT = String.raw`#!/usr/bin/env bash
@@ -79,7 +79,7 @@ export async function measureReplicas(
   partition: number,
   timeoutMs = 120_000,
 ): Promise<ReplicaData[]> {
-  if (!TOPIC_NAME.test(topic) || topic === '.' || topic === '..') throw new Error(`invalid topic name ${JSON.stringify(topic)}`);
+  if (!isTopicName(topic)) throw new Error(`invalid topic name ${JSON.stringify(topic)}`);
   if (!Number.isSafeInteger(partition) || partition < 0) throw new Error(`invalid partition ${partition}`);
   return Promise.all(
     hosts.map(async (h): Promise<ReplicaData> => {

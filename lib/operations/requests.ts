@@ -1,19 +1,21 @@
 // Payloads of the operation jobs (issue 5): plan, execute, refresh. Checked
 // again by the worker like every queue message. Ack-path safe: zod only.
 import { z } from 'zod';
-import { CLUSTER_NAME, TOPIC_NAME } from '../config/schema.ts';
+import { CLUSTER_NAME } from '../config/schema.ts';
 import { slackOriginSchema } from '../queue/job.ts';
+import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest } from './validate.ts';
 
 export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh', sweep: 'ops.sweep' } as const;
 
-const brokerId = z.number().int().min(0).max(2_147_483_647);
-const topic = z.string().regex(TOPIC_NAME).refine((t) => t !== '.' && t !== '..', 'topic name cannot be "." or ".."');
-
-/** What someone asked for, already validated with Kafka's rules on the ack path. */
+/**
+ * What someone asked for: one schema, the same rules whether the request comes
+ * as Slack text (numbers as digits), a button's value or a queue message.
+ * Each kind's fields are its planner's own schema (validate.ts).
+ */
 export const opsRequestSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('leader-override'), topic, partition: z.number().int().min(0).max(1_000_000), replica: brokerId.optional() }),
-  z.object({ kind: z.literal('drain-broker'), broker: brokerId, partial: z.boolean().default(false) }),
-  z.object({ kind: z.literal('raise-replication-factor'), topic, replicationFactor: z.number().int().min(2).max(32) }),
+  LeaderOverrideRequest.extend({ kind: z.literal('leader-override') }),
+  DrainRequest.extend({ kind: z.literal('drain-broker') }),
+  RaiseReplicationFactorRequest.extend({ kind: z.literal('raise-replication-factor') }),
 ]);
 export type OpsRequest = z.infer<typeof opsRequestSchema>;
 

@@ -22,7 +22,7 @@ import { digestOf } from '../approvals/fingerprint.ts';
 import { preconditionsFor } from './planners.ts';
 import { StepFailed, reassignedBy, runStep, stillMoving, type StepContext } from './steps.ts';
 import { removeThrottles, type ThrottleLedger } from './throttles.ts';
-import type { Plan, TopicPartition } from './types.ts';
+import type { Plan, PlanTarget, TopicPartition } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
 /** The cluster as a run sees it: the protocol admin and snapshots. */
@@ -77,12 +77,17 @@ export const LEDGER_NAME = 'throttles';
 const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The topics a plan depends on: the same selection when planning and when re-checking. */
-export function snapshotTopics(plan: Pick<Plan, 'kind' | 'params'>): string[] | null {
-  if (plan.kind === 'drain-broker') return null;
-  if (typeof plan.params.topic === 'string') return [plan.params.topic];
-  const partitions = plan.params.partitions;
-  if (Array.isArray(partitions)) return [...new Set(partitions.map((p) => (p as TopicPartition).topic))];
-  return null;
+export function snapshotTopics(plan: PlanTarget): string[] | null {
+  switch (plan.kind) {
+    case 'drain-broker':
+      return null;
+    case 'leader-override':
+    case 'raise-replication-factor':
+      return [plan.params.topic];
+    case 'reassign':
+    case 'preferred-election':
+      return [...new Set(plan.params.partitions.map((p) => p.topic))];
+  }
 }
 
 /** Every partition a plan reassigns. */
@@ -210,7 +215,7 @@ interface Refusal {
 
 /** The plan must still fit the cluster, and nobody else's reassignment may be running. */
 async function preconditionCheck(plan: Plan, admin: KafkaAdmin, snapshot: ClusterSnapshot): Promise<Refusal | null> {
-  const current = preconditionsFor(plan.kind, plan.params, snapshot);
+  const current = preconditionsFor(plan, snapshot);
   if (digestOf(current) !== plan.fingerprint) {
     const detail = `cluster changed since the plan was made: ${describeChange(plan.preconditions, current)}`;
     return { status: 'STALE', summary: `not run: the cluster changed since the plan was made (${detail})`, detail };
@@ -298,11 +303,11 @@ export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: O
 function successSummary(plan: Plan): string {
   switch (plan.kind) {
     case 'leader-override':
-      return `broker ${String(plan.params.replica)} leads ${String(plan.params.topic)}-${String(plan.params.partition)}`;
+      return `broker ${plan.params.replica} leads ${plan.params.topic}-${plan.params.partition}`;
     case 'drain-broker':
       return plan.params.partial
-        ? `moved every replica of broker ${String(plan.params.broker)} that had somewhere to go`
-        : `broker ${String(plan.params.broker)} holds no replicas any more`;
+        ? `moved every replica of broker ${plan.params.broker} that had somewhere to go`
+        : `broker ${plan.params.broker} holds no replicas any more`;
     default:
       return `${plan.title}: done`;
   }

@@ -14,7 +14,7 @@ import { enqueueTracked } from '../slack/enqueue.ts';
 import { approvalsConfigured } from '../approvals/runtime.ts';
 import { newJob } from '../queue/job.ts';
 import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from './requests.ts';
-import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest, describeIssues } from './validate.ts';
+import { describeIssues } from './validate.ts';
 import type { Plan } from './types.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
@@ -45,15 +45,19 @@ function noCluster(config: Config): string {
   return `no default cluster: name one of ${config.clusters.map((c) => `\`${c.name}\``).join(', ')} as the last word`;
 }
 
+/** Slack words → the one request schema; the words' problems first, then a missing cluster. */
+function validated(words: Record<string, unknown>, cluster: ClusterConfig | undefined, config: Config): Parsed {
+  const parsed = opsRequestSchema.safeParse(words);
+  if (!parsed.success) return { error: describeIssues(parsed.error) };
+  if (!cluster) return { error: noCluster(config) };
+  return { request: parsed.data, cluster };
+}
+
 export function parseElectLeader(args: string[], config: Config): Parsed {
   const s = splitCluster(args, config);
   if (s.args.length < 2 || s.args.length > 3) return { error: 'give a topic, a partition and optionally the replica (broker id) that should lead' };
   const [topic, partition, replica] = s.args;
-  const parsed = LeaderOverrideRequest.safeParse({ topic, partition, ...(replica !== undefined ? { replica } : {}) });
-  if (!parsed.success) return { error: describeIssues(parsed.error) };
-  if (!s.cluster) return { error: noCluster(config) };
-  const { topic: t, partition: p, replica: r } = parsed.data;
-  return { request: { kind: 'leader-override', topic: t, partition: p, ...(r !== undefined ? { replica: r } : {}) }, cluster: s.cluster };
+  return validated({ kind: 'leader-override', topic, partition, ...(replica !== undefined ? { replica } : {}) }, s.cluster, config);
 }
 
 export function parseDrain(args: string[], config: Config): Parsed {
@@ -61,19 +65,13 @@ export function parseDrain(args: string[], config: Config): Parsed {
   const partial = s.args.includes('partial');
   const rest = s.args.filter((a) => a !== 'partial');
   if (rest.length !== 1) return { error: 'name exactly one broker id (and optionally `partial`)' };
-  const parsed = DrainRequest.safeParse({ broker: rest[0], partial });
-  if (!parsed.success) return { error: describeIssues(parsed.error) };
-  if (!s.cluster) return { error: noCluster(config) };
-  return { request: { kind: 'drain-broker', broker: parsed.data.broker, partial: parsed.data.partial }, cluster: s.cluster };
+  return validated({ kind: 'drain-broker', broker: rest[0], partial }, s.cluster, config);
 }
 
 export function parseRaiseRf(args: string[], config: Config): Parsed {
   const s = splitCluster(args, config);
   if (s.args.length !== 2) return { error: 'give a topic and the new replication factor' };
-  const parsed = RaiseReplicationFactorRequest.safeParse({ topic: s.args[0], replicationFactor: s.args[1] });
-  if (!parsed.success) return { error: describeIssues(parsed.error) };
-  if (!s.cluster) return { error: noCluster(config) };
-  return { request: { kind: 'raise-replication-factor', topic: parsed.data.topic, replicationFactor: parsed.data.replicationFactor }, cluster: s.cluster };
+  return validated({ kind: 'raise-replication-factor', topic: s.args[0], replicationFactor: s.args[1] }, s.cluster, config);
 }
 
 /**

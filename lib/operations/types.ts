@@ -5,13 +5,24 @@
 import type { ApprovablePlan } from '../approvals/types.ts';
 import type { PartitionAssignment } from './validate.ts';
 
-export const PLAN_KINDS = ['leader-override', 'drain-broker', 'raise-replication-factor', 'reassign', 'preferred-election'] as const;
-export type PlanKind = (typeof PLAN_KINDS)[number];
-
 export interface TopicPartition {
   topic: string;
   partition: number;
 }
+
+/** What each kind of plan was made from: its validated request, as the planner settled it. */
+export interface PlanParamsByKind {
+  'leader-override': { topic: string; partition: number; replica: number; /** What was asked for; null when the planner chose. */ requestedReplica: number | null };
+  'drain-broker': { broker: number; partial: boolean; throttleBytesPerSec: number };
+  'raise-replication-factor': { topic: string; replicationFactor: number; throttleBytesPerSec: number };
+  reassign: { partitions: TopicPartition[]; assignment: PartitionAssignment[]; throttleBytesPerSec: number };
+  'preferred-election': { partitions: TopicPartition[] };
+}
+export type PlanKind = keyof PlanParamsByKind;
+export const PLAN_KINDS = ['leader-override', 'drain-broker', 'raise-replication-factor', 'reassign', 'preferred-election'] as const satisfies readonly PlanKind[];
+
+/** A kind with its params: narrowing on `kind` types `params`. */
+export type PlanTarget = { [K in PlanKind]: { kind: K; params: PlanParamsByKind[K] } }[PlanKind];
 
 /** How much data one replica holds, measured on its host or through the Admin API. */
 export interface ReplicaData {
@@ -171,16 +182,13 @@ export interface PlanImpact {
   groupsUnread?: string;
 }
 
-export interface Plan extends ApprovablePlan {
+export interface PlanBase extends ApprovablePlan {
   id: string;
-  kind: PlanKind;
   /** One line: "make broker 3 lead orders-4". */
   title: string;
   /** A few sentences for humans: what, why, what it changes. */
   description: string;
   createdAt: string;
-  /** The validated request the plan was made from. */
-  params: Record<string, unknown>;
   /** sha256 over `preconditions` (canonical JSON); recomputed from the live cluster before running. */
   fingerprint: string;
   /**
@@ -195,4 +203,9 @@ export interface Plan extends ApprovablePlan {
   dryRun: true;
 }
 
-export type PlanResult = { ok: true; plan: Plan } | { ok: false; reason: string };
+/** One plan: its kind and params (a discriminated union on `kind`), and what it will do. */
+export type Plan = PlanBase & PlanTarget;
+/** A plan of one kind. */
+export type PlanOf<K extends PlanKind> = PlanBase & { kind: K; params: PlanParamsByKind[K] };
+
+export type PlanResult<P extends Plan = Plan> = { ok: true; plan: P } | { ok: false; reason: string };

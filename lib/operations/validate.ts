@@ -1,19 +1,7 @@
-// Everything that names a topic, partition or broker is checked here, before
-// it can reach a plan, a shell script argument or an SSM command.
+// The operation requests users type, checked before they can reach a plan.
+// The rules for topics, partitions and broker ids are Kafka's, in lib/kafka/names.ts.
 import { z } from 'zod';
-
-/** Kafka's own rule (org.apache.kafka.common.internals.Topic): legal chars, 1..249, not "." or "..". */
-export const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
-
-export const TopicName = z
-  .string()
-  .regex(TOPIC_NAME, 'topic names use only a-z A-Z 0-9 . _ - and are 1-249 characters')
-  .refine((t) => t !== '.' && t !== '..', 'topic name cannot be "." or ".."');
-export const PartitionId = z.number({ error: 'partition must be a non-negative integer' }).int('partition must be an integer').min(0, 'partition must be ≥ 0').max(1_000_000, 'partition must be ≤ 1000000');
-export const BrokerId = z.number({ error: 'broker id must be a non-negative integer' }).int('broker id must be an integer').min(0, 'broker id must be ≥ 0').max(2_147_483_647, 'broker id must be ≤ 2147483647');
-/** Slack text arrives as strings: accept "3" but never "3; rm" or "3.5" (those stay strings and fail the number check). */
-const digitsToNumber = (v: unknown) => (typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v);
-export const fromText = <T extends z.ZodType>(schema: T) => z.preprocess(digitsToNumber, schema);
+import { BrokerId, PartitionId, TopicName, fromText } from '../kafka/names.ts';
 
 export const LeaderOverrideRequest = z.object({
   topic: TopicName,

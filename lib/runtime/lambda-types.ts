@@ -1,46 +1,21 @@
-// The slices of AWS Lambda event shapes the handlers read (API Gateway HTTP
-// API payload v2, SQS, SNS). Declared here rather than pulling @types/aws-lambda.
+// The AWS Lambda event shapes the handlers read, from @types/aws-lambda: API
+// Gateway HTTP API payload v2, SQS, SNS. HTTP events are narrowed to the
+// fields we read, so the local server and tests can build them by hand.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, SNSEvent, SNSEventRecord, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
-export interface HttpEvent {
-  version?: string;
-  rawPath: string;
-  rawQueryString?: string;
-  headers: Record<string, string | undefined>;
-  body?: string | null;
-  isBase64Encoded?: boolean;
-  requestContext?: { requestId?: string; http?: { method?: string; path?: string; sourceIp?: string } };
-}
-
-export interface HttpResult {
-  statusCode: number;
-  headers?: Record<string, string>;
-  body: string;
-}
-
-export interface LambdaContext {
-  awsRequestId?: string;
-  getRemainingTimeInMillis?: () => number;
-}
-
-export interface SqsRecord {
-  messageId: string;
-  body: string;
-  attributes?: Record<string, string>;
-}
-export interface SqsEvent {
-  Records: SqsRecord[];
-}
-export interface SqsBatchResponse {
-  batchItemFailures: { itemIdentifier: string }[];
-}
-
-export interface SnsRecord {
-  EventSource?: string;
-  Sns: { MessageId?: string; TopicArn?: string; Subject?: string | null; Message: string; Timestamp?: string };
-}
-export interface SnsEvent {
-  Records: SnsRecord[];
-}
+export type HttpEvent = Pick<APIGatewayProxyEventV2, 'rawPath' | 'headers'> &
+  Partial<Pick<APIGatewayProxyEventV2, 'version' | 'rawQueryString' | 'isBase64Encoded'>> & {
+    body?: string | null;
+    requestContext?: { requestId?: string; http?: Partial<APIGatewayProxyEventV2['requestContext']['http']> };
+  };
+export type HttpResult = Pick<APIGatewayProxyStructuredResultV2, 'cookies'> & { statusCode: number; headers?: Record<string, string>; body: string };
+/** What the handlers use of Lambda's context (the local server passes its own). */
+export type LambdaContext = Partial<Pick<Context, 'awsRequestId' | 'getRemainingTimeInMillis'>>;
+export type SqsRecord = SQSRecord;
+export type SqsEvent = SQSEvent;
+export type SqsBatchResponse = SQSBatchResponse;
+export type SnsRecord = SNSEventRecord;
+export type SnsEvent = SNSEvent;
 
 export function header(event: HttpEvent, name: string): string | undefined {
   const lower = name.toLowerCase();

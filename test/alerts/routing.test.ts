@@ -7,6 +7,7 @@ import { routeAlert } from '../../lib/alerts/routing.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { recordingLog } from '../helpers/recording-log.ts';
 import { processSqsBatch } from '../../lib/worker/sqs-batch.ts';
+import type { SqsRecord } from '../../lib/runtime/lambda-types.ts';
 import { PermanentJobError } from '../../lib/worker/worker.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';
 import { alertmanagerPayload } from './fixtures/samples.ts';
@@ -59,7 +60,18 @@ describe('flapping', () => {
 });
 
 describe('worker SQS batches', () => {
-  const rec = (id: string, body: string) => ({ messageId: id, body });
+  // An SQS FIFO record as Lambda delivers it.
+  const rec = (id: string, body: string): SqsRecord => ({
+    messageId: id,
+    receiptHandle: `rh-${id}`,
+    body,
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1700000000000', SenderId: 'AIDA', ApproximateFirstReceiveTimestamp: '1700000000000', MessageGroupId: 'jobs', MessageDeduplicationId: id, SequenceNumber: id },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:eu-west-1:123456789012:kafka-responder-jobs.fifo',
+    awsRegion: 'eu-west-1',
+  });
 
   it('drops permanent failures, retries others, and keeps FIFO order after a failure', async () => {
     const seen: string[] = [];

@@ -3,6 +3,7 @@ import { closedPort } from '../helpers/net.ts';
 import { run as diagnose } from '../../lib/diagnose/cli.ts';
 import { run as canRestart } from '../../lib/diagnose/cli-can-restart.ts';
 import { renderReport, renderRestart } from '../../lib/diagnose/render-terminal.ts';
+import { code, renderReportMarkdown, renderRestartMarkdown } from '../../lib/diagnose/render-markdown.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import { part, snapshot, topic, config } from './fixtures.ts';
@@ -15,6 +16,8 @@ describe('CLI argument handling', () => {
     [['--bogus']],
     [['--topic', 'not a topic; rm -rf /']],
     [['extra-positional']],
+    [['--format', 'yaml']],
+    [['--json', '--format', 'markdown']],
   ])('diagnose %j is a usage error (2)', async (argv) => {
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});
     expect(await diagnose(argv)).toBe(2);
@@ -31,6 +34,11 @@ describe('CLI argument handling', () => {
     const t0 = Date.now();
     await expect(diagnose(['--bootstrap', `127.0.0.1:${port}`, '--timeout', '2'])).rejects.toThrow(/could not read cluster metadata from any bootstrap server/);
     expect(Date.now() - t0).toBeLessThan(3000);
+  });
+
+  it('--cluster without a config file is a usage error, not a guess', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    await expect(diagnose(['--cluster', 'prod'])).rejects.toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/--config FILE/) }));
   });
 
   it('rejects a nonsense --timeout', async () => {
@@ -65,5 +73,36 @@ describe('terminal rendering', () => {
     const text = renderRestart(assessRestart(s, 1), { color: false });
     expect(text).toMatch(/^Can broker 1 be restarted now\? NO/);
     expect(text).toContain('would go offline (1): logs-1');
+  });
+});
+
+describe('markdown rendering (for a ticket)', () => {
+  const s = snapshot([topic('logs', [part(0, -1, [3], []), part(1, 1, [1])], config({ minInsyncReplicas: 1 }))], {
+    brokers: [1, 2].map((id) => ({ id, host: 'h', port: id, rack: null })),
+  });
+  const report = { cluster: 'prod_eu', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 12, findings: detect(s), skippedChecks: ['No host access: x'], partial: false };
+
+  it('has a heading, a summary table worst first, each finding with partitions in code spans and its runbook', () => {
+    const md = renderReportMarkdown(report);
+    expect(md.startsWith('## Kafka diagnosis: prod\\_eu\n')).toBe(true);
+    const rows = md.split('\n').filter((l) => /^\| (critical|error|warning|info) \|/.test(l));
+    expect(rows.map((r) => r.split('|')[1]!.trim())).toEqual(['critical', 'error', 'warning']);
+    expect(md).toContain('`logs-0`');
+    expect(md).toContain('Runbook: `runbooks/offline-partition.md`');
+    expect(md).toContain('**Not checked:**');
+  });
+
+  it('keeps cluster-derived text from forming markup', () => {
+    expect(code('a`b')).toBe('``a`b``');
+    expect(code('`x')).toBe('`` `x ``');
+    const md = renderReportMarkdown({ ...report, cluster: '<script>*x*', findings: [] });
+    expect(md).toContain('\\<script\\>\\*x\\*');
+    expect(md).toContain('No findings');
+  });
+
+  it('a restart verdict says yes or no first, then why', () => {
+    const md = renderRestartMarkdown('prod', assessRestart(s, 1));
+    expect(md).toMatch(/^## Can broker 1 of prod restart now\? \*\*No\*\*/);
+    expect(md).toContain('**Would go offline (1):** `logs-1`');
   });
 });

@@ -3,6 +3,7 @@
 import type { ClusterSnapshot, GroupState, PartitionState, TopicConfigSubset, TopicState } from '../../lib/kafka/types.ts';
 import type { ExecutionResult, HostProbeOutcome, ProbeReport } from '../../lib/hosts/types.ts';
 import { offsetsPartitionFor } from '../../lib/kafka/group-partition.ts';
+import type { RestartAssessment } from '../../lib/diagnose/can-restart.ts';
 
 export const config = (over: Partial<TopicConfigSubset> = {}): TopicConfigSubset => ({
   minInsyncReplicas: 2,
@@ -123,4 +124,9 @@ export function execution(brokerId: number, over: Partial<ExecutionResult> = {})
 
 export function okProbe(brokerId: number, over: Partial<ProbeReport> = {}): HostProbeOutcome {
   return { brokerId, ok: true, report: probeReport({ brokerId, hostname: `host-${brokerId}`, ...over }), execution: execution(brokerId) };
+}
+
+/** A restart assessment with only what a test cares about set. */
+export function restartAssessment(over: Partial<RestartAssessment> & Pick<RestartAssessment, 'brokerId' | 'verdict'>): RestartAssessment {
+  return { reasons: [], wouldGoOffline: [], wouldFallBelowMinIsr: [], coordinatorsMoving: [], recovering: null, notes: [], ...over };
 }

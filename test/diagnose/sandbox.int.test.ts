@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { parseConnectionConfig, splitBootstrap } from '../../lib/kafka/connection.ts';
 import { partitionHealthSets } from '../../lib/diagnose/partition-filters.ts';
-import { runDiagnosis } from '../../lib/diagnose/run.ts';
+import { diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
@@ -72,8 +72,7 @@ async function setsAtOneMoment(): Promise<{ ours: Sets; tool: Sets }> {
 }
 
 async function diagnose(): Promise<DiagnosisReport> {
-  const t = await resolveClusterTarget(undefined);
-  return runDiagnosis({ cluster: t.name, connection: t.connection, executor: t.executor, hostTargets: t.hostTargets, timeoutMs: 20_000 });
+  return runDiagnosis(diagnosisInputFor(await resolveClusterTarget({})));
 }
 
 const find = (r: DiagnosisReport, kind: FindingKind): Finding[] => r.findings.filter((f) => f.kind === kind);

@@ -311,12 +311,12 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(p.fingerprint).toBe(digestOf(p.preconditions));
     expect(p.preconditions).toEqual({ kind: 'leader-override', topic: 'orders', partition: 0, leader: -1, replicas: [1, 2, 3], isr: [1], liveBrokers: [2, 3] });
     const recovered = snapshot([2, 3], { orders: [[2, [1, 2, 3], [2]]] });
-    expect(digestOf(preconditionsFor('leader-override', p.params, recovered))).not.toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, recovered))).not.toBe(p.fingerprint);
     const brokerBack = snapshot([1, 2, 3], { orders: [[-1, [1, 2, 3], [1]]] });
-    expect(digestOf(preconditionsFor('leader-override', p.params, brokerBack))).not.toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, brokerBack))).not.toBe(p.fingerprint);
     // The same state read again (other topics changing, fields in another order) fingerprints the same.
     const again = snapshot([3, 2], { zzz: [[3, [3], [3]]], orders: [[-1, [1, 2, 3], [1]]] });
-    expect(digestOf(preconditionsFor('leader-override', p.params, again))).toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, again))).toBe(p.fingerprint);
   });
 
   it('merges host and DescribeLogDirs figures per broker, keeping why a figure is missing', () => {

@@ -31,11 +31,11 @@ export function snapshot(brokers: number[], topics: Record<string, P[]>, extra: 
   };
 }
 
-export function plan(r: PlanResult): Plan {
+export function plan<P extends Plan>(r: PlanResult<P>): P {
   if (!r.ok) throw new Error(`refused: ${r.reason}`);
   return r.plan;
 }
-export function reason(r: PlanResult): string {
+export function reason<P extends Plan>(r: PlanResult<P>): string {
   if (r.ok) throw new Error(`expected a refusal, got ${r.plan.title}`);
   return r.reason;
 }

@@ -84,13 +84,13 @@ describe('planDrain', () => {
     const p = plan(planDrain(s, { broker: 1 }));
     const leaderMoved = structuredClone(s);
     leaderMoved.topics[1]!.partitions[0]!.leader = 2;
-    expect(digestOf(preconditionsFor('drain-broker', p.params, leaderMoved))).toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, leaderMoved))).toBe(p.fingerprint);
     const reassigned = structuredClone(s);
     reassigned.topics[1]!.partitions[0]!.replicas = [1, 2, 4];
-    expect(digestOf(preconditionsFor('drain-broker', p.params, reassigned))).not.toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, reassigned))).not.toBe(p.fingerprint);
     const brokerGone = snapshot([1, 2, 3], {});
     brokerGone.topics = s.topics;
-    expect(digestOf(preconditionsFor('drain-broker', p.params, brokerGone))).not.toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, brokerGone))).not.toBe(p.fingerprint);
   });
 
   it('rf1 before a planned stop: the single replica moves elsewhere', () => {

@@ -15,7 +15,7 @@ import type { OperationsBackend } from '../../lib/operations/backend.ts';
 import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/operations/requests.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
 import { planRaiseReplicationFactor, preconditionsFor } from '../../lib/operations/planners.ts';
-import type { Plan, PlanResult } from '../../lib/operations/types.ts';
+import type { Plan, PlanResult, PlanTarget } from '../../lib/operations/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import { FakeCluster } from './fake-cluster.ts';
 import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
@@ -24,6 +24,7 @@ import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.
 import { BASE_CONFIG, buildHarness, finding, report, type Harness } from '../slack/helpers/harness.ts';
 import { actionEvent, slashEvent, blockActionsPayload } from '../slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+import { restartAssessment } from '../diagnose/fixtures.ts';
 
 const REQUESTER = 'U0REQ';
 const ALICE = 'U0ALICE';
@@ -33,15 +34,20 @@ const OUTSIDER = 'U0DAVE';
 
 function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot): Plan {
   const title = request.kind === 'leader-override' ? `make broker ${request.replica ?? 3} lead ${request.topic}-${request.partition}` : request.kind === 'drain-broker' ? `drain broker ${request.broker}` : `raise ${request.topic} to RF ${request.replicationFactor}`;
+  const target: PlanTarget =
+    request.kind === 'leader-override'
+      ? { kind: request.kind, params: { topic: request.topic, partition: request.partition, replica: request.replica ?? 3, requestedReplica: request.replica ?? null } }
+      : request.kind === 'drain-broker'
+        ? { kind: request.kind, params: { broker: request.broker, partial: request.partial, throttleBytesPerSec: 1_048_576 } }
+        : { kind: request.kind, params: { topic: request.topic, replicationFactor: request.replicationFactor, throttleBytesPerSec: 1_048_576 } };
   return {
     id: `plan-${Math.random().toString(36).slice(2, 10)}`,
-    kind: request.kind,
+    ...target,
     title,
     description: 'scripted plan',
     createdAt: new Date().toISOString(),
-    params: { ...request },
     // The runner re-checks this against the (scripted) live cluster right before running.
-    fingerprint: digestOf(preconditionsFor(request.kind, { ...request }, snapshot)),
+    fingerprint: digestOf(preconditionsFor(target, snapshot)),
     preconditions: {},
     steps: [{ action: 'verify-leaders', description: 'leader must be 3', expected: [{ topic: 'orders', partition: 0, leader: 3 }] }],
     impact: {
@@ -429,7 +435,7 @@ describe('"Plan …" buttons on findings', () => {
       { cluster: 'sandbox', request: { kind: 'leader-override', topic: 'orders', partition: 4 } },
       { cluster: 'sandbox', request: { kind: 'raise-replication-factor', topic: 'logs-rf1', replicationFactor: 3 } },
     ]);
-    const restart = renderCanRestart('sandbox', { brokerId: 2, safe: false, verdict: 'No', reasons: [] }, 'kr-2');
+    const restart = renderCanRestart('sandbox', restartAssessment({ brokerId: 2, verdict: 'no', reasons: ['not safe'] }), 'kr-2');
     const drain = (restart.blocks as Elements).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'ops:plan')!;
     expect(JSON.parse(drain.value)).toEqual({ cluster: 'sandbox', request: { kind: 'drain-broker', broker: 2, partial: false } });
 

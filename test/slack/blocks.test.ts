@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { button, section } from '../../lib/slack/blocks.ts';
 import { finding, report } from './helpers/harness.ts';
+import { restartAssessment } from '../diagnose/fixtures.ts';
 
 type Block = { type: string; text?: { text: string }; elements?: { text: string }[] };
 
@@ -60,7 +61,7 @@ describe('other renderers', () => {
   });
 
   it('renders a restart assessment with a bounded at-risk list', () => {
-    const m = renderCanRestart('sandbox', { brokerId: 1, safe: false, verdict: 'No', reasons: Array.from({ length: 40 }, (_, i) => `r${i}`), atRisk: Array.from({ length: 5000 }, (_, i) => `orders-${i} (offline)`) }, 'kr-1');
+    const m = renderCanRestart('sandbox', restartAssessment({ brokerId: 1, verdict: 'no', reasons: Array.from({ length: 40 }, (_, i) => `r${i}`), wouldGoOffline: Array.from({ length: 5000 }, (_, i) => ({ topic: 'orders', partition: i })) }), 'kr-1');
     assertWithinLimits(m.blocks);
     expect(JSON.stringify(m.blocks)).toContain('and 4970 more');
   });

@@ -154,7 +154,7 @@ describe('/kafka can-restart, runbook, status', () => {
     expect(ack.text).toMatch(/broker 2 of \*sandbox\*/);
     await h.queue.idle();
     const [msg] = stub.topLevel('C0OPS');
-    expect(msg!.text).toBe('Broker 2: No: 1 partition would go offline');
+    expect(msg!.text).toBe('Broker 2: No: 1 partition would go offline: broker 2 is their only live in-sync replica (orders-3).');
     expect(JSON.stringify(msg!.blocks)).toContain('orders-3 (offline)');
   });
 

@@ -8,7 +8,12 @@
 // `npx kafka-responder sandbox up`). It uses KR_SANDBOX_HOME /
 // KR_SANDBOX_PORT_BASE like the sandbox does, and is skipped when
 // the run has no sandbox (KR_SKIP_SANDBOX=1).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RestartAssessment } from '../../lib/diagnose/can-restart.ts';
+import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultDiagnoser } from '../../lib/diagnose/diagnoser.ts';
@@ -18,6 +23,13 @@ import { sandboxConfig } from '../../lib/local/defaults.ts';
 import { buildHarness, type Harness } from './helpers/harness.ts';
 import { slashEvent } from './helpers/signed.ts';
 import { SlackStub } from './helpers/slack-stub.ts';
+
+/** The installed CLI's output; throws (with its stderr) on an exit code not in `ok`. */
+function kafkaResponder(args: string[], ok: number[]): string {
+  const r = spawnSync(process.execPath, ['bin/kafka-responder.js', ...args], { cwd: process.cwd(), env: { ...process.env, KR_CONFIG_FILE: '' }, encoding: 'utf8', timeout: 120_000 });
+  if (r.status === null || !ok.includes(r.status)) throw new Error(`kafka-responder ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
 
 function sandboxCli(...args: string[]): string {
   return execFileSync(process.execPath, ['bin/kafka-responder.js', 'sandbox', ...args], { cwd: process.cwd(), env: process.env, encoding: 'utf8', timeout: 300_000 });
@@ -33,6 +45,7 @@ describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 top
   let db: DynaliteHandle;
   let expected: { unavailablePartitions?: string[] };
   let stoppedBroker: number;
+  let configFile: string;
 
   beforeAll(async () => {
     stub = await new SlackStub().start();
@@ -42,6 +55,8 @@ describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 top
     const { config } = sandboxConfig({ ...process.env, KR_SLACK_USERS: 'U0ALICE', KR_INCIDENT_CHANNEL: 'C0INCIDENT' });
     db = await startDynalite();
     h = buildHarness({ stub, store: db.store, diagnoser: createDefaultDiagnoser(executorFactory()), config });
+    configFile = join(mkdtempSync(join(tmpdir(), 'kr-config-')), 'kafka-responder.json');
+    writeFileSync(configFile, JSON.stringify(config, null, 2));
   }, 300_000);
 
   afterAll(async () => {
@@ -79,5 +94,30 @@ describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 top
     await h.queue.idle();
     const msg = stub.topLevel('C0OPS').find((m) => m.text.startsWith(`Broker ${liveBroker}:`));
     expect(msg, 'assessment posted').toBeDefined();
+
+    // The CLI, given the bot's own config file, gives the same answer for the same cluster state.
+    const cli = JSON.parse(kafkaResponder(['can-restart', String(liveBroker), '--config', configFile, '--format', 'json'], [0, 3])) as RestartAssessment;
+    expect(cli.verdict).toBe('no');
+    expect(msg!.text).toBe(`Broker ${liveBroker}: No: ${cli.reasons[0]}`);
+    const slackBlocks = JSON.stringify(msg!.blocks);
+    expect(cli.wouldGoOffline.length).toBeGreaterThan(0);
+    for (const p of cli.wouldGoOffline) expect(slackBlocks).toContain(`${p.topic}-${p.partition} (offline)`);
+    // Both looked at the broker's host: neither says "no host access".
+    expect(cli.recovering).toBe(false);
+    expect(slackBlocks).not.toContain('no host access');
+  });
+
+  it('`diagnose --config FILE` reads the bot config, probes the hosts through the executor it names, and prints json or markdown', async () => {
+    const report = JSON.parse(kafkaResponder(['diagnose', '--config', configFile, '--cluster', 'sandbox', '--format', 'json'], [3])) as DiagnosisReport;
+    expect(report.cluster).toBe('sandbox');
+    expect(report.skippedChecks).toEqual([]);
+    const offline = report.findings.filter((f) => f.kind === 'offline-partition').flatMap((f) => f.affected.partitions.map((p) => `${p.topic}:${p.partition}`));
+    for (const tp of expected.unavailablePartitions!) expect(offline).toContain(tp);
+    const markdown = kafkaResponder(['diagnose', '--config', configFile, '--format', 'markdown'], [3]);
+    expect(markdown).toMatch(/^## Kafka diagnosis: sandbox\n/);
+    expect(markdown).toContain('| critical |');
+    expect(markdown).toContain('runbooks/offline-partition.md');
+    // A cluster the file does not have is a clear error, not a guess.
+    expect(() => kafkaResponder(['diagnose', '--config', configFile, '--cluster', 'nope'], [0])).toThrow(/no cluster "nope"/);
   });
 });

@@ -157,7 +157,7 @@ describe('local server: operations with approvals on an in-process dynalite', ()
           return {
             ok: true,
             plan: {
-              id: 'p1', kind: 'drain-broker', title: 'drain broker 3', description: 'scripted', createdAt: new Date().toISOString(), params: { broker: 3 },
+              id: 'p1', kind: 'drain-broker', title: 'drain broker 3', description: 'scripted', createdAt: new Date().toISOString(), params: { broker: 3, partial: false, throttleBytesPerSec: 1_048_576 },
               fingerprint: 'a'.repeat(64), preconditions: {}, steps: [], impact: { summary: 'nothing', risk: 'low', partitionsAffected: 0 }, warnings: [], dryRun: true,
             },
           };

@@ -78,13 +78,22 @@ function pct(used: number, max: number): number {
   return max > 0 ? Math.round((used / max) * 1000) / 10 : 0;
 }
 
-function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
-  const out: Finding[] = [];
-  const host = r.hostname || `broker ${brokerId}`;
-  const b = [brokerId];
-  const id = (...rest: string[]) => [`broker:${brokerId}`, ...rest];
+/** What every host rule reads: one broker's probe report, and where its findings go. */
+interface HostRuleContext {
+  brokerId: number;
+  r: ProbeReport;
+  /** The host's name, or "broker N" when the probe could not tell. */
+  host: string;
+  b: number[];
+  /** Fingerprint identity: this broker, then what the finding is about. */
+  id: (...rest: string[]) => string[];
+  /** When the running broker process started (null: not running): log lines before it are history. */
+  runningSince: string | null;
+  out: Finding[];
+}
 
-  const runningSince = r.process.running ? r.process.startedAt : null;
+/** A fatal offset-index append stops the whole broker. */
+function indexAppendFatal({ brokerId, r, host, b, id, runningSince, out }: HostRuleContext): void {
   if (r.logs.indexAppendFatal.length > 0) {
     const earlier = allBeforeProcessStart(r.logs.indexAppendFatal, runningSince);
     out.push(
@@ -108,7 +117,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** Log recovery after a crash or kill -9, finished or still running. */
+function uncleanShutdownRecovery({ brokerId, r, host, b, id, out }: HostRuleContext): void {
   if (r.recoveryInProgress || r.logs.uncleanShutdownRecovery.length > 0) {
     out.push(
       makeFinding({
@@ -135,7 +147,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** Index files rebuilt at start. */
+function corruptIndex({ brokerId, r, host, b, id, runningSince, out }: HostRuleContext): void {
   if (r.logs.corruptIndex.length > 0) {
     const earlier = allBeforeProcessStart(r.logs.corruptIndex, runningSince);
     // Rebuilt and the broker is serving (or it was an earlier run): history, not a current
@@ -154,7 +169,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** A dead log cleaner: compacted topics (and __consumer_offsets) grow without bound. */
+function logCleanerStalled({ brokerId, r, host, b, id, out }: HostRuleContext): void {
   if (r.logs.logCleanerFailure.length > 0 || r.logs.uncleanablePartitions.length > 0) {
     const all = [...r.logs.logCleanerFailure, ...r.logs.uncleanablePartitions];
     const touchesOffsets = all.some((l) => l.includes(CONSUMER_OFFSETS_TOPIC));
@@ -173,7 +191,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** Requests the broker cannot parse. */
+function unsupportedRequestVersion({ brokerId, r, host, b, id, out }: HostRuleContext): void {
   if (r.logs.unsupportedRequestVersion.length > 0) {
     out.push(
       makeFinding({
@@ -188,7 +209,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** Segment files removed under a running broker. */
+function missingSegments({ brokerId, r, host, b, id, out }: HostRuleContext): void {
   const missing = r.logDirs.filter((d) => d.partitionDirsWithoutSegmentsCount > 0 || !d.exists);
   const missingLines = r.logs.segmentsMissing ?? [];
   if (missing.length > 0 || missingLines.length > 0) {
@@ -212,7 +236,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** Log dirs where rotation, cleanup tools or a reboot delete data. */
+function riskyLogDir({ brokerId, r, host, b, id, out }: HostRuleContext): void {
   const risky = r.logDirs.filter((d) => d.underVarLog || d.onTmpfs);
   if (risky.length > 0) {
     out.push(
@@ -228,7 +255,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** Disk space and inodes of the log dirs. */
+function storagePressure({ brokerId, r, b, id, out }: HostRuleContext): void {
   for (const [kind, getPercent, what] of [
     ['disk-pressure', (d: ProbeReport['logDirs'][number]) => d.diskUsedPercent, 'disk space'],
     ['inode-pressure', (d: ProbeReport['logDirs'][number]) => d.inodeUsedPercent, 'inodes'],
@@ -251,7 +281,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** File descriptors and memory maps against their limits. */
+function limitPressure({ brokerId, r, b, id, out }: HostRuleContext): void {
   for (const [kind, used, max, what, limitName] of [
     ['fd-pressure', r.limits.openFds, r.limits.maxFds, 'open file descriptors', 'ulimit -n'],
     ['mmap-pressure', r.limits.mapCount, r.limits.maxMapCount, 'memory maps', 'vm.max_map_count'],
@@ -273,7 +306,10 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
 
+/** A systemd stop timeout that can SIGKILL a controlled shutdown. */
+function shortStopTimeout({ brokerId, r, b, id, out }: HostRuleContext): void {
   const sd = r.systemd;
   if (sd && sd.timeoutStopSec !== null && sd.timeoutStopSec < MIN_STOP_TIMEOUT_SEC) {
     out.push(
@@ -289,6 +325,11 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
+}
+
+/** Systemd restarting the broker over and over. */
+function brokerCrashLoop({ brokerId, r, host, b, id, out }: HostRuleContext): void {
+  const sd = r.systemd;
   if (sd && ((sd.restarts ?? 0) >= CRASH_LOOP_RESTARTS || sd.activeState === 'failed' || (sd.activeState === 'activating' && (sd.restarts ?? 0) > 0))) {
     out.push(
       makeFinding({
@@ -307,7 +348,35 @@ function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
       }),
     );
   }
-  return out;
+}
+
+/** One rule per finding kind (or pair of kinds read the same way), in report order. */
+const HOST_RULES: readonly ((ctx: HostRuleContext) => void)[] = [
+  indexAppendFatal,
+  uncleanShutdownRecovery,
+  corruptIndex,
+  logCleanerStalled,
+  unsupportedRequestVersion,
+  missingSegments,
+  riskyLogDir,
+  storagePressure,
+  limitPressure,
+  shortStopTimeout,
+  brokerCrashLoop,
+];
+
+function reportFindings(brokerId: number, r: ProbeReport): Finding[] {
+  const ctx: HostRuleContext = {
+    brokerId,
+    r,
+    host: r.hostname || `broker ${brokerId}`,
+    b: [brokerId],
+    id: (...rest) => [`broker:${brokerId}`, ...rest],
+    runningSince: r.process.running ? r.process.startedAt : null,
+    out: [],
+  };
+  for (const rule of HOST_RULES) rule(ctx);
+  return ctx.out;
 }
 
 /**

@@ -101,7 +101,22 @@ function brokersWithoutData(deadBrokers: Iterable<number>, probes: readonly Host
   return out;
 }
 
-export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
+/** One pass over every partition, classified; the rules below read it. */
+interface MetadataView {
+  snapshot: ClusterSnapshot;
+  probes: readonly HostProbeOutcome[];
+  live: Set<number>;
+  offline: Map<string, Bucket>;
+  underMinIsr: Map<string, Bucket>;
+  underReplicated: Map<string, Bucket>;
+  singleIsr: Map<string, Bucket>;
+  rfOne: Map<string, Bucket>;
+  /** Brokers that hold replicas but are not in the live broker list, with how many replicas they hold. */
+  replicasOnDeadBrokers: Map<number, number>;
+  offlineTotal: number;
+}
+
+function classifyPartitions(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): MetadataView {
   const live = new Set(snapshot.brokers.map((b) => b.id));
   const offline = new Map<string, Bucket>();
   const underMinIsr = new Map<string, Bucket>();
@@ -135,9 +150,12 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
       if (p.isr.length === 1 && replicationFactor(p) > 1) add(bucketFor(singleIsr, [p.isr[0]!]), topic, p);
     }
   }
+  return { snapshot, probes, live, offline, underMinIsr, underReplicated, singleIsr, rfOne, replicasOnDeadBrokers, offlineTotal };
+}
 
+/** Partitions without a live leader, grouped by the down brokers that hold them. */
+function offlinePartitions({ probes, offline, replicasOnDeadBrokers }: MetadataView): Finding[] {
   const findings: Finding[] = [];
-
   const dataless = brokersWithoutData(replicasOnDeadBrokers.keys(), probes);
   for (const b of offline.values()) {
     const who =
@@ -183,7 +201,12 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
       }),
     );
   }
+  return findings;
+}
 
+/** Partitions whose acks=all writes fail. */
+function underMinIsrPartitions({ underMinIsr, offlineTotal }: MetadataView): Finding[] {
+  const findings: Finding[] = [];
   for (const b of underMinIsr.values()) {
     findings.push(
       makeFinding({
@@ -204,7 +227,12 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
       }),
     );
   }
+  return findings;
+}
 
+/** Partitions with reduced redundancy that still take writes. */
+function underReplicatedPartitions({ underReplicated }: MetadataView): Finding[] {
+  const findings: Finding[] = [];
   for (const b of underReplicated.values()) {
     findings.push(
       makeFinding({
@@ -223,7 +251,12 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
       }),
     );
   }
+  return findings;
+}
 
+/** Partitions one failure away from offline. */
+function singleInSyncReplica({ singleIsr }: MetadataView): Finding[] {
+  const findings: Finding[] = [];
   for (const b of singleIsr.values()) {
     const holder = b.brokers[0]!;
     const allUncleanOff = b.uncleanTopics.size === 0;
@@ -248,7 +281,12 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
       }),
     );
   }
+  return findings;
+}
 
+/** Topics that no election can save. */
+function replicationFactorOne({ rfOne }: MetadataView): Finding[] {
+  const findings: Finding[] = [];
   const rf1 = rfOne.get('');
   if (rf1) {
     const topics = [...rf1.perTopic.keys()].sort();
@@ -273,7 +311,12 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
       }),
     );
   }
+  return findings;
+}
 
+/** Brokers down, or registered but not answering. */
+function unreachableBrokers({ snapshot, live, replicasOnDeadBrokers }: MetadataView): Finding[] {
+  const findings: Finding[] = [];
   const unreachable = new Set(snapshot.unreachableBrokers);
   for (const id of sortedIds(new Set([...unreachable, ...replicasOnDeadBrokers.keys()]))) {
     const isLive = live.has(id);
@@ -302,6 +345,21 @@ export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readon
     );
   }
   return findings;
+}
+
+/** One rule per finding kind, in report order. */
+const METADATA_RULES: readonly ((view: MetadataView) => Finding[])[] = [
+  offlinePartitions,
+  underMinIsrPartitions,
+  underReplicatedPartitions,
+  singleInSyncReplica,
+  replicationFactorOne,
+  unreachableBrokers,
+];
+
+export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
+  const view = classifyPartitions(snapshot, probes);
+  return METADATA_RULES.flatMap((rule) => rule(view));
 }
 
 function errorsFor(snapshot: ClusterSnapshot, brokerId: number): string {

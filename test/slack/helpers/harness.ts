@@ -3,7 +3,9 @@
 // Slack Web API stub recording what the bot says.
 import { parseConfig, type Config } from '../../../lib/config/schema.ts';
 import type { DiagnosisReport, Finding } from '../../../lib/diagnose/types.ts';
-import type { CanRestartAssessment, DiagnoseRequest, Diagnoser } from '../../../lib/diagnose/diagnoser.ts';
+import type { DiagnoseRequest, Diagnoser } from '../../../lib/diagnose/diagnoser.ts';
+import type { RestartAssessment } from '../../../lib/diagnose/can-restart.ts';
+import { restartAssessment } from '../../diagnose/fixtures.ts';
 import { recordingLog } from '../../helpers/recording-log.ts';
 import { InProcessJobQueue } from '../../../lib/queue/queue.ts';
 import type { StateStore } from '../../../lib/state/state-store.ts';
@@ -53,7 +55,7 @@ export class ScriptedDiagnoser implements Diagnoser {
   readonly requests: DiagnoseRequest[] = [];
   constructor(
     public result: DiagnosisReport | Error = report([finding(0)]),
-    public assessment: CanRestartAssessment = { brokerId: 2, safe: false, verdict: 'No: 1 partition would go offline', reasons: ['orders-3 has ISR [2]'], atRisk: ['orders-3 (offline)'] },
+    public assessment: RestartAssessment = restartAssessment({ brokerId: 2, verdict: 'no', reasons: ['1 partition would go offline: broker 2 is their only live in-sync replica (orders-3).'], wouldGoOffline: [{ topic: 'orders', partition: 3 }] }),
   ) {}
   async diagnose(req: DiagnoseRequest): Promise<DiagnosisReport> {
     this.requests.push(req);
@@ -64,7 +66,7 @@ export class ScriptedDiagnoser implements Diagnoser {
     if (this.result instanceof Error) throw this.result;
     return this.result;
   }
-  async canRestart(): Promise<CanRestartAssessment> {
+  async canRestart(): Promise<RestartAssessment> {
     return this.assessment;
   }
 }
