@@ -12,15 +12,13 @@
 //    takes 2 s and counts how often the cluster would be read: diagnoses per storm.
 // Loopback only; counts and time bounded.
 import { parseConfig } from '../lib/config/schema.ts';
-import type { Diagnoser } from '../lib/diagnose/diagnoser.ts';
-import type { DiagnosisReport } from '../lib/diagnose/types.ts';
 import { startLocalServer } from '../lib/local/server.ts';
 import type { Job, JobQueue } from '../lib/queue/job.ts';
 import { buildSlackHandler } from '../lib/root/slack.ts';
 import type { Log } from '../lib/runtime/log.ts';
 import { startDynalite } from '../test/alerts/helpers/dynalite.ts';
 import { alertmanagerPayload } from '../test/alerts/fixtures/samples.ts';
-import { BASE_CONFIG, finding, report } from '../test/slack/helpers/harness.ts';
+import { BASE_CONFIG, CountingDiagnoser } from '../test/slack/helpers/harness.ts';
 import { SIGNING_SECRET, slashEvent } from '../test/slack/helpers/signed.ts';
 import { SlackStub } from '../test/slack/helpers/slack-stub.ts';
 
@@ -75,21 +73,9 @@ async function burst(): Promise<void> {
   }
 }
 
-class CountingDiagnoser implements Diagnoser {
-  diagnoses = 0;
-  async diagnose(): Promise<DiagnosisReport> {
-    this.diagnoses++;
-    await new Promise((r) => setTimeout(r, 2000));
-    return report([finding(1)]);
-  }
-  async canRestart(): Promise<never> {
-    throw new Error('not used');
-  }
-}
-
 async function storm(): Promise<void> {
   const stub = await new SlackStub().start();
-  const diagnoser = new CountingDiagnoser();
+  const diagnoser = new CountingDiagnoser(2000);
   const token = 'bench-am-token-0123456789';
   const config = parseConfig({ ...BASE_CONFIG, clusters: BASE_CONFIG.clusters.map((c) => ({ ...c, load: { shareDiagnosisSeconds: SHARE_SECONDS } })) });
   const server = await startLocalServer({
@@ -131,7 +117,7 @@ async function storm(): Promise<void> {
     const answered = threads.filter((p) => stub.thread(p.ts).some((m) => /finding/.test(m.text))).length;
     console.log(`  sent in ${sentMs} ms; every job done after ${doneMs} ms`);
     console.log(`  threads ${threads.length}/${GROUPS}, groups answered with the diagnosis ${answered}/${GROUPS}`);
-    console.log(`  diagnoses (cluster reads) per storm: ${diagnoser.diagnoses}   (one per ${SHARE_SECONDS} s window: ${diagnoser.diagnoses <= Math.ceil(doneMs / (SHARE_SECONDS * 1000)) ? 'OK' : 'MISSED'})`);
+    console.log(`  diagnoses (cluster reads) per storm: ${diagnoser.snapshots}   (one per ${SHARE_SECONDS} s window: ${diagnoser.snapshots <= Math.ceil(doneMs / (SHARE_SECONDS * 1000)) ? 'OK' : 'MISSED'})`);
     console.log(`  Slack calls ${stub.calls.length} (429 answered: ${stub.calls.filter((c) => c.status === 429).length}); messages not delivered: ${errors}`);
   } finally {
     await server.close();

@@ -7,11 +7,9 @@
 // is bounded in count (500) and time (60 s).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../lib/config/schema.ts';
-import type { Diagnoser } from '../../lib/diagnose/diagnoser.ts';
-import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { startLocalServer, type LocalServer } from '../../lib/local/server.ts';
 import { recordingLog } from '../helpers/recording-log.ts';
-import { BASE_CONFIG, finding, report } from '../slack/helpers/harness.ts';
+import { BASE_CONFIG, CountingDiagnoser } from '../slack/helpers/harness.ts';
 import { SlackStub } from '../slack/helpers/slack-stub.ts';
 import { alertmanagerPayload } from './fixtures/samples.ts';
 
@@ -20,19 +18,6 @@ const NOTIFICATIONS = 500;
 const STORM_BUDGET_MS = 60_000;
 const SHARE_SECONDS = 30;
 const TOKEN = 'am-token-storm-0123456789';
-
-/** Stands in for the snapshot + probes: counts how often the cluster is actually read. */
-class CountingDiagnoser implements Diagnoser {
-  snapshots = 0;
-  async diagnose(): Promise<DiagnosisReport> {
-    this.snapshots++;
-    await new Promise((r) => setTimeout(r, 300));
-    return report([finding(1)]);
-  }
-  async canRestart(): Promise<never> {
-    throw new Error('not used');
-  }
-}
 
 let stub: SlackStub;
 let server: LocalServer;

@@ -71,6 +71,20 @@ export class ScriptedDiagnoser implements Diagnoser {
   }
 }
 
+/** Stands in for snapshot + probes: counts how often the cluster would be read; each read takes `ms`. */
+export class CountingDiagnoser implements Diagnoser {
+  snapshots = 0;
+  constructor(private readonly ms = 300) {}
+  async diagnose(): Promise<DiagnosisReport> {
+    this.snapshots++;
+    await new Promise((r) => setTimeout(r, this.ms));
+    return report([finding(1)]);
+  }
+  async canRestart(): Promise<never> {
+    throw new Error('not used');
+  }
+}
+
 export interface Harness {
   config: Config;
   queue: InProcessJobQueue;
