@@ -52,7 +52,7 @@ class KilledOnceDiagnoser implements Diagnoser {
 const config = { ...BASE_CONFIG, clusters: BASE_CONFIG.clusters.map((c) => ({ ...c, load: { shareDiagnosisSeconds: 30 } })) };
 
 async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!cond()) throw new Error(`timed out waiting for ${what}`);
 }
 
