@@ -2,6 +2,7 @@
 // replacement, expiry honoured on read and on create, the listed items behind
 // /kafka status, and throttling (aws-sdk-client-mock) retried with backoff.
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishActivity, listRunning, startActivity } from '../../lib/state/activity.ts';
@@ -98,28 +99,28 @@ describe('DynamoDB throttling', () => {
   const throttled = (name: string) => Object.assign(new Error(`${name}: slow down`), { name, $metadata: {} });
 
   it('retries throttled calls with backoff and then succeeds', async () => {
-    const mock = mockClient(DynamoDBClient);
+    const mock = mockClient(DynamoDBDocumentClient);
     try {
       mock
-        .on(PutItemCommand)
+        .on(PutCommand)
         .rejectsOnce(throttled('ProvisionedThroughputExceededException'))
         .rejectsOnce(throttled('ThrottlingException'))
         .resolves({});
       const store = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1' }), 't');
       expect(await store.create('k', 'v', 60)).toBe(true);
-      expect(mock.commandCalls(PutItemCommand)).toHaveLength(3);
+      expect(mock.commandCalls(PutCommand)).toHaveLength(3);
     } finally {
       mock.restore();
     }
   });
 
   it('gives up after its attempts with the throttling error; activity bookkeeping swallows it and logs', async () => {
-    const mock = mockClient(DynamoDBClient);
+    const mock = mockClient(DynamoDBDocumentClient);
     try {
-      mock.on(PutItemCommand).rejects(throttled('ProvisionedThroughputExceededException'));
+      mock.on(PutCommand).rejects(throttled('ProvisionedThroughputExceededException'));
       const store = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1' }), 't', { throttleAttempts: 3, maxBackoffMs: 5 });
       await expect(store.put('k', 'v', 60, 'running')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
-      expect(mock.commandCalls(PutItemCommand)).toHaveLength(3);
+      expect(mock.commandCalls(PutCommand)).toHaveLength(3);
       const log = recordingLog();
       expect(await startActivity(store, { id: 'j', kind: 'diagnose', title: 't', correlationId: 'c', startedAt: new Date().toISOString() }, log)).toBe(false);
       expect(log.records.some((e) => e.level === 'warn' && e.message.includes('could not record the running job'))).toBe(true);
@@ -129,12 +130,12 @@ describe('DynamoDB throttling', () => {
   });
 
   it('a conditional-check failure is an answer, not retried', async () => {
-    const mock = mockClient(DynamoDBClient);
+    const mock = mockClient(DynamoDBDocumentClient);
     try {
-      mock.on(PutItemCommand).rejects(Object.assign(new Error('lost'), { name: 'ConditionalCheckFailedException', $metadata: {} }));
+      mock.on(PutCommand).rejects(Object.assign(new Error('lost'), { name: 'ConditionalCheckFailedException', $metadata: {} }));
       const store = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1' }), 't');
       expect(await store.create('k', 'v', 60)).toBe(false);
-      expect(mock.commandCalls(PutItemCommand)).toHaveLength(1);
+      expect(mock.commandCalls(PutCommand)).toHaveLength(1);
     } finally {
       mock.restore();
     }
