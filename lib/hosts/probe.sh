@@ -441,9 +441,9 @@ category offsetsLoad       server  0 4000 - '(Scheduling loading|Finished loadin
 category cleanerLog        cleaner 1 24   0 "$P_CLEANER"
 
 # scan LOG CATEGORY...: ONE grep for all, then pick. Only the newest SCAN_BYTES
-# are kept (bash is slow per line); from a window that full, a category short
-# of its cap is scanned alone.
-SCAN_BYTES=$((4 * 1024 * 1024))
+# are kept (bash is slow per line); from a window that full, the categories
+# short of their cap are scanned again.
+SCAN_BYTES=$((1024 * 1024))
 scan() {
   local log=$1 args=(-a -n -E) c ctx=0 full=0 again=(); shift
   for c in "$@"; do args+=(-e "${CAT_PAT[$c]}"); ctx=$((ctx | CAT_CTX[$c])); done
@@ -460,6 +460,8 @@ scan() {
     pick "$c"
     [ $# -gt 1 ] && [ $full = 1 ] && [ ${CAT_KEPT[$c]} -lt ${CAT_CAP[$c]} ] && again+=("$c")
   done
+  # (together while that leaves some out, else one by one)
+  if [ ${#again[@]} -gt 0 ] && [ ${#again[@]} -lt $# ] && in_time; then scan $log "${again[@]}"; return; fi
   for c in "${again[@]}"; do
     if in_time; then scan $log "$c"; else SKIPPED+=("$c"); fi
   done
