@@ -1,4 +1,5 @@
 // `npx kafka-responder sandbox <subcommand>`
+import { parseArgs } from 'node:util';
 import { BROKER_IDS } from './layout.ts';
 import { Sandbox } from './cluster.ts';
 import { SCENARIOS, runScenario } from './scenarios.ts';
@@ -24,8 +25,32 @@ function brokerArg(arg: string | undefined): number {
   return Number(arg);
 }
 
+function parseSandboxArgs(argv: string[]): { cmd: string | undefined; arg: string | undefined; rest: string[]; purge: boolean; json: boolean; help: boolean } | { error: string } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: { purge: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    });
+    const [cmd, arg, ...rest] = positionals;
+    return { cmd, arg, rest, purge: values.purge, json: values.json, help: values.help };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
 export async function run(argv: string[]): Promise<number> {
-  const [cmd, arg, ...rest] = argv;
+  const args = parseSandboxArgs(argv);
+  if ('error' in args) {
+    console.error(`${args.error}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { cmd, arg, rest } = args;
   const sandbox = new Sandbox();
   switch (cmd) {
     case 'install':
@@ -35,12 +60,12 @@ export async function run(argv: string[]): Promise<number> {
       await sandbox.up();
       return 0;
     case 'down':
-      await sandbox.down({ purge: arg === '--purge' });
+      await sandbox.down({ purge: args.purge });
       console.error('sandbox stopped');
       return 0;
     case 'status': {
       const statuses = await sandbox.status();
-      if (arg === '--json') {
+      if (args.json) {
         console.log(JSON.stringify({ home: sandbox.settings.home, nodes: statuses }, null, 2));
       } else {
         console.log(`sandbox ${sandbox.settings.home} (Kafka ${sandbox.settings.kafkaVersion})`);
