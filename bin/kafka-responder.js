@@ -28,4 +28,10 @@ if (process.env.KR_FROM_SOURCE === '1') {
     process.exit(1);
   }
 }
-process.exitCode = await cli.main(process.argv.slice(2));
+const code = await cli.main(process.argv.slice(2));
+process.exitCode = code;
+// A one-shot report is done once its output is written: exit then, without
+// waiting for sockets or timers a client library may leave behind.
+if (code !== undefined && ['diagnose', 'can-restart'].includes(process.argv[2] ?? '')) {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}

@@ -75,9 +75,14 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
 
   // Leave the probes a little less time than the snapshot so both finish inside the budget.
   const probeTimeout = Math.max(1000, Math.floor(input.timeoutMs * 0.9));
+  // Probes first, and a turn of the event loop for them to get going: the
+  // snapshot's first step loads kafkajs, which holds the thread for a while.
+  const started = input.executor && targets.length > 0 ? safeProbe(probeFn, input.executor, targets, probeTimeout) : null;
+  if (started) await new Promise((resolve) => setImmediate(resolve));
+  const probing = started ?? Promise.resolve([]);
   const [snapshot, probes] = await Promise.all([
     snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs }),
-    input.executor && targets.length > 0 ? safeProbe(probeFn, input.executor, targets, probeTimeout) : Promise.resolve([]),
+    probing,
   ]);
 
   if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {

@@ -3,7 +3,7 @@
 // 24,000 characters (and `truncated` set), stderr at 8,000.
 
 import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from './types.ts';
 
 export const STDOUT_LIMIT = 24_000;
@@ -21,6 +21,14 @@ export interface LocalExecutorOptions {
 /** Cuts text to `limit` characters (UTF-16 code units, as SSM's limit is applied to the text). */
 export function capText(text: string, limit: number): { text: string; cut: boolean } {
   return text.length > limit ? { text: text.slice(0, limit), cut: true } : { text, cut: false };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export class LocalExecutor implements Executor {
@@ -50,7 +58,8 @@ export class LocalExecutor implements Executor {
     const started = Date.now();
     const base = { target, commandId: null, truncated: false, stdout: '', stderr: '', exitCode: null };
     // A host directory that is not there is a host that does not answer.
-    const isDir = await stat(target.address).then((s) => s.isDirectory(), () => false);
+    // (Synchronous: one local stat, and the script starts in this same turn of the event loop.)
+    const isDir = isDirectory(target.address);
     if (!isDir) {
       return { ...base, status: 'Unreachable', durationMs: Date.now() - started, detail: `host directory ${target.address} does not exist` };
     }

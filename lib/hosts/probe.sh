@@ -3,13 +3,14 @@
 #
 # Runs on a Kafka broker host (Amazon Linux 2023, Debian) through SSM Run
 # Command, or against a sandbox broker's host directory through the local
-# executor. Needs bash 4+, coreutils, grep, procps (ps) and, when present,
-# systemctl. It never writes anything and never stops on a failed check: each
+# executor. Needs bash 4.4+, coreutils, grep and, when present, systemctl and
+# journalctl. It never writes anything and never stops on a failed check: each
 # check that cannot run adds a warning instead.
 #
 # Bounds: output under 24,000 characters (SSM keeps only the first 24,000 of
 # stdout), run time well under 20 s with thousands of partition directories
-# (no per-directory subprocess; every external command under `timeout`).
+# (no per-directory subprocess), few processes (builtins where they do; one
+# grep per log for all line categories).
 #
 # Log lines are returned raw ("<line number>:<text>", or "<n>-<text>" for the
 # line after a match) and classified by lib/hosts/log-patterns.ts, which knows
@@ -24,7 +25,12 @@
 set -u
 export LC_ALL=C
 
-PROBE_START_MS=$(date +%s%3N 2>/dev/null || echo 0)
+now_ms() {
+  if [ -n "${EPOCHREALTIME:-}" ]; then NOW_MS=${EPOCHREALTIME/[.,]/}; NOW_MS=$(( NOW_MS / 1000 ))
+  else NOW_MS=$(date +%s%3N 2>/dev/null); [[ $NOW_MS =~ ^[0-9]+$ ]] || NOW_MS=0; fi
+}
+utc_iso() { TZ=UTC0 printf -v ISO '%(%Y-%m-%dT%H:%M:%SZ)T' "$1"; }
+now_ms; PROBE_START_MS=$NOW_MS
 MAX_OUTPUT=23500          # chars; SSM cuts at 24,000
 LINE_MAX=500              # each log line is cut to this many bytes
 LOG_BYTES=$((40 * 1024 * 1024))   # newest bytes of server.log (+ rotated) scanned
@@ -59,11 +65,15 @@ have() { command -v "$1" >/dev/null 2>&1; }
 # seconds have passed (bash's SECONDS, no fork), and each external command gets
 # at most the time that is left.
 SCAN_DEADLINE=${SCAN_DEADLINE_ARG:-14}
-left() { local l=$(( SCAN_DEADLINE + 2 - SECONDS )); [ $l -lt 1 ] && l=1; echo "$l"; }
+left() { LEFT=$(( SCAN_DEADLINE + 2 - SECONDS )); [ $LEFT -lt 1 ] && LEFT=1; }
 in_time() { [ "$SECONDS" -lt "$SCAN_DEADLINE" ]; }
 HAVE_TIMEOUT=0; have timeout && HAVE_TIMEOUT=1
-# t SECONDS cmd...: run an external command under a time limit when possible.
+# t SECONDS cmd...: run an external command under a time limit when possible;
+# for what can hang or read a lot (other processes' /proc files, data dirs
+# (NFS?), systemd, logs), not paths bash itself has just read.
 t() { local s=$1; shift; if [ $HAVE_TIMEOUT = 1 ]; then timeout -k 1 "$s" "$@"; else "$@"; fi; }
+# split SEP TEXT -> PARTS (mapfile -d < <(printf ...) forks)
+split() { local IFS=$1; set -f; PARTS=($2); set +f; }
 
 # ------------------------------------------------------------------ JSON helpers
 CTRL_FROM=(); CTRL_TO=()
@@ -97,7 +107,8 @@ jarr() {
 PID=""; CMDLINE=()
 find_process() {
   local f pid arg found=() cfg_real=""
-  [ -n "$CONFIG_ARG" ] && cfg_real=$(t 2 realpath -m -- "$CONFIG_ARG" 2>/dev/null)
+  # (Unguarded: bash reads this file itself below.)
+  [ -n "$CONFIG_ARG" ] && cfg_real=$(realpath -m -- "$CONFIG_ARG" 2>/dev/null)
   # The bracket keeps grep from matching its own command line.
   while IFS= read -r f; do
     pid=${f#/proc/}; pid=${pid%/cmdline}
@@ -146,8 +157,8 @@ if [ -n "$PID" ]; then
     esac
     if [ "$prev" = "kafka.Kafka" ] && [ -z "$PROC_CONFIG" ]; then PROC_CONFIG=$arg; fi
     if [ "$prev" = "-cp" ] || [ "$prev" = "-classpath" ]; then
-      mapfile -t -d ':' cps < <(printf '%s' "$arg")
-      for cp in "${cps[@]}"; do CLASSPATH_DIRS+=("${cp%/*}"); done
+      split ':' "$arg"
+      for cp in "${PARTS[@]}"; do CLASSPATH_DIRS+=("${cp%/*}"); done
     fi
     prev=$arg
   done
@@ -224,9 +235,9 @@ else
 fi
 
 LOG_DIRS=()
-# (process substitution, not here-strings: older bash writes those to a temp file)
-if [ -n "${CFG[log.dirs]:-}" ]; then mapfile -t -d ',' LOG_DIRS < <(printf '%s' "${CFG[log.dirs]}")
-elif [ -n "${CFG[log.dir]:-}" ]; then mapfile -t -d ',' LOG_DIRS < <(printf '%s' "${CFG[log.dir]}")
+# (split, not here-strings: older bash writes those to a temp file)
+if [ -n "${CFG[log.dirs]:-}" ]; then split ',' "${CFG[log.dirs]}"; LOG_DIRS=("${PARTS[@]}")
+elif [ -n "${CFG[log.dir]:-}" ]; then split ',' "${CFG[log.dir]}"; LOG_DIRS=("${PARTS[@]}")
 elif [ -n "$CONFIG_PATH" ] && [ -r "$CONFIG_PATH" ]; then LOG_DIRS=(/tmp/kafka-logs)   # Kafka's default
 fi
 trimmed=()
@@ -256,7 +267,7 @@ if [ -z "$LOGS_DIR" ] && [ -n "$CONFIG_PATH" ]; then
     if [ -e "$c/server.log" ]; then LOGS_DIR=$c; break; fi
   done
 fi
-[ -n "$LOGS_DIR" ] && LOGS_DIR=$(t 2 realpath -m -- "$LOGS_DIR" 2>/dev/null || echo "$LOGS_DIR")
+[ -n "$LOGS_DIR" ] && LOGS_DIR=$(realpath -m -- "$LOGS_DIR" 2>/dev/null || echo "$LOGS_DIR")
 
 # ------------------------------------------------------------------ Kafka version
 KAFKA_VERSION=""
@@ -273,9 +284,10 @@ done
 # ------------------------------------------------------------------ process facts
 STARTED_AT=""; OPEN_FDS=""; MAX_FDS=""; MAP_COUNT=""; MAX_MAP_COUNT=""
 if [ -n "$PID" ]; then
-  et=$(t 3 ps -o etimes= -p "$PID" 2>/dev/null); et=${et//[[:space:]]/}
-  if [[ $et =~ ^[0-9]+$ ]]; then
-    STARTED_AT=$(date -u -d "@$(( $(date +%s) - et ))" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+  # Start time without ps: boot time + field 22 of /proc/PID/stat (1/100 s ticks).
+  l=""; k=""; read -r l < "/proc/$PID/stat" 2>/dev/null
+  [[ ${l##*) } =~ ^([^ ]+ ){19}([0-9]+) ]] && while read -r k v; do [ "$k" = btime ] && break; done < /proc/stat
+  if [ "$k" = btime ]; then utc_iso $((v + BASH_REMATCH[2] / 100)); STARTED_AT=$ISO
   else
     warn "cannot read process start time"
   fi
@@ -292,8 +304,22 @@ fi
 [ -r /proc/sys/vm/max_map_count ] && read -r MAX_MAP_COUNT < /proc/sys/vm/max_map_count
 
 # ------------------------------------------------------------------ log dirs
-LOGDIR_JSON=(); OFFSETS_JSON=(); OFFSETS_SEEN=0
-declare -A OFFSETS_DIR_OF=()
+LOGDIR_JSON=(); OFFSETS_JSON=(); OFF_PART=(); OFF_DIR=(); OFF_SEGS=(); OFF_BYTES=(); DU_FILES=()
+declare -A OFFSETS_DIR_OF=() DU_OWNER=()
+du_flush() { # bytes of __consumer_offsets segments per partition: one du for ~1000 files
+  local out l k
+  [ ${#DU_FILES[@]} -gt 0 ] || return 0
+  out=$(t 10 du -b -- "${DU_FILES[@]}" 2>/dev/null)
+  if [ $? -ge 124 ]; then for k in "${DU_OWNER[@]}"; do OFF_BYTES[$k]=null; done   # unfinished
+  else
+    split $'\n' "$out"
+    for l in "${PARTS[@]}"; do
+      k=${l#*$'\t'}; k=${DU_OWNER[${k%/*}]:-}; l=${l%%$'\t'*}
+      [[ $k && $l && $l != *[!0-9]* ]] && OFF_BYTES[k]=$((OFF_BYTES[k] + l))
+    done
+  fi
+  DU_FILES=(); DU_OWNER=()
+}
 for dir in "${LOG_DIRS[@]}"; do
   jstr "$dir"; o="{\"path\":$J"
   if [ ! -d "$dir" ]; then
@@ -304,7 +330,7 @@ for dir in "${LOG_DIRS[@]}"; do
   jstr "$real"; o+=",\"exists\":true,\"realPath\":$J"
   if [ -e "$dir/.kafka_cleanshutdown" ]; then o+=",\"cleanShutdownMarker\":true"; else o+=",\"cleanShutdownMarker\":false"; fi
   fstype=""; pcent=""; avail=""; ipcent=""; target=""
-  dfout=$(t 5 df -B1 --output=fstype,pcent,avail,ipcent,target -- "$dir" 2>/dev/null | tail -n 1)
+  dfout=$(t 5 df -B1 --output=fstype,pcent,avail,ipcent,target -- "$dir" 2>/dev/null); dfout=${dfout##*$'\n'}
   if [[ $dfout =~ ^([^[:space:]]+)[[:space:]]+([0-9]+)%[[:space:]]+([0-9]+)[[:space:]]+([0-9]+%|-)[[:space:]]+(.+)$ ]]; then
     fstype=${BASH_REMATCH[1]}; pcent=${BASH_REMATCH[2]}; avail=${BASH_REMATCH[3]}; ipcent=${BASH_REMATCH[4]%\%}; target=${BASH_REMATCH[5]}
   else
@@ -319,172 +345,174 @@ for dir in "${LOG_DIRS[@]}"; do
 
   parts=0; noseg=(); nosegc=0
   for p in "$dir"/*-[0-9]*/; do
-    p=${p%/}; name=${p##*/}
-    [[ $name =~ ^.+-[0-9]+$ ]] || continue     # skips *-delete, *-future, *-stray
+    p=${p%/}; name=${p##*/}; n=${name##*-}
+    [[ -n $n && $n != *[!0-9]* && -n ${name%-*} ]] || continue   # skips *-delete, *-future, *-stray
     parts=$((parts + 1))
     segs=("$p"/*.log)
     if [ ${#segs[@]} -eq 0 ]; then
       nosegc=$((nosegc + 1))
       [ ${#noseg[@]} -lt $NOSEG_LIST_MAX ] && noseg+=("$name")
     fi
-    if [[ $name =~ ^__consumer_offsets-([0-9]+)$ ]] && [ $OFFSETS_SEEN -lt $OFFSETS_PARTITIONS_MAX ]; then
-      n=${BASH_REMATCH[1]}; bytes=0
+    if [ "${name%-*}" = __consumer_offsets ] && [ ${#OFF_PART[@]} -lt $OFFSETS_PARTITIONS_MAX ]; then
+      OFF_PART+=("$n"); OFF_DIR+=("$dir"); OFF_SEGS+=(${#segs[@]}); OFF_BYTES+=(0)
       if [ ${#segs[@]} -gt 0 ]; then
-        tot=$(t 10 du -b -c -- "${segs[@]}" 2>/dev/null | tail -n 1)
-        bytes=${tot%%[[:space:]]*}; [[ $bytes =~ ^[0-9]+$ ]] || bytes=null
+        DU_OWNER[$p]=$((${#OFF_PART[@]} - 1)); DU_FILES+=("${segs[@]}")
+        [ ${#DU_FILES[@]} -ge 1000 ] && du_flush
       fi
-      jstr "$dir"
-      OFFSETS_JSON+=("{\"partition\":$n,\"logDir\":$J,\"segments\":${#segs[@]},\"bytes\":$bytes")
-      OFFSETS_DIR_OF[$n]=$((${#OFFSETS_JSON[@]} - 1))
-      OFFSETS_SEEN=$((OFFSETS_SEEN + 1))
     fi
   done
   jarr "${noseg[@]}"
   o+=",\"partitionDirCount\":$parts,\"partitionDirsWithoutSegments\":$J,\"partitionDirsWithoutSegmentsCount\":$nosegc}"
   LOGDIR_JSON+=("$o")
 done
-[ $OFFSETS_SEEN -ge $OFFSETS_PARTITIONS_MAX ] && warn "only the first $OFFSETS_PARTITIONS_MAX __consumer_offsets partitions are listed"
+du_flush
+for k in "${!OFF_PART[@]}"; do
+  jstr "${OFF_DIR[$k]}"
+  OFFSETS_JSON+=("{\"partition\":${OFF_PART[$k]},\"logDir\":$J,\"segments\":${OFF_SEGS[$k]},\"bytes\":${OFF_BYTES[$k]}")
+  OFFSETS_DIR_OF[${OFF_PART[$k]}]=$k
+done
+[ ${#OFF_PART[@]} -ge $OFFSETS_PARTITIONS_MAX ] && warn "only the first $OFFSETS_PARTITIONS_MAX __consumer_offsets partitions are listed"
 
 # ------------------------------------------------------------------ broker logs
 # Chronological plan of (file, bytes) to read: the newest LOG_BYTES of
 # server.log and its uncompressed rotations, oldest first, so that line
 # numbers from grep -n give the order of events.
-PLAN_FILES=(); PLAN_BYTES=(); PLAN_FROM=(); LOG_FILES_JSON=()
-plan_logs() {
-  local base=$1 budget=$2 f size
-  local files=() sorted=()
+declare -A SIZE=()
+BY_AGE=()
+plan_logs() { # base budget -> STREAM ("first-byte bytes file", oldest first), BYTES_READ
+  local base=$1 budget=$2 f take files=()
   [ -f "$base" ] && files+=("$base")
-  local rotated=("$base".*)
-  if [ ${#rotated[@]} -gt 0 ]; then
-    # Newest first by modification time; skip compressed rotations.
-    mapfile -t sorted < <(t 5 ls -1t -- "${rotated[@]}" 2>/dev/null)
-    for f in "${sorted[@]}"; do
-      case "$f" in *.gz|*.xz|*.bz2|*.zst|*.zip) continue ;; esac
-      files+=("$f")
-    done
-  fi
-  local sel=() selb=() self=() take
+  for f in "${BY_AGE[@]}"; do [[ $f == "$base".* ]] && files+=("$f"); done
+  STREAM=(); BYTES_READ=0
   for f in "${files[@]}"; do
-    [ "$budget" -le 0 ] && break
-    size=$(t 2 stat -c %s -- "$f" 2>/dev/null) || continue
-    [[ $size =~ ^[0-9]+$ ]] || continue
-    take=$size; [ "$take" -gt "$budget" ] && take=$budget
-    sel+=("$f"); selb+=("$take"); self+=($((size - take + 1))); budget=$((budget - take))
-  done
-  local i
-  for ((i = ${#sel[@]} - 1; i >= 0; i--)); do PLAN_FILES+=("${sel[$i]}"); PLAN_BYTES+=("${selb[$i]}"); PLAN_FROM+=("${self[$i]}"); done
-}
-# A fixed byte window per file (planned once), so that every pass sees the
-# same lines even while the broker keeps writing.
-stream_logs() {
-  local i
-  for i in "${!PLAN_FILES[@]}"; do
-    t "$LEFT" tail -c "+${PLAN_FROM[$i]}" -- "${PLAN_FILES[$i]}" 2>/dev/null | t "$LEFT" head -c "${PLAN_BYTES[$i]}"
+    [ $budget -gt 0 ] && [ -n "${SIZE[$f]:-}" ] || continue
+    take=${SIZE[$f]}; [ $take -gt $budget ] && take=$budget
+    STREAM=("$((SIZE[$f] - take + 1)) $take $f" "${STREAM[@]}"); budget=$((budget - take)); BYTES_READ=$((BYTES_READ + take))
   done
 }
-CLEANER_FILES=(); CLEANER_BYTES=(); CLEANER_FROM=()
-stream_cleaner() {
-  local i
-  for i in "${!CLEANER_FILES[@]}"; do
-    t "$LEFT" tail -c "+${CLEANER_FROM[$i]}" -- "${CLEANER_FILES[$i]}" 2>/dev/null | t "$LEFT" head -c "${CLEANER_BYTES[$i]}"
+stream() { # the planned byte windows: the read ends where the plan did
+  local w from bytes
+  for w; do
+    from=${w%% *}; w=${w#* }; bytes=${w%% *}; w=${w#* }
+    if [ $from = 1 ]; then t $LEFT head -c $bytes -- "$w" 2>/dev/null
+    else t $LEFT tail -c +$from -- "$w" 2>/dev/null | t $LEFT head -c $bytes; fi
   done
 }
-
+SERVER_STREAM=(); CLEANER_STREAM=(); BYTES_READ=0
 if [ -n "$LOGS_DIR" ] && [ -d "$LOGS_DIR" ]; then
-  plan_logs "$LOGS_DIR/server.log" "$LOG_BYTES"
-  save_f=("${PLAN_FILES[@]}"); save_b=("${PLAN_BYTES[@]}"); save_o=("${PLAN_FROM[@]}")
-  PLAN_FILES=(); PLAN_BYTES=(); PLAN_FROM=()
-  plan_logs "$LOGS_DIR/log-cleaner.log" "$CLEANER_LOG_BYTES"
-  CLEANER_FILES=("${PLAN_FILES[@]}"); CLEANER_BYTES=("${PLAN_BYTES[@]}"); CLEANER_FROM=("${PLAN_FROM[@]}")
-  PLAN_FILES=("${save_f[@]}"); PLAN_BYTES=("${save_b[@]}"); PLAN_FROM=("${save_o[@]}")
-  [ ${#PLAN_FILES[@]} -eq 0 ] && warn "no server.log in $LOGS_DIR"
+  files=("$LOGS_DIR"/server.log.* "$LOGS_DIR"/log-cleaner.log.*)
+  [ ${#files[@]} -gt 0 ] && mapfile -t files < <(ls -1t -- "${files[@]}" 2>/dev/null)
+  for f in "${files[@]}"; do case "$f" in *.gz|*.xz|*.bz2|*.zst|*.zip) ;; *) BY_AGE+=("$f") ;; esac; done
+  files=()
+  for f in "$LOGS_DIR/server.log" "$LOGS_DIR/log-cleaner.log" "${BY_AGE[@]}"; do [ -f "$f" ] && files+=("$f"); done
+  [ ${#files[@]} -gt 0 ] && split $'\n' "$(stat -c '%s %n' -- "${files[@]}" 2>/dev/null)"
+  for l in "${PARTS[@]}"; do SIZE[${l#* }]=${l%% *}; done
+  plan_logs "$LOGS_DIR/log-cleaner.log" "$CLEANER_LOG_BYTES"; CLEANER_STREAM=("${STREAM[@]}")
+  plan_logs "$LOGS_DIR/server.log" "$LOG_BYTES"; SERVER_STREAM=("${STREAM[@]}")
+  [ ${#STREAM[@]} = 0 ] && warn "no server.log in $LOGS_DIR"
 else
   warn "log folder not found"
 fi
-for i in "${!PLAN_FILES[@]}"; do LOG_FILES_JSON+=("${PLAN_FILES[$i]}"); done
-BYTES_READ=0; for b in "${PLAN_BYTES[@]}"; do BYTES_READ=$((BYTES_READ + b)); done
 
 # cutnum "n:text" MAX -> CUT: the text after grep's "n:" / "n-" prefix cut to MAX bytes.
 cutnum() {
   local pre=${1%%[:-]*}
   CUT="${1:0:${#pre}+1}${1:${#pre}+1:$2}"
 }
-cut_lines() { # stdin "n:text" lines -> LINES array, each text cut to $1 bytes
-  local max=$1 l
-  LINES=()
-  while IFS= read -r l; do cutnum "$l" "$max"; LINES+=("$CUT"); done
-}
 
-# Fixed-string pre-selection per category. Extended regexes only of literal
-# alternatives, so GNU grep stays on its fast path.
-# LogManager's own start/finish of log loading mark each broker start (all versions).
-P_LIFECYCLE='Loading logs|Logs loading complete in|Loaded [0-9]+ logs in '
-P_UNCLEAN='since no clean shutdown file was found|since clean shutdown file was found'
-P_RECOVERY='Recovering unflushed segment|Found invalid offset during recovery|Corruption found in segment|Deleting all segments because logEndOffset'
-P_LOAD_PROGRESS='Completed load of|Error while loading logs in'
-P_CORRUPT='orrupted index file|Corrupt index found|Could not find offset index file|is corrupt, found [0-9]+ bytes'
-P_FATAL='Attempt to append an offset|Attempt to append a timestamp'
+# Log line categories: name, log, lines after a match (grep -A), newest lines
+# kept, fewest kept when the output must shrink ("-": not printed), and an ERE
+# of literals starting with a letter, for 0.11 to 4.x (log-patterns.ts
+# classifies the lines; probe-output.ts reads each name).
+CAT_NAMES=(); declare -A CAT_SRC=() CAT_CTX=() CAT_CAP=() CAT_FLOOR=() CAT_PAT=() CAT_RAW=() CAT_KEPT=()
+category() { CAT_NAMES+=("$1"); CAT_SRC[$1]=$2; CAT_CTX[$1]=$3; CAT_CAP[$1]=$4; CAT_FLOOR[$1]=$5; CAT_PAT[$1]=$6; }
 P_CLEANER='as uncleanable|kafka-log-cleaner-thread-[0-9]+\]: Error due to|Failed to clean up log for'
-P_UNSUPPORTED='which is not enabled|Error getting request for apiKey|Error parsing request header|and unsupported version [0-9]|Received request for disabled api with key'
-P_OFFSETS_LOAD='(Scheduling loading|Finished loading)( of)? (offsets and group metadata|metadata) from __consumer_offsets-[0-9]+'
-P_OFFSETS_ERR='Error loading offsets from __consumer_offsets-|Failed to load metadata from __consumer_offsets-|Failed to complete the loading of metadata for __consumer_offsets-'
+# LogManager's own start/finish of log loading mark each broker start (all versions).
+category lifecycle         server  0 8    3 'Loading logs|Logs loading complete in|Loaded [0-9]+ logs in '
+category unclean           server  0 10   3 'since no clean shutdown file was found|since clean shutdown file was found'
+category recovery          server  0 16   1 'Recovering unflushed segment|Found invalid offset during recovery|Corruption found in segment|Deleting all segments because logEndOffset'
+category loadProgress      server  0 4    3 'Completed load of|Error while loading logs in'
+category corruptIndex      server  0 15   1 'orrupted index file|Corrupt index found|Could not find offset index file|is corrupt, found [0-9]+ bytes'
+category indexAppend       server  0 6    3 'Attempt to append an offset|Attempt to append a timestamp'
+category cleaner           server  1 12   1 "$P_CLEANER"
+category unsupported       server  0 10   1 'which is not enabled|Error getting request for apiKey|Error parsing request header|and unsupported version [0-9]|Received request for disabled api with key'
+category offsetsLoadErrors server  0 8    1 'Error loading offsets from __consumer_offsets-|Failed to load metadata from __consumer_offsets-|Failed to complete the loading of metadata for __consumer_offsets-'
+category offsetsLoad       server  0 4000 - '(Scheduling loading|Finished loading)( of)? (offsets and group metadata|metadata) from __consumer_offsets-[0-9]+'
+category cleanerLog        cleaner 1 24   0 "$P_CLEANER"
 
-declare -A CAT_CAP=( [lifecycle]=8 [unclean]=10 [recovery]=16 [loadProgress]=4 [corruptIndex]=15 [indexAppend]=6 [cleaner]=12 [unsupported]=10 [offsetsLoadErrors]=8 )
-grep_cat() { # name pattern context(0|1) source
-  local name=$1 pat=$2 ctx=$3 src=$4 cap=${CAT_CAP[$1]}
-  local args=(-a -n -E -e "$pat")
-  if ! in_time; then SKIPPED+=("$name"); return; fi
-  LEFT=$(left)
-  [ "$ctx" = 1 ] && args+=(-A 1 --no-group-separator)
-  if [ "$src" = cleaner ]; then
-    cut_lines "$LINE_MAX" < <(stream_cleaner | t "$LEFT" grep "${args[@]}" | tail -n "$((cap * (ctx + 1)))")
-  else
-    cut_lines "$LINE_MAX" < <(stream_logs | t "$LEFT" grep "${args[@]}" | tail -n "$((cap * (ctx + 1)))")
-  fi
-  CAT_RAW[$name]=$(printf '%s\n' "${LINES[@]}")
+# scan LOG CATEGORY...: ONE grep for all, then pick. Only the newest SCAN_BYTES
+# are kept (bash is slow per line); from a window that full, the categories
+# short of their cap are scanned again.
+SCAN_BYTES=$((1024 * 1024))
+scan() {
+  local log=$1 args=(-a -n -E) c ctx=0 full=0 again=(); shift
+  for c in "$@"; do args+=(-e "${CAT_PAT[$c]}"); ctx=$((ctx | CAT_CTX[$c])); done
+  [ $ctx = 1 ] && args+=(-A 1 --no-group-separator)
+  left
+  # ({} 2>: no warnings about NUL bytes)
+  if [ $log = cleaner ]; then { OUT=$(stream "${CLEANER_STREAM[@]}" | t $LEFT grep "${args[@]}" | tail -c $SCAN_BYTES); } 2>/dev/null
+  else { OUT=$(stream "${SERVER_STREAM[@]}" | t $LEFT grep "${args[@]}" | tail -c $SCAN_BYTES); } 2>/dev/null; fi
+  # A full window may start inside a line.
+  [ ${#OUT} -ge $((SCAN_BYTES - 1)) ] && OUT=${OUT#*$'\n'} && full=1
+  # "<n>:<text>" for a match, "<n>-<text>" for the line after one
+  local IFS=$'\n'; set -f; LINES=($OUT); set +f; unset IFS
+  for c in "$@"; do
+    pick "$c"
+    [ $# -gt 1 ] && [ $full = 1 ] && [ ${CAT_KEPT[$c]} -lt ${CAT_CAP[$c]} ] && again+=("$c")
+  done
+  # (together while that leaves some out, else one by one)
+  if [ ${#again[@]} -gt 0 ] && [ ${#again[@]} -lt $# ] && in_time; then scan $log "${again[@]}"; return; fi
+  for c in "${again[@]}"; do
+    if in_time; then scan $log "$c"; else SKIPPED+=("$c"); fi
+  done
 }
-declare -A CAT_RAW=()
-SKIPPED=(); LEFT=1
-if [ ${#PLAN_FILES[@]} -gt 0 ]; then
-  grep_cat lifecycle "$P_LIFECYCLE" 0 server
-  grep_cat unclean "$P_UNCLEAN" 0 server
-  grep_cat recovery "$P_RECOVERY" 0 server
-  grep_cat loadProgress "$P_LOAD_PROGRESS" 0 server
-  grep_cat corruptIndex "$P_CORRUPT" 0 server
-  grep_cat indexAppend "$P_FATAL" 0 server
-  grep_cat cleaner "$P_CLEANER" 1 server
-  grep_cat unsupported "$P_UNSUPPORTED" 0 server
-  grep_cat offsetsLoadErrors "$P_OFFSETS_ERR" 0 server
+# pick CATEGORY -> CAT_RAW, CAT_KEPT: its newest lines as its own grep prints them.
+pick() {
+  local c=$1 pat=${CAT_PAT[$1]} j a got=() fwd=() raw
+  CAT_KEPT[$c]=0; CAT_RAW[$c]=""
+  [[ $OUT =~ $pat ]] || return 0
+  for ((j = ${#LINES[@]} - 1; j >= 0 && ${#got[@]} < CAT_CAP[$c]; j--)); do
+    [[ ${LINES[j]} =~ $pat ]] || continue
+    # The line after a match, unless a match itself.
+    a=${LINES[j + 1]:-}
+    if [ ${CAT_CTX[$c]} = 1 ] && [ -n "$a" ] && [ $((${LINES[j]%%[:-]*} + 1)) = "${a%%[:-]*}" ] && ! [[ $a =~ $pat ]]; then
+      got+=("${a%%[:-]*}-${a#*[:-]}")
+    fi
+    [ ${#got[@]} -lt ${CAT_CAP[$c]} ] && got+=("${LINES[j]}")
+  done
+  CAT_KEPT[$c]=${#got[@]}
+  for ((j = ${#got[@]} - 1; j >= 0; j--)); do fwd+=("${got[j]}"); done
+  printf -v raw '%s\n' "${fwd[@]}"; CAT_RAW[$c]=${raw%$'\n'}
+}
+
+SKIPPED=(); LEFT=1; server=(); cleaner=()
+for c in "${CAT_NAMES[@]}"; do
+  [ $c = offsetsLoad ] && [ ${#OFF_PART[@]} = 0 ] && continue
+  [ ${CAT_SRC[$c]} = cleaner ] && cleaner+=("$c") || server+=("$c")
+done
+if [ ${#SERVER_STREAM[@]} -gt 0 ]; then
+  if in_time; then scan server "${server[@]}"; else SKIPPED+=("${server[@]}"); fi
 fi
-CLEANER_RAW=""
-if [ ${#CLEANER_FILES[@]} -gt 0 ] && in_time; then
-  LEFT=$(left)
-  cut_lines "$LINE_MAX" < <(stream_cleaner | t "$LEFT" grep -a -n -E -A 1 --no-group-separator -e "$P_CLEANER" | tail -n "$((CAT_CAP[cleaner] * 2))")
-  CLEANER_RAW=$(printf '%s\n' "${LINES[@]}")
-fi
+[ ${#CLEANER_STREAM[@]} -gt 0 ] && in_time && scan cleaner "${cleaner[@]}"
+[ ${#SKIPPED[@]} -gt 0 ] && warn "time budget spent: log scan skipped for ${SKIPPED[*]}"
 
 # Latest load start/finish line per __consumer_offsets partition.
 declare -A LOAD_START=() LOAD_FINISH=()
-if [ ${#PLAN_FILES[@]} -gt 0 ] && [ ${#OFFSETS_JSON[@]} -gt 0 ] && in_time; then
-  LEFT=$(left)
-  while IFS= read -r l; do
-    [[ $l =~ __consumer_offsets-([0-9]+) ]] || continue
-    n=${BASH_REMATCH[1]}
-    case "$l" in
-      *"Scheduling loading"*) cutnum "$l" "$LINE_MAX"; LOAD_START[$n]=$CUT ;;
-      *"Finished loading"*) cutnum "$l" "$LINE_MAX"; LOAD_FINISH[$n]=$CUT ;;
-    esac
-  done < <(stream_logs | t "$LEFT" grep -a -n -E -e "$P_OFFSETS_LOAD" | tail -n 4000)
-else
-  [ ${#PLAN_FILES[@]} -gt 0 ] && [ ${#OFFSETS_JSON[@]} -gt 0 ] && SKIPPED+=(offsetsLoad)
-fi
-[ ${#SKIPPED[@]} -gt 0 ] && warn "time budget spent: log scan skipped for ${SKIPPED[*]}"
+split $'\n' "${CAT_RAW[offsetsLoad]:-}"
+for l in "${PARTS[@]}"; do
+  [[ $l =~ __consumer_offsets-([0-9]+) ]] || continue
+  cutnum "$l" "$LINE_MAX"
+  case "$l" in
+    *"Scheduling loading"*) LOAD_START[${BASH_REMATCH[1]}]=$CUT ;;
+    *"Finished loading"*) LOAD_FINISH[${BASH_REMATCH[1]}]=$CUT ;;
+  esac
+done
 
 # ------------------------------------------------------------------ assemble
 lines_json() { # raw (newline separated) cap maxlen -> J (newest kept)
   local raw=$1 cap=$2 max=$3 arr=() l
   if [ -n "$raw" ] && [ "$cap" -gt 0 ]; then
-    mapfile -t arr < <(printf '%s\n' "$raw")
+    split $'\n' "$raw"; arr=("${PARTS[@]}")
     if [ ${#arr[@]} -gt "$cap" ]; then arr=("${arr[@]: -$cap}"); fi
     local cut=()
     for l in "${arr[@]}"; do cutnum "$l" "$max"; cut+=("$CUT"); done
@@ -523,18 +551,15 @@ build() { # scale(0..4) -> DOC
   done
   join_comma "${parts[@]}"; o+=",\"consumerOffsets\":[$J]"
   o+=",\"logs\":{"
-  jarr "${LOG_FILES_JSON[@]}"; o+="\"files\":$J,\"bytesRead\":$BYTES_READ"
-  for c in lifecycle unclean recovery loadProgress corruptIndex indexAppend cleaner unsupported offsetsLoadErrors; do
+  jarr "${SERVER_STREAM[@]#* * }"; o+="\"files\":$J,\"bytesRead\":$BYTES_READ"
+  for c in "${CAT_NAMES[@]}"; do
+    local floor=${CAT_FLOOR[$c]}
+    [ "$floor" = - ] && continue
     local cap=$(( div == 0 ? 0 : CAT_CAP[$c] / div ))
-    # Lifecycle markers and the fatal error are what recovery decisions rest on: keep a few.
-    case "$c" in
-      lifecycle|indexAppend|unclean|loadProgress) [ $cap -lt 3 ] && cap=3 ;;
-      *) [ $cap -lt 1 ] && cap=1 ;;   # one line still proves the signal
-    esac
+    # (Recovery decisions rest on lifecycle lines and the fatal error; one line proves a signal.)
+    [ $cap -lt "$floor" ] && cap=$floor
     lines_json "${CAT_RAW[$c]:-}" "$cap" "$max"; o+=",\"$c\":$J"
   done
-  local ccap=$(( div == 0 ? 0 : CAT_CAP[cleaner] * 2 / div ))
-  lines_json "$CLEANER_RAW" "$ccap" "$max"; o+=",\"cleanerLog\":$J"
   o+="}"
   o+=",\"limits\":{"
   jnum_or_null "$OPEN_FDS"; o+="\"openFds\":$J"
@@ -561,10 +586,11 @@ build() { # scale(0..4) -> DOC
   DOC=$o
 }
 
-HOSTNAME_V=$(cat /proc/sys/kernel/hostname 2>/dev/null || hostname 2>/dev/null || echo unknown)
-COLLECTED_AT=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-now_ms=$(date +%s%3N 2>/dev/null || echo 0)
-DURATION_MS=$(( now_ms - PROBE_START_MS ))
+HOSTNAME_V=""
+read -r HOSTNAME_V 2>/dev/null < /proc/sys/kernel/hostname
+[ -n "$HOSTNAME_V" ] || HOSTNAME_V=${HOSTNAME:-unknown}
+utc_iso -1; COLLECTED_AT=$ISO
+now_ms; DURATION_MS=$(( NOW_MS - PROBE_START_MS ))
 for scale in 0 1 2 3 4; do
   build "$scale"
   [ ${#DOC} -le $MAX_OUTPUT ] && break
