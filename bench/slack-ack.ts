@@ -132,7 +132,7 @@ async function main() {
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'bench',
       AWS_SECRET_ACCESS_KEY: 'bench',
-      KR_CONFIG: JSON.stringify({ clusters: [{ name: 'sandbox', bootstrap: ['127.0.0.1:19091'] }], slack: { allowedUsers: ['U0ALICE'], incidentChannel: 'C0INC' } }),
+      KR_CONFIG: JSON.stringify({ clusters: [{ name: 'sandbox', bootstrap: ['127.0.0.1:19091'] }], slack: { allowedTeams: ['T0TEST'], allowedUsers: ['U0ALICE'], incidentChannel: 'C0INC' } }),
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       NODE_NO_WARNINGS: '1',
       LOG_LEVEL: 'ERROR',

@@ -22,6 +22,7 @@ Environment:
                          (default: generated and printed)
   KR_CONFIG / KR_CONFIG_FILE   configuration JSON (default: the local Kafka sandbox)
   KR_SLACK_CHANNELS, KR_SLACK_USERS, KR_INCIDENT_CHANNEL   allow-lists for the sandbox default
+  KR_SLACK_TEAMS         the workspace ids (T0123ABCD) the sandbox default answers (default: any)
   KR_APPROVERS           approvers of operations (Slack user ids) for the sandbox default
   KR_APPROVALS_DYNAMODB_ENDPOINT   a DynamoDB-compatible endpoint for approvals and bot state
                          (default: in-process, lost when serve stops)
