@@ -1,7 +1,9 @@
 // One zod-validated configuration for every entry point (Lambda handlers, the
 // local server, the worker). It comes from KR_CONFIG (JSON text) or
-// KR_CONFIG_FILE (a JSON file); secrets never live here: they come from the
-// environment (locally) or SSM Parameter Store (in AWS), see lib/config/secrets.ts.
+// KR_CONFIG_FILE (a JSON file), or in AWS from an SSM parameter
+// (lib/config/secrets.ts loadDeployedConfig). Secrets never live here: they come
+// from the environment (locally) or SecureString parameters in SSM Parameter
+// Store (in AWS), see lib/config/secrets.ts.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
@@ -18,7 +20,8 @@ const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'expected host:por
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
 
 // Secrets are never in the config: SCRAM credentials come from the named
-// environment variables (filled from SSM Parameter Store in AWS), TLS material from files.
+// environment variables locally and from a SecureString parameter in AWS
+// (lib/config/secrets.ts readScramCredentials), TLS material from files.
 const authSchema = z.discriminatedUnion('mechanism', [
   z.object({ mechanism: z.literal('none') }),
   z.object({
