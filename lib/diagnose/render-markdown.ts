@@ -5,7 +5,7 @@
 
 import type { DiagnosisReport, Finding } from './types.ts';
 import type { RestartAssessment } from './can-restart.ts';
-import { SEVERITY_RANK, plural } from './finding.ts';
+import { plural, sortFindings } from './finding.ts';
 
 const MAX_PARTITIONS_SHOWN = 20;
 const MAX_EVIDENCE = 8;
@@ -44,10 +44,11 @@ function finding(f: Finding): string[] {
 
 export function renderReportMarkdown(report: DiagnosisReport): string {
   const lines = [`## Kafka diagnosis: ${prose(report.cluster)}`, '', `${report.startedAt} · ${report.durationMs} ms`, ''];
-  if (report.findings.length === 0) lines.push('No findings: the cluster looks healthy.', '');
+  const ordered = sortFindings(report.findings);
+  if (ordered.length === 0) lines.push('No findings: the cluster looks healthy.', '');
   else {
     lines.push('| Severity | Finding | Affected |', '|---|---|---|');
-    for (const f of report.findings) {
+    for (const f of ordered) {
       const a = f.affected;
       const affected = [a.partitions.length && plural(a.partitions.length, 'partition'), a.brokers.length && `brokers ${a.brokers.join(', ')}`, a.groups.length && plural(a.groups.length, 'group')].filter(Boolean).join('; ');
       lines.push(`| ${f.severity} | ${prose(f.title)} | ${affected || '—'} |`);
@@ -59,7 +60,6 @@ export function renderReportMarkdown(report: DiagnosisReport): string {
     for (const e of (report.snapshotErrors ?? []).slice(0, 5)) lines.push(`> - ${prose(e.scope)}: ${code(e.message)}`);
     lines.push('');
   }
-  const ordered = [...report.findings].sort((x, y) => SEVERITY_RANK[x.severity] - SEVERITY_RANK[y.severity]);
   for (const f of ordered) lines.push(...finding(f));
   if (report.skippedChecks.length) {
     lines.push('**Not checked:**');
