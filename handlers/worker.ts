@@ -3,7 +3,7 @@
 // EventBridge for the operations sweep. Wiring: lib/root/worker.ts.
 import { awsApprovalService } from '../lib/approvals/runtime.ts';
 import { SECRETS, loadDeployedConfig, readScramCredentials, readSecret } from '../lib/config/secrets.ts';
-import { findCluster } from '../lib/config/schema.ts';
+import { findCluster, type Config } from '../lib/config/schema.ts';
 import { attachScramCredentials } from '../lib/kafka/cluster-connection.ts';
 import { OPS_JOB_KINDS } from '../lib/operations/requests.ts';
 import type { Plan } from '../lib/operations/types.ts';
@@ -17,23 +17,46 @@ import { groupLister, webApiPoster } from '../lib/slack/web.ts';
 import { processSqsBatch } from '../lib/worker/sqs-batch.ts';
 
 const log = powertoolsLog('kafka-responder-worker');
-let worker: Promise<Worker> | undefined;
+interface Built {
+  worker: Worker;
+  config: Config;
+  token: string;
+}
+let built: Promise<Built> | undefined;
 
-async function build(): Promise<Worker> {
-  // Config, bot token and SCRAM credentials from SSM (in AWS), decrypted and cached by Powertools.
-  const [config, token] = await Promise.all([loadDeployedConfig(), readSecret(SECRETS.slackBotToken)]);
+/** SCRAM credentials of the SASL/SCRAM clusters onto their connections (cached reads within the TTL). */
+async function attachCredentials(config: Config): Promise<void> {
   for (const [name, credentials] of await readScramCredentials(config)) attachScramCredentials(findCluster(config, name)!, credentials);
-  const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
-  return buildWorker(config, { store: awsStateStore(), slack: webApiPoster(token, process.env.SLACK_API_URL), queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
 }
 
-/** The worker, built once per container; a failed build is retried by the next invocation. */
-function current(): Promise<Worker> {
-  const p = (worker ??= build());
+async function build(): Promise<Built> {
+  // Config, bot token and SCRAM credentials from SSM (in AWS), decrypted and cached by Powertools.
+  const [config, token] = await Promise.all([loadDeployedConfig(), readSecret(SECRETS.slackBotToken)]);
+  await attachCredentials(config);
+  const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
+  const worker = buildWorker(config, { store: awsStateStore(), slack: webApiPoster(token, process.env.SLACK_API_URL), queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
+  return { worker, config, token };
+}
+
+/**
+ * The worker, built once per container; a failed build is retried by the next
+ * invocation. Secrets are read again on each invocation (the Powertools cache
+ * within its TTL): a rotated bot token rebuilds it, rotated SCRAM credentials
+ * are attached for the next connections.
+ */
+async function current(): Promise<Worker> {
+  const p = (built ??= build());
   p.catch(() => {
-    if (worker === p) worker = undefined;
+    if (built === p) built = undefined;
   });
-  return p;
+  const b = await p;
+  if ((await readSecret(SECRETS.slackBotToken)) !== b.token) {
+    log.info('the Slack bot token was rotated; rebuilding the worker');
+    if (built === p) built = undefined;
+    return current();
+  }
+  await attachCredentials(b.config);
+  return b.worker;
 }
 
 function remainingOf(context?: LambdaContext) {
