@@ -34,7 +34,10 @@ async function build(): Promise<Built> {
   const [config, token] = await Promise.all([loadDeployedConfig(), readSecret(SECRETS.slackBotToken)]);
   await attachCredentials(config);
   const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
-  const worker = buildWorker(config, { store: awsStateStore(), slack: webApiPoster(token, process.env.SLACK_API_URL), queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
+  const store = awsStateStore();
+  // Messages given up on after their retries are logged and listed by /kafka status.
+  const slack = webApiPoster(token, process.env.SLACK_API_URL, { store, log });
+  const worker = buildWorker(config, { store, slack, queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
   return { worker, config, token };
 }
 
