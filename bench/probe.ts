@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { LocalExecutor } from '../lib/hosts/local-executor.ts';
-import { loadProbeScript, probeArgs } from '../lib/hosts/probe-runner.ts';
+import { probeParams } from '../lib/hosts/probe-runner.ts';
 import { parseProbeOutput } from '../lib/hosts/probe-output.ts';
 import { createFakeHost, log4j, type FakePartition } from '../test/hosts/fake-host.ts';
 
@@ -57,12 +57,11 @@ async function main(): Promise<void> {
   try {
     const executor = new LocalExecutor();
     const target = { brokerId: 1, address: host.hostDir };
-    const script = loadProbeScript();
     const runs: number[] = [];
     let last = null;
     for (let r = 0; r < 3; r++) {
       const t = Date.now();
-      [last] = await executor.run([target], { script, args: probeArgs(executor, target), timeoutMs: 60_000, comment: 'bench' });
+      [last] = await executor.run([target], { script: 'probe', params: probeParams(executor, target), timeoutMs: 60_000, comment: 'bench' });
       runs.push(Date.now() - t);
     }
     const report = parseProbeOutput(last!.stdout, { truncated: last!.truncated });

@@ -68,10 +68,29 @@ async function fakeSqs(): Promise<{ url: string; sent: () => number; close: () =
   return { url: `http://127.0.0.1:${port}`, sent: () => sent, close: () => new Promise((r) => server.close(() => r())) };
 }
 
+/** Answers GetParameter like SSM (AWS JSON 1.1) from a fixed map, counting the calls. */
+async function fakeSsm(values: Record<string, string>): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
+  let calls = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      calls++;
+      const { Name } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { Name?: string };
+      const value = Name ? values[Name] : undefined;
+      res.writeHead(value === undefined ? 400 : 200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(value === undefined ? { __type: 'ParameterNotFound', message: `no ${Name}` } : { Parameter: { Name, Type: 'SecureString', Value: value, Version: 1 } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, calls: () => calls, close: () => new Promise((r) => server.close(() => r())) };
+}
+
 // Runs in the fresh process: import the bundle, answer one command (cold), then WARM more.
 const CHILD = `
 const { createHmac } = await import('node:crypto');
-const secret = process.env.SLACK_SIGNING_SECRET;
+const secret = process.env.BENCH_SIGNING_SECRET;
 let n = 0;
 function event() {
   const ts = Math.floor(Date.now() / 1000);
@@ -123,6 +142,7 @@ async function main() {
       ...process.env,
       BUNDLE: join(out, 'slack.mjs'),
       WARM: '0',
+      BENCH_SIGNING_SECRET: SECRET,
       SLACK_SIGNING_SECRET: SECRET,
       SLACK_BOT_TOKEN: 'xoxb-bench',
       STATE_TABLE: db.tableName,
@@ -132,15 +152,15 @@ async function main() {
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'bench',
       AWS_SECRET_ACCESS_KEY: 'bench',
-      KR_CONFIG: JSON.stringify({ clusters: [{ name: 'sandbox', bootstrap: ['127.0.0.1:19091'] }], slack: { allowedUsers: ['U0ALICE'], incidentChannel: 'C0INC' } }),
+      KR_CONFIG: JSON.stringify({ clusters: [{ name: 'sandbox', bootstrap: ['127.0.0.1:19091'] }], slack: { allowedTeams: ['T0B'], allowedUsers: ['U0ALICE'], incidentChannel: 'C0INC' } }),
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       NODE_NO_WARNINGS: '1',
       LOG_LEVEL: 'ERROR',
     };
-    const runChild = (warm: number) =>
+    const runChild = (warm: number, over: Record<string, string | undefined> = {}) =>
       new Promise<{ wallMs: number; loadMs: number; ackMs: number; warm: number[] }>((resolveRun, reject) => {
         const started = performance.now();
-        const child = spawn(process.execPath, [runner], { env: { ...env, WARM: String(warm) }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [runner], { env: { ...env, WARM: String(warm), ...over }, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -159,6 +179,26 @@ async function main() {
     for (const c of colds) console.log(`  process start → module loaded ${c.loadMs.toFixed(0)} ms → ack ${c.ackMs.toFixed(0)} ms   (spawn → exit ${c.wallMs.toFixed(0)} ms)`);
     const coldAck = colds.map((c) => c.ackMs);
     console.log(`  median ${pct(coldAck, 50).toFixed(0)} ms, max ${Math.max(...coldAck).toFixed(0)} ms   target < 1000 ms: ${Math.max(...coldAck) < 1000 ? 'OK' : 'MISSED'}`);
+
+    // As deployed: the signing secret, bot token and config are SecureString parameters read at
+    // init with Powertools Parameters (lib/config/secrets.ts), here from a loopback SSM stand-in.
+    const ssm = await fakeSsm({ '/kr/bench/signing': SECRET, '/kr/bench/bot': 'xoxb-bench', '/kr/bench/config': env.KR_CONFIG });
+    try {
+      const fromSsm = {
+        SLACK_SIGNING_SECRET: undefined, SLACK_BOT_TOKEN: undefined, KR_CONFIG: undefined,
+        KR_SLACK_SIGNING_SECRET_PARAMETER: '/kr/bench/signing', KR_SLACK_BOT_TOKEN_PARAMETER: '/kr/bench/bot', KR_CONFIG_PARAMETER: '/kr/bench/config',
+        AWS_ENDPOINT_URL_SSM: ssm.url,
+      };
+      console.log(`\ncold start to ack, secrets and config from SSM parameters (Powertools, loopback SSM; ${COLD} fresh processes, 20 warm requests each):`);
+      const ssmColds = [];
+      for (let i = 0; i < COLD; i++) ssmColds.push(await runChild(20, fromSsm));
+      for (const c of ssmColds) console.log(`  process start → module loaded ${c.loadMs.toFixed(0)} ms → ack ${c.ackMs.toFixed(0)} ms   (spawn → exit ${c.wallMs.toFixed(0)} ms)`);
+      const ssmAck = ssmColds.map((c) => c.ackMs);
+      console.log(`  median ${pct(ssmAck, 50).toFixed(0)} ms, max ${Math.max(...ssmAck).toFixed(0)} ms   target < 1000 ms: ${Math.max(...ssmAck) < 1000 ? 'OK' : 'MISSED'}`);
+      console.log(`  GetParameter calls: ${ssm.calls()} for ${COLD} processes × 21 requests (3 per process: the rest from the Powertools cache)`);
+    } finally {
+      await ssm.close();
+    }
 
     const w = (await runChild(WARM)).warm;
     console.log(`\nwarm ack, Slack handler (${WARM} signed slash commands in one process: verify, replay check, authz, record, enqueue):`);

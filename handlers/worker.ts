@@ -2,30 +2,64 @@
 // delay queue (a long operation's next tick), and woken every minute by
 // EventBridge for the operations sweep. Wiring: lib/root/worker.ts.
 import { awsApprovalService } from '../lib/approvals/runtime.ts';
-import { loadConfig } from '../lib/config/schema.ts';
+import { SECRETS, loadDeployedConfig, readScramCredentials, readSecret } from '../lib/config/secrets.ts';
+import { findCluster, type Config } from '../lib/config/schema.ts';
+import { attachScramCredentials } from '../lib/kafka/cluster-connection.ts';
 import { OPS_JOB_KINDS } from '../lib/operations/requests.ts';
 import type { Plan } from '../lib/operations/types.ts';
 import { newJob } from '../lib/queue/job.ts';
 import { buildWorker, defaultFeatureDeps, type Worker } from '../lib/root/worker.ts';
 import { awsStateStore } from '../lib/state/aws.ts';
 import { sqsJobQueue } from '../lib/queue/sqs.ts';
-import { requireEnv } from '../lib/runtime/aws.ts';
 import type { LambdaContext, SqsBatchResponse, SqsEvent } from '../lib/runtime/lambda-types.ts';
 import { powertoolsLog } from '../lib/runtime/log.ts';
 import { groupLister, webApiPoster } from '../lib/slack/web.ts';
 import { processSqsBatch } from '../lib/worker/sqs-batch.ts';
 
 const log = powertoolsLog('kafka-responder-worker');
-let worker: Worker | undefined;
+interface Built {
+  worker: Worker;
+  config: Config;
+  token: string;
+}
+let built: Promise<Built> | undefined;
 
-function build(): Worker {
-  const config = loadConfig();
-  const token = requireEnv('SLACK_BOT_TOKEN');
+/** SCRAM credentials of the SASL/SCRAM clusters onto their connections (cached reads within the TTL). */
+async function attachCredentials(config: Config): Promise<void> {
+  for (const [name, credentials] of await readScramCredentials(config)) attachScramCredentials(findCluster(config, name)!, credentials);
+}
+
+async function build(): Promise<Built> {
+  // Config, bot token and SCRAM credentials from SSM (in AWS), decrypted and cached by Powertools.
+  const [config, token] = await Promise.all([loadDeployedConfig(), readSecret(SECRETS.slackBotToken)]);
+  await attachCredentials(config);
   const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
   const store = awsStateStore();
   // Messages given up on after their retries are logged and listed by /kafka status.
   const slack = webApiPoster(token, process.env.SLACK_API_URL, { store, log });
-  return buildWorker(config, { store, slack, queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
+  const worker = buildWorker(config, { store, slack, queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
+  return { worker, config, token };
+}
+
+/**
+ * The worker, built once per container; a failed build is retried by the next
+ * invocation. Secrets are read again on each invocation (the Powertools cache
+ * within its TTL): a rotated bot token rebuilds it, rotated SCRAM credentials
+ * are attached for the next connections.
+ */
+async function current(): Promise<Worker> {
+  const p = (built ??= build());
+  p.catch(() => {
+    if (built === p) built = undefined;
+  });
+  const b = await p;
+  if ((await readSecret(SECRETS.slackBotToken)) !== b.token) {
+    log.info('the Slack bot token was rotated; rebuilding the worker');
+    if (built === p) built = undefined;
+    return current();
+  }
+  await attachCredentials(b.config);
+  return b.worker;
 }
 
 function remainingOf(context?: LambdaContext) {
@@ -33,12 +67,12 @@ function remainingOf(context?: LambdaContext) {
 }
 
 export async function handler(event: SqsEvent, context?: LambdaContext): Promise<SqsBatchResponse> {
-  const w = (worker ??= build());
+  const w = await current();
   return processSqsBatch(event, (job) => w.run(job, remainingOf(context)), log);
 }
 
 /** EventBridge, every minute: the operations sweep (lib/operations/jobs.ts sweepOperations). */
 export async function sweep(_event: unknown, context?: LambdaContext): Promise<void> {
-  worker ??= build();
-  await worker.run(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), remainingOf(context));
+  const w = await current();
+  await w.run(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), remainingOf(context));
 }

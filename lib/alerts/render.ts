@@ -1,7 +1,7 @@
 // Triage messages for the incident channel.
 import type { KnownBlock } from '@slack/types';
 import { context, section, type SlackMessage } from '../slack/blocks.ts';
-import { clip, escapeMrkdwn } from '../slack/limits.ts';
+import { clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import type { AlertEvent, AlertStatus } from './event.ts';
 import type { RoutedAlert } from './routing.ts';
 
@@ -18,6 +18,15 @@ function statusLine(event: AlertEvent, view: ThreadView): string {
   return `${icon} *${label}* — ${escapeMrkdwn(event.title)}`;
 }
 
+/**
+ * An http(s) URL as the target of a Slack link, or null: `|` would end the
+ * target and start our link text, `&`, `<`, `>` are escaped as Slack asks.
+ */
+function linkTarget(url: string): string | null {
+  if (!/^https?:\/\/[^\s]+$/i.test(url)) return null;
+  return escapeMrkdwn(url).replace(/\|/g, '%7C');
+}
+
 /** The thread's parent message: edited in place as the group changes state. */
 export function renderTriageParent(event: AlertEvent, routed: RoutedAlert, view: ThreadView): SlackMessage {
   const details: string[] = [];
@@ -31,21 +40,22 @@ export function renderTriageParent(event: AlertEvent, routed: RoutedAlert, view:
   if (view.flapping) {
     blocks.push(context(`:warning: fired and resolved ${view.cycles} times within ${view.windowMinutes} min`));
   }
-  if (event.url) blocks.push(context(`<${event.url}|open in ${event.source === 'alertmanager' ? 'Alertmanager' : 'CloudWatch'}>`));
+  const link = event.url ? linkTarget(event.url) : null;
+  if (link) blocks.push(context(`<${link}|open in ${event.source === 'alertmanager' ? 'Alertmanager' : 'CloudWatch'}>`));
   const text = `${view.flapping ? 'FLAPPING ' : ''}${view.status.toUpperCase()}: ${event.title}`;
-  return { text: clip(text, 300), blocks };
+  return { text: clipEscaped(text, 300), blocks };
 }
 
 export function renderTransitionReply(event: AlertEvent, briefMs: number | null): SlackMessage {
   const when = event.at;
   if (event.status === 'firing') {
-    return { text: `Firing again at ${when}`, blocks: [section(`:rotating_light: Firing again at ${escapeMrkdwn(when)}: ${escapeMrkdwn(clip(event.summary, 1500))}`)] };
+    return { text: `Firing again at ${escapeMrkdwn(when)}`, blocks: [section(`:rotating_light: Firing again at ${escapeMrkdwn(when)}: ${escapeMrkdwn(clip(event.summary, 1500))}`)] };
   }
   const brief =
     briefMs !== null && briefMs < 5 * 60 * 1000
       ? `\n:eyes: It cleared after ${Math.max(1, Math.round(briefMs / 1000))} s. A brief alert is not a false alarm by default: a write-failure alert that fires and clears within moments can be a broker dropping whole request batches, and ignoring one has ended with consumer groups that could not consume.`
       : '';
-  return { text: `Resolved at ${when}`, blocks: [section(`:white_check_mark: Resolved at ${escapeMrkdwn(when)}.${brief}`)] };
+  return { text: `Resolved at ${escapeMrkdwn(when)}`, blocks: [section(`:white_check_mark: Resolved at ${escapeMrkdwn(when)}.${brief}`)] };
 }
 
 export function renderFlappingCallout(cycles: number, windowMinutes: number): SlackMessage {

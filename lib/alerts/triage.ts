@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
 import { renderFailure } from '../slack/blocks.ts';
+import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -143,7 +144,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
           type: 'section',
           text: {
             type: 'mrkdwn',
-            text: `:grey_question: I can't tell which configured cluster this alert is about${event.clusterHint ? ` ("${event.clusterHint}")` : ''}. Add it to the cluster's \`aliases\` in the configuration.`,
+            text: `:grey_question: I can't tell which configured cluster this alert is about${event.clusterHint ? ` ("${escapeMrkdwn(clip(event.clusterHint, 100))}")` : ''}. Add it to the cluster's \`aliases\` in the configuration.`,
           },
         },
       ],

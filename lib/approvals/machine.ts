@@ -181,6 +181,11 @@ export function decide<P extends ApprovablePlan>(
             );
       }
       if (request.status !== 'APPROVED') return notOpen(request);
+      // What runs must be what was approved, however it was stored (inline or in chunks):
+      // a plan edited in the table after the approvals never starts.
+      if (digestOf(request.plan) !== request.planDigest) {
+        return refuse('plan-altered', 'the stored plan no longer matches the digest it was approved with; nothing runs: request a new plan');
+      }
       // Re-check the quorum against today's approvers: someone removed since does not count.
       const count = validApprovals(request.approvals, policy).length;
       const required = Math.max(request.requiredApprovals, requiredApprovals(policy));

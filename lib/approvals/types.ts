@@ -179,6 +179,7 @@ export const REFUSAL_CODES = [
   'invalid-input',
   'contention',
   'plan-too-large',
+  'plan-altered',
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 

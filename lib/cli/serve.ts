@@ -18,9 +18,11 @@ Environment:
   SLACK_SIGNING_SECRET   the Slack app's signing secret (required)
   SLACK_BOT_TOKEN        the bot token, xoxb-... (required)
   SLACK_API_URL          Slack Web API base URL (default https://slack.com/api/; a stub for tests)
-  ALERTMANAGER_TOKEN     bearer token Alertmanager must send (default: generated and printed)
+  ALERTMANAGER_TOKEN     bearer token POST /alerts/alertmanager and /alerts/sns must send
+                         (default: generated and printed)
   KR_CONFIG / KR_CONFIG_FILE   configuration JSON (default: the local Kafka sandbox)
   KR_SLACK_CHANNELS, KR_SLACK_USERS, KR_INCIDENT_CHANNEL   allow-lists for the sandbox default
+  KR_SLACK_TEAMS         the workspace ids (T0123ABCD) the sandbox default answers (default: any)
   KR_APPROVERS           approvers of operations (Slack user ids) for the sandbox default
   KR_APPROVALS_DYNAMODB_ENDPOINT   a DynamoDB-compatible endpoint for approvals and bot state
                          (default: in-process, lost when serve stops)

@@ -1,13 +1,17 @@
 // One zod-validated configuration for every entry point (Lambda handlers, the
 // local server, the worker). It comes from KR_CONFIG (JSON text) or
-// KR_CONFIG_FILE (a JSON file); secrets never live here: they come from the
-// environment (locally) or SSM Parameter Store (in AWS), see lib/config/secrets.ts.
+// KR_CONFIG_FILE (a JSON file), or in AWS from an SSM parameter
+// (lib/config/secrets.ts loadDeployedConfig). Secrets never live here: they come
+// from the environment (locally) or SecureString parameters in SSM Parameter
+// Store (in AWS), see lib/config/secrets.ts.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
 const SLACK_USERGROUP_ID = /^S[A-Z0-9]{2,}$/;
+const SLACK_TEAM_ID = /^T[A-Z0-9]{2,}$/;
+const SLACK_ENTERPRISE_ID = /^E[A-Z0-9]{2,}$/;
 const EC2_INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
 export const CLUSTER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 
@@ -16,7 +20,8 @@ const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'expected host:por
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
 
 // Secrets are never in the config: SCRAM credentials come from the named
-// environment variables (filled from SSM Parameter Store in AWS), TLS material from files.
+// environment variables locally and from a SecureString parameter in AWS
+// (lib/config/secrets.ts readScramCredentials), TLS material from files.
 const authSchema = z.discriminatedUnion('mechanism', [
   z.object({ mechanism: z.literal('none') }),
   z.object({
@@ -120,12 +125,24 @@ export const configSchema = z
         allowedChannels: z.array(z.string().regex(SLACK_CHANNEL_ID, 'channel ids look like C0123ABCD')).default([]),
         allowedUsers: z.array(z.string().regex(SLACK_USER_ID, 'user ids look like U0123ABCD')).default([]),
         allowedUserGroup: z.string().regex(SLACK_USERGROUP_ID, 'user group ids look like S0123ABCD').optional(),
-        /** Explicit opt-out of the allow-lists, for a local development workspace only. */
+        /**
+         * The workspace(s) the bot answers: every slash command and click must come from one of
+         * these team ids, or from a workspace of one of these Enterprise Grid organisations, and so
+         * must the clicking user's home team (a Slack Connect guest in an allowed channel is refused).
+         */
+        allowedTeams: z.array(z.string().regex(SLACK_TEAM_ID, 'team ids look like T0123ABCD')).default([]),
+        allowedEnterprises: z.array(z.string().regex(SLACK_ENTERPRISE_ID, 'enterprise ids look like E0123ABCD')).default([]),
+        /** Explicit opt-out of the workspace check (a local test app installed in one workspace). */
+        allowAnyWorkspace: z.boolean().default(false),
+        /** Explicit opt-out of the allow-lists (and of the workspace check), for a local development workspace only. */
         allowEveryone: z.boolean().default(false),
         incidentChannel: z.string().regex(SLACK_CHANNEL_ID, 'channel ids look like C0123ABCD'),
       })
       .refine((s) => s.allowEveryone || s.allowedUsers.length > 0 || s.allowedUserGroup !== undefined || s.allowedChannels.length > 0, {
         message: 'set at least one of allowedChannels, allowedUsers or allowedUserGroup (or allowEveryone: true for a local test workspace)',
+      })
+      .refine((s) => s.allowEveryone || s.allowAnyWorkspace || s.allowedTeams.length > 0 || s.allowedEnterprises.length > 0, {
+        message: 'set allowedTeams (your workspace id, T0123ABCD) or allowedEnterprises (E0123ABCD): requests from any other workspace are refused (or allowAnyWorkspace: true for a local test app)',
       }),
     alerts: z
       .object({

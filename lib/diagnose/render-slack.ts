@@ -4,7 +4,7 @@
 import type { KnownBlock } from '@slack/types';
 import { OPS_ACTIONS } from '../operations/actions.ts';
 import { button, context, header, section, type SlackMessage } from '../slack/blocks.ts';
-import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
+import { SLACK_LIMITS, clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import type { DiagnoseProgress } from './diagnoser.ts';
 import type { RestartAssessment } from './can-restart.ts';
 import { sortFindings } from './finding.ts';
@@ -77,7 +77,7 @@ export function findingSection(f: Finding, cluster?: string): { block: KnownBloc
   if (affected) lines.push(`*Affected:* ${escapeMrkdwn(affected)}`);
   const evidence = f.evidence.slice(0, MAX_EVIDENCE_LINES).map((e) => {
     const where = e.source ? ` (${e.source})` : '';
-    return `• ${escapeMrkdwn(e.label)}${escapeMrkdwn(where)}: \`${clip(e.value.replace(/`/g, "'"), 400)}\``;
+    return `• ${escapeMrkdwn(e.label)}${escapeMrkdwn(where)}: \`${escapeMrkdwn(clip(e.value.replace(/`/g, "'"), 400))}\``;
   });
   if (evidence.length) lines.push('*Evidence:*', ...evidence);
   if (f.evidence.length > MAX_EVIDENCE_LINES) lines.push(`_…${f.evidence.length - MAX_EVIDENCE_LINES} more evidence lines in the attached file_`);
@@ -148,7 +148,7 @@ export function renderDiagnosis(report: DiagnosisReport, opts: { correlationId: 
   }
   if (needsFile) blocks.push(context(':page_facing_up: Full report attached as a file in this thread.'));
   // 3 + 1 + 2×15 + 2 + 1 = 37 at most: under 50 by construction; asserted in tests.
-  const rendered: RenderedReport = { text: clip(headline(report), SLACK_LIMITS.fallbackText), blocks };
+  const rendered: RenderedReport = { text: clipEscaped(headline(report), SLACK_LIMITS.fallbackText), blocks };
   if (needsFile) {
     const stamp = report.startedAt.replace(/[:.]/g, '-');
     rendered.file = { filename: `diagnosis-${report.cluster}-${stamp}.txt`, title: `Full diagnosis of ${report.cluster}`, content: reportAsText(report) };
@@ -160,7 +160,7 @@ export function renderProgress(cluster: string, progress: DiagnoseProgress | nul
   const who = requestedBy ? ` (asked by <@${requestedBy}>)` : '';
   const step = progress ? `${progress.done}/${progress.total} ${progress.stage}` : 'starting';
   const text = `:hourglass_flowing_sand: Diagnosing *${escapeMrkdwn(cluster)}*${who}: ${step}`;
-  return { text: `Diagnosing ${cluster}: ${step}`, blocks: [section(text)] };
+  return { text: escapeMrkdwn(`Diagnosing ${cluster}: ${step}`), blocks: [section(text)] };
 }
 
 export function renderDone(report: DiagnosisReport, requestedBy?: string): SlackMessage {
@@ -168,7 +168,7 @@ export function renderDone(report: DiagnosisReport, requestedBy?: string): Slack
   const icon = worst ? SEVERITY_ICON[worst.severity] : ':white_check_mark:';
   const who = requestedBy ? ` (asked by <@${requestedBy}>)` : '';
   const text = `${icon} ${escapeMrkdwn(headline(report))}${who}. Details in the thread.`;
-  return { text: headline(report), blocks: [section(text)] };
+  return { text: escapeMrkdwn(headline(report)), blocks: [section(text)] };
 }
 
 export function renderCanRestart(cluster: string, a: RestartAssessment, correlationId: string): SlackMessage {
@@ -190,5 +190,5 @@ export function renderCanRestart(cluster: string, a: RestartAssessment, correlat
     blocks.push({ type: 'actions', elements: [button({ text: `Plan drain of broker ${a.brokerId}`, actionId: OPS_ACTIONS.plan, value })] });
   }
   blocks.push(context(`correlation id \`${correlationId}\``));
-  return { text: `Broker ${a.brokerId}: ${verdict}`, blocks };
+  return { text: clipEscaped(`Broker ${a.brokerId}: ${verdict}`, SLACK_LIMITS.fallbackText), blocks };
 }

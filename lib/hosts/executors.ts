@@ -44,7 +44,9 @@ export function executorFactory(): ExecutorFactory {
       case 'ssm':
         ssm ??= (async () => {
           const [{ SSMClient }, { SsmExecutor }] = await Promise.all([import('@aws-sdk/client-ssm'), import('./ssm-executor.ts')]);
-          return new SsmExecutor({ client: new SSMClient({ maxAttempts: 3 }) });
+          // The deployed stack's documents (serverless.yml sets the prefix); the CLI on a laptop may set it too.
+          const documentPrefix = process.env.KR_SSM_DOCUMENT_PREFIX;
+          return new SsmExecutor({ client: new SSMClient({ maxAttempts: 3 }), ...(documentPrefix ? { documentPrefix } : {}) });
         })();
         return ssm;
       case 'local':

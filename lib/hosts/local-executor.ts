@@ -1,9 +1,12 @@
 // Runs a host script on this machine, against a sandbox broker's host
 // directory, with the same contract as SSM: bounded time, stdout cut at
-// 24,000 characters (and `truncated` set), stderr at 8,000.
+// 24,000 characters (and `truncated` set), stderr at 8,000. What runs is the
+// script's SSM document commands themselves (lib/hosts/scripts.ts), with the
+// parameters as SSM_<name> variables, exactly as the agent runs them.
 
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { HOST_SCRIPTS, checkParams, documentCommands, scriptOf, type HostScripts } from './scripts.ts';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from './types.ts';
 
 export const STDOUT_LIMIT = 24_000;
@@ -14,8 +17,10 @@ const CAPTURE_BYTES = 4 * STDOUT_LIMIT;
 export interface LocalExecutorOptions {
   /** Runs at once (the machine is small). */
   concurrency?: number;
-  /** The shell to run; bash by default. */
+  /** The shell that runs the document commands; sh by default, as the SSM agent. */
   shell?: string;
+  /** The scripts it may run (tests give their own); HOST_SCRIPTS by default. */
+  scripts?: HostScripts;
 }
 
 /** Cuts text to `limit` characters (UTF-16 code units, as SSM's limit is applied to the text). */
@@ -35,26 +40,33 @@ export class LocalExecutor implements Executor {
   readonly kind = 'local' as const;
   private readonly concurrency: number;
   private readonly shell: string;
+  private readonly scripts: HostScripts;
 
   constructor(opts: LocalExecutorOptions = {}) {
     this.concurrency = Math.max(1, opts.concurrency ?? 4);
-    this.shell = opts.shell ?? 'bash';
+    this.shell = opts.shell ?? 'sh';
+    this.scripts = opts.scripts ?? HOST_SCRIPTS;
   }
 
   async run(targets: HostTarget[], run: ScriptRun): Promise<ExecutionResult[]> {
+    const script = scriptOf(this.scripts, run.script);
+    const params = checkParams(script, run.params);
+    const commands = documentCommands(script).join('\n');
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: process.env.HOME ?? '/' };
+    for (const [name, value] of Object.entries(params)) env[`SSM_${name}`] = value;
     const results: ExecutionResult[] = new Array(targets.length);
     let next = 0;
     const worker = async () => {
       while (next < targets.length) {
         const i = next++;
-        results[i] = await this.runOne(targets[i]!, run);
+        results[i] = await this.runOne(targets[i]!, commands, env, run.timeoutMs);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, targets.length) }, worker));
     return results;
   }
 
-  private async runOne(target: HostTarget, run: ScriptRun): Promise<ExecutionResult> {
+  private async runOne(target: HostTarget, commands: string, env: Record<string, string>, timeoutMs: number): Promise<ExecutionResult> {
     const started = Date.now();
     const base = { target, commandId: null, truncated: false, stdout: '', stderr: '', exitCode: null };
     // A host directory that is not there is a host that does not answer.
@@ -73,12 +85,12 @@ export class LocalExecutor implements Executor {
       let timedOut = false;
       let settled = false;
 
-      // The script goes in on stdin and the arguments as argv: nothing is interpolated into a command line.
-      const child = spawn(this.shell, ['-s', '--', ...run.args], {
+      // The document commands go in on stdin; parameter values only as environment variables.
+      const child = spawn(this.shell, ['-s'], {
         cwd: target.address,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true, // own process group, so a timeout kills the probe's children too
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: process.env.HOME ?? '/' },
+        env,
       });
 
       const killGroup = () => {
@@ -91,7 +103,7 @@ export class LocalExecutor implements Executor {
       const timer = setTimeout(() => {
         timedOut = true;
         killGroup();
-      }, run.timeoutMs);
+      }, timeoutMs);
 
       child.stdout.on('data', (b: Buffer) => {
         if (outBytes < CAPTURE_BYTES) out.push(b);
@@ -119,7 +131,7 @@ export class LocalExecutor implements Executor {
         if (spawnError) {
           resolve({ ...common, status: 'Failed', detail: `could not start ${this.shell}: ${spawnError.message}` });
         } else if (timedOut) {
-          resolve({ ...common, status: 'TimedOut', exitCode: null, detail: `no answer within ${run.timeoutMs} ms; process group killed` });
+          resolve({ ...common, status: 'TimedOut', exitCode: null, detail: `no answer within ${timeoutMs} ms; process group killed` });
         } else if (code === 0) {
           resolve({ ...common, status: 'Success', exitCode: 0 });
         } else {
@@ -128,7 +140,7 @@ export class LocalExecutor implements Executor {
       };
       child.on('error', (e) => finish(null, e));
       child.on('close', (code) => finish(code));
-      child.stdin.end(run.script);
+      child.stdin.end(commands);
     });
   }
 }

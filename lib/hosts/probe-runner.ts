@@ -2,45 +2,29 @@
 // HostProbeOutcome. One host that does not answer, fails or prints garbage
 // becomes an `ok: false` outcome; it never takes the other hosts down.
 
-import { readFileSync } from 'node:fs';
 import { parseProbeOutput, ProbeOutputError } from './probe-output.ts';
-import { PROBE_SCRIPT } from './probe-script.generated.ts';
 import type { ExecutionResult, Executor, HostProbeOutcome, HostTarget, ScriptRun } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
-/**
- * The probe script. From source it is read from probe.sh next to this module,
- * so edits take effect at once; in a bundle (esbuild for Lambda) that file is
- * not there and the text comes from probe-script.generated.ts, which the
- * bundler inlines. A test keeps the two identical.
- */
-export function loadProbeScript(): string {
-  try {
-    return readFileSync(new URL('./probe.sh', import.meta.url), 'utf8');
-  } catch {
-    return PROBE_SCRIPT;
-  }
-}
+export { loadProbeScript } from './scripts.ts';
 
 export interface ProbeHostsOptions {
   /** Per host, end to end (SSM: delivery + run + polls). Default 25 s. */
   timeoutMs?: number;
-  /** Override the script (tests). */
-  script?: string;
   comment?: string;
 }
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 25_000;
 
-/** Arguments for one target: a sandbox host directory names its config; a real host finds its own. */
-export function probeArgs(executor: Executor, target: HostTarget): string[] {
-  return executor.kind === 'local' ? ['--config', `${target.address.replace(/\/+$/, '')}/config/server.properties`] : [];
+/** Parameters for one target: a sandbox host directory names its config; a real host finds its own. */
+export function probeParams(executor: Executor, target: HostTarget): Record<string, string> {
+  return executor.kind === 'local' ? { config: `${target.address.replace(/\/+$/, '')}/config/server.properties` } : {};
 }
 
 export async function probeHosts(executor: Executor, targets: HostTarget[], opts: ProbeHostsOptions = {}): Promise<HostProbeOutcome[]> {
   if (targets.length === 0) return [];
-  const base: Omit<ScriptRun, 'args'> = {
-    script: opts.script ?? loadProbeScript(),
+  const base: Omit<ScriptRun, 'params'> = {
+    script: 'probe',
     timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     comment: (opts.comment ?? 'kafka-responder read-only host probe').slice(0, 100),
   };
@@ -49,9 +33,9 @@ export async function probeHosts(executor: Executor, targets: HostTarget[], opts
   try {
     if (executor.kind === 'local') {
       // Each sandbox host needs its own --config, so one run per target.
-      executions = (await Promise.all(targets.map((t) => executor.run([t], { ...base, args: probeArgs(executor, t) })))).flat();
+      executions = (await Promise.all(targets.map((t) => executor.run([t], { ...base, params: probeParams(executor, t) })))).flat();
     } else {
-      executions = await executor.run(targets, { ...base, args: [] });
+      executions = await executor.run(targets, { ...base, params: {} });
     }
   } catch (err) {
     // The transport itself failed (credentials, network): every host is unanswered.

@@ -1,16 +1,18 @@
-// Runs a host script on EC2 instances through SSM Run Command
-// (AWS-RunShellScript), and waits for every invocation with short polls.
+// Runs one of our fixed host scripts on EC2 instances through SSM Run Command
+// — its own Command document (lib/hosts/scripts.ts, deployed with the stack),
+// sent by name with typed parameters, never AWS-RunShellScript — and waits for
+// every invocation with short polls.
 //
 // Why not the SDK waiter: its delays (5–120 s) are far too slow for a Lambda
 // that has seconds, and it waits for one instance at a time.
 
-import { gzipSync } from 'node:zlib';
 import {
   GetCommandInvocationCommand,
   SendCommandCommand,
   type GetCommandInvocationCommandOutput,
   type SSMClient,
 } from '@aws-sdk/client-ssm';
+import { HOST_SCRIPTS, checkParams, scriptOf, type HostScripts } from './scripts.ts';
 import type { ExecutionResult, ExecutionStatus, Executor, HostTarget, ScriptRun } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
@@ -20,11 +22,15 @@ export const SSM_BATCH_SIZE = 50;
 export const SSM_STDOUT_LIMIT = 24_000;
 export const SSM_STDERR_LIMIT = 8_000;
 const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
-/** Arguments are embedded (single-quoted) in the command text, so only plain tokens are accepted. */
-const SAFE_ARG = /^[A-Za-z0-9_.,:=/@+%-]{0,256}$/;
+
+/** The deployed stack names each script's document <stack>-<script> (serverless.yml, KR_SSM_DOCUMENT_PREFIX). */
+export const DEFAULT_DOCUMENT_PREFIX = 'kafka-responder-prod-';
 
 export interface SsmExecutorOptions {
   client: SSMClient;
+  /** Document name = prefix + script name, e.g. "kafka-responder-prod-probe". */
+  documentPrefix?: string;
+  scripts?: HostScripts;
   /** First poll delay; each later one is 1.5× longer, up to pollMaxMs. */
   pollMinMs?: number;
   pollMaxMs?: number;
@@ -38,26 +44,13 @@ export function isInstanceId(s: string): boolean {
   return INSTANCE_ID.test(s);
 }
 
-function shellQuote(arg: string): string {
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * The fixed wrapper: writes the script (gzip + base64, so no quoting can go
- * wrong and the parameter stays small) to a private temp file, runs it with
- * bash and the validated arguments, and removes it.
- */
-export function buildCommands(script: string, args: string[]): string[] {
-  for (const a of args) {
-    if (!SAFE_ARG.test(a)) throw new Error(`refusing to send argument ${JSON.stringify(a)}: only [A-Za-z0-9_.,:=/@+%-] are allowed`);
-  }
-  const payload = gzipSync(Buffer.from(script, 'utf8'), { level: 9 }).toString('base64');
-  return [
-    'kr_dir=$(mktemp -d /tmp/kafka-responder.XXXXXXXX) || exit 97',
-    `trap 'rm -rf "$kr_dir"' EXIT`,
-    `printf '%s' '${payload}' | base64 -d | gzip -dc > "$kr_dir/probe.sh" || exit 98`,
-    `bash "$kr_dir/probe.sh"${args.map((a) => ' ' + shellQuote(a)).join('')}`,
-  ];
+/** SendCommand's Parameters for a script run: every value checked against the script's patterns first. */
+export function documentParameters(run: ScriptRun, scripts: HostScripts = HOST_SCRIPTS): Record<string, string[]> {
+  const values = checkParams(scriptOf(scripts, run.script), run.params);
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(values)) out[name] = [value];
+  out.executionTimeout = [String(Math.max(1, Math.ceil(run.timeoutMs / 1000)))];
+  return out;
 }
 
 interface Pending {
@@ -78,6 +71,8 @@ const SEND_ATTEMPTS = 5;
 export class SsmExecutor implements Executor {
   readonly kind = 'ssm' as const;
   private readonly client: SSMClient;
+  private readonly documentPrefix: string;
+  private readonly scripts: HostScripts;
   private readonly pollMinMs: number;
   private readonly pollMaxMs: number;
   private readonly deliveryTimeoutSeconds: number;
@@ -86,6 +81,8 @@ export class SsmExecutor implements Executor {
 
   constructor(opts: SsmExecutorOptions) {
     this.client = opts.client;
+    this.documentPrefix = opts.documentPrefix ?? DEFAULT_DOCUMENT_PREFIX;
+    this.scripts = opts.scripts ?? HOST_SCRIPTS;
     this.pollMinMs = opts.pollMinMs ?? 250;
     this.pollMaxMs = opts.pollMaxMs ?? 1500;
     this.deliveryTimeoutSeconds = Math.max(30, opts.deliveryTimeoutSeconds ?? 30);
@@ -111,8 +108,8 @@ export class SsmExecutor implements Executor {
       };
     };
 
-    const commands = buildCommands(run.script, run.args);
-    const executionTimeout = Math.max(1, Math.ceil(run.timeoutMs / 1000));
+    const parameters = documentParameters(run, this.scripts);
+    const documentName = `${this.documentPrefix}${scriptOf(this.scripts, run.script).name}`;
     const comment = run.comment.slice(0, 100);
 
     const valid: number[] = [];
@@ -129,9 +126,11 @@ export class SsmExecutor implements Executor {
       try {
         const out = await this.sendThrottled(deadline, () =>
           this.client.send(new SendCommandCommand({
-            DocumentName: 'AWS-RunShellScript',
+            DocumentName: documentName,
+            // The newest version: a stack update that changed a script took effect at once.
+            DocumentVersion: '$LATEST',
             InstanceIds: instanceIds,
-            Parameters: { commands, executionTimeout: [String(executionTimeout)] },
+            Parameters: parameters,
             TimeoutSeconds: this.deliveryTimeoutSeconds,
             Comment: comment,
             MaxConcurrency: String(SSM_BATCH_SIZE),

@@ -34,10 +34,10 @@ export interface ExecutionResult {
 }
 
 export interface ScriptRun {
-  /** The script body. Never built from user text: arguments go in `args`. */
+  /** One of the fixed host scripts (lib/hosts/scripts.ts HOST_SCRIPTS): never text built at run time. */
   script: string;
-  /** Positional arguments, each validated by the caller (broker ids, topic names, paths). */
-  args: string[];
+  /** Its parameters by name, each checked against the script's own pattern before anything runs. */
+  params: Record<string, string>;
   timeoutMs: number;
   /** Shown in SSM's Comment field (≤ 100 chars) and logs. */
   comment: string;

@@ -36,6 +36,8 @@ const saslSchema = z.discriminatedUnion('mechanism', [
     mechanism: z.enum(['scram-sha-256', 'scram-sha-512']),
     usernameEnv: envName.default('KAFKA_SASL_USERNAME'),
     passwordEnv: envName.default('KAFKA_SASL_PASSWORD'),
+    /** Read at run time from SSM (lib/config/secrets.ts) in AWS; then the env variables are not used. */
+    credentials: z.object({ username: z.string().min(1), password: z.string().min(1) }).optional(),
   }),
   z.object({
     mechanism: z.literal('aws-msk-iam'),
@@ -133,8 +135,8 @@ export function kafkajsSecurity(config: ConnectionConfig, env: NodeJS.ProcessEnv
       },
     };
   }
-  const username = env[s.usernameEnv];
-  const password = env[s.passwordEnv];
+  const username = s.credentials?.username ?? env[s.usernameEnv];
+  const password = s.credentials?.password ?? env[s.passwordEnv];
   if (!username || !password) {
     throw new Error(`SASL/${s.mechanism.toUpperCase()} needs credentials in $${s.usernameEnv} and $${s.passwordEnv}`);
   }

@@ -19,6 +19,8 @@ export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: C
   const channels = list(env.KR_SLACK_CHANNELS);
   const users = list(env.KR_SLACK_USERS);
   const everyone = channels.length === 0 && users.length === 0;
+  const teams = list(env.KR_SLACK_TEAMS);
+  if (!everyone && teams.length === 0) notes.push('KR_SLACK_TEAMS not set: requests from any Slack workspace are checked against the allow-lists only');
   if (everyone) notes.push('KR_SLACK_CHANNELS / KR_SLACK_USERS not set: every user and channel of the workspace may use this local bot');
   const config = parseConfig(
     {
@@ -41,6 +43,8 @@ export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: C
         allowedChannels: channels,
         allowedUsers: users,
         allowEveryone: everyone,
+        allowedTeams: teams,
+        allowAnyWorkspace: teams.length === 0,
         incidentChannel: env.KR_INCIDENT_CHANNEL ?? channels[0] ?? 'C0LOCALINCIDENTS',
       },
       // Two-person approvals for operations: KR_APPROVERS (Slack user ids, comma separated).

@@ -5,7 +5,7 @@
 // (in memory, one process) differ.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAlertmanagerHandler, createSnsHandler } from '../alerts/intake.ts';
+import { checkBearer, createAlertmanagerHandler, createSnsHandler } from '../alerts/intake.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
@@ -29,6 +29,7 @@ export interface LocalServerOptions {
   config: Config;
   signingSecret: string;
   botToken: string;
+  /** Bearer token for POST /alerts/alertmanager and POST /alerts/sns (in AWS, SNS itself invokes the function). */
   alertmanagerToken: string;
   log: Log;
   /** Slack Web API base URL (SLACK_API_URL); Slack itself when unset. */
@@ -158,6 +159,12 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       case '/alerts/alertmanager':
         return alertmanager(toHttpEvent(req, body));
       case '/alerts/sns': {
+        // Not a Lambda subscription here but an open HTTP route: the same bearer token as Alertmanager's.
+        const authError = checkBearer(req.headers.authorization, opts.alertmanagerToken);
+        if (authError) {
+          log.warn('rejected alert: unauthenticated', { reason: authError, route: path, sourceIp: req.socket.remoteAddress });
+          return json(401, { error: authError });
+        }
         const result = await sns(toSnsEvent(body.toString('utf8')));
         if (result.events.length === 0 && result.rejected.length > 0) return json(400, { error: 'nothing accepted', rejected: result.rejected });
         return json(202, result);

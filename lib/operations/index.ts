@@ -11,7 +11,7 @@ export {
   preconditionsFor,
   type ReassignmentOptions,
 } from './planners.ts';
-export { measureReplicas, REPLICA_DATA_SCRIPT, type ReplicaHost } from './replica-data.ts';
+export { measureReplicas, type ReplicaHost } from './replica-data.ts';
 export { runTick, cleanupFinishedRun, cancelOwnReassignments, type OperationIo, type RunReporter, type TickInput, type TickResult } from './runner.ts';
 export { runStep, StepFailed, type StepContext, type StepOutcome } from './steps.ts';
 export { applyThrottles, removeThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';

@@ -7,7 +7,7 @@ import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
 import { candidateLossText, formatBytes, leaderOverrideLossLines } from './loss-text.ts';
 import type { Plan, PlanStep } from './types.ts';
 import { button, context, header, section, type SlackMessage } from '../slack/blocks.ts';
-import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
+import { SLACK_LIMITS, clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS } from './actions.ts';
 
 export { OPS_ACTIONS } from './actions.ts';
@@ -101,7 +101,7 @@ export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
       ],
     });
   }
-  return { text: clip(`${r.status}: ${plan.title} (${r.approvals.length} of ${r.requiredApprovals} approvals)`, SLACK_LIMITS.fallbackText), blocks };
+  return { text: clipEscaped(`${r.status}: ${plan.title} (${r.approvals.length} of ${r.requiredApprovals} approvals)`, SLACK_LIMITS.fallbackText), blocks };
 }
 
 /**
@@ -138,7 +138,7 @@ export function renderStep(step: StepReport): SlackMessage {
   const icon = step.status === 'ok' ? ':white_check_mark:' : step.status === 'failed' ? ':x:' : ':fast_forward:';
   const which = step.index < 0 ? 'before step 1' : `step ${step.index + 1}`;
   const text = `${icon} ${which} *${escapeMrkdwn(step.name)}*: ${step.status}${step.detail ? ` — ${escapeMrkdwn(clip(step.detail, 1500))}` : ''}`;
-  return { text: clip(`${which} ${step.name}: ${step.status}`, SLACK_LIMITS.fallbackText), blocks: [section(text)] };
+  return { text: clipEscaped(`${which} ${step.name}: ${step.status}`, SLACK_LIMITS.fallbackText), blocks: [section(text)] };
 }
 
 export interface RunSummary {
@@ -156,5 +156,5 @@ export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMes
   ];
   if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st) => `• ${st.index < 0 ? 'check' : st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}`).join('\n')}`));
   if (s.audit.length) blocks.push(section(`*Audit trail (DynamoDB, request \`${r.id}\`):*\n${s.audit.slice(-25).map((a) => `• ${escapeMrkdwn(clip(a, 200))}`).join('\n')}`));
-  return { text: clip(`${r.plan.title}: ${s.status}`, SLACK_LIMITS.fallbackText), blocks };
+  return { text: clipEscaped(`${r.plan.title}: ${s.status}`, SLACK_LIMITS.fallbackText), blocks };
 }

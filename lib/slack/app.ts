@@ -8,7 +8,7 @@ import type { HttpEvent, HttpResult, LambdaContext } from '../runtime/lambda-typ
 import { header, rawBody } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { REFUSAL_TEXT, authorize, cachedGroupMembers, type GroupMembers } from './authz.ts';
+import { REFUSAL_TEXT, WORKSPACE_REFUSAL_TEXT, authorize, cachedGroupMembers, type AuthzDecision, type GroupMembers } from './authz.ts';
 import { ephemeral, helpCommand, usageReply } from './commands.ts';
 import { SlackRegistry, type AckDeps, type CommandReply, type SlackContribution } from './registry.ts';
 import { SIGNATURE_TOLERANCE_SECONDS, verifySlackSignature } from './verify.ts';
@@ -52,6 +52,9 @@ function boltLogger(log: Log): BoltLogger {
   };
 }
 
+/** A refusal that says why politely: another workspace, or not an allowed person or channel. */
+const refusalText = (d: AuthzDecision): string => (!d.allowed && /workspace/.test(d.reason) ? WORKSPACE_REFUSAL_TEXT : REFUSAL_TEXT);
+
 const unauthorized = (reason: string): HttpResult => ({ statusCode: 401, headers: { 'content-type': 'text/plain' }, body: reason });
 
 export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
@@ -92,10 +95,14 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
   app.command(/^\/kafka/, async ({ command, ack }) => {
     const correlationId = newCorrelationId();
     const reqLog = log.with({ correlationId, userId: command.user_id, channelId: command.channel_id });
-    const decision = await authorize({ userId: command.user_id, channelId: command.channel_id }, deps.config.slack, groups);
+    const decision = await authorize(
+      { userId: command.user_id, channelId: command.channel_id, teamId: command.team_id, enterpriseId: command.enterprise_id },
+      deps.config.slack,
+      groups,
+    );
     if (!decision.allowed) {
-      reqLog.warn('refused slack command', { reason: decision.reason, command: command.command, text: command.text.slice(0, 200) });
-      await ack(ephemeral(REFUSAL_TEXT));
+      reqLog.warn('refused slack command', { reason: decision.reason, teamId: command.team_id, command: command.command, text: command.text.slice(0, 200) });
+      await ack(ephemeral(refusalText(decision)));
       return;
     }
     const [name, ...args] = command.text.trim().split(/\s+/).filter(Boolean);
@@ -133,15 +140,15 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
     const correlationId = newCorrelationId();
     const actionId = 'action_id' in action ? action.action_id : '';
     const value = 'value' in action && typeof action.value === 'string' ? action.value : undefined;
-    const b = body as { user?: { id?: string }; channel?: { id?: string }; message?: { ts?: string }; response_url?: string };
+    const b = body as { user?: { id?: string; team_id?: string }; channel?: { id?: string }; team?: { id?: string } | null; enterprise?: { id?: string } | null; message?: { ts?: string }; response_url?: string };
     const userId = b.user?.id ?? '';
     const channelId = b.channel?.id ?? '';
     const actionTs = 'action_ts' in action ? String(action.action_ts) : undefined;
     const reqLog = log.with({ correlationId, userId, channelId, actionId });
-    const decision = await authorize({ userId, channelId }, deps.config.slack, groups);
+    const decision = await authorize({ userId, channelId, teamId: b.team?.id, userTeamId: b.user?.team_id, enterpriseId: b.enterprise?.id }, deps.config.slack, groups);
     if (!decision.allowed) {
       reqLog.warn('refused slack action', { reason: decision.reason });
-      await respond({ response_type: 'ephemeral', replace_original: false, text: REFUSAL_TEXT });
+      await respond({ response_type: 'ephemeral', replace_original: false, text: refusalText(decision) });
       return;
     }
     const handler = registry.action(actionId);

@@ -2,7 +2,7 @@
 // button values). Feature rendering (diagnosis, operations, alerts) lives in
 // each feature's folder.
 import type { KnownBlock } from '@slack/types';
-import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
+import { SLACK_LIMITS, clip, clipEscaped, escapeMrkdwn } from './limits.ts';
 
 export interface SlackMessage {
   text: string;
@@ -23,7 +23,7 @@ export function header(text: string): KnownBlock {
 
 export function renderFailure(what: string, reason: string, correlationId: string): SlackMessage {
   const text = `:x: ${escapeMrkdwn(what)} failed: ${escapeMrkdwn(clip(reason, 1500))}\ncorrelation id \`${correlationId}\``;
-  return { text: `${what} failed: ${clip(reason, 200)}`, blocks: [section(text)] };
+  return { text: clipEscaped(`${what} failed: ${clip(reason, 200)}`, 300), blocks: [section(text)] };
 }
 
 /**

@@ -20,7 +20,24 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
-/** Escapes the three characters Slack mrkdwn treats as control characters. */
+/**
+ * The one escape for text we did not write (alert labels and annotations,
+ * cluster and broker output, log lines, user arguments) before it goes into
+ * mrkdwn or a message's fallback `text`: Slack reads `&`, `<` and `>` as
+ * control characters (`<!channel>`, `<https://x|link>`), so they become
+ * `&amp;`, `&lt;`, `&gt;` and nothing someone else wrote can mention, link or
+ * format outside what we meant.
+ */
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Escapes, then clips to `max` characters without cutting an entity (`&amp;`) in half. */
+export function clipEscaped(text: string, max: number): string {
+  const escaped = escapeMrkdwn(text);
+  if (escaped.length <= max) return escaped;
+  const cut = escaped.slice(0, Math.max(0, max - 1));
+  const amp = cut.lastIndexOf('&');
+  const whole = amp >= 0 && !cut.slice(amp).includes(';') ? cut.slice(0, amp) : cut;
+  return `${whole}…`;
 }

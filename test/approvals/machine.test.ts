@@ -231,6 +231,18 @@ describe('claim, steps, finish', () => {
     expect(refusal(decide(r, { type: 'claim', workerId: 'w2', leaseMs: MIN }, policy(), T0 + 60 * MIN))).toBe('lease-expired');
     expect(refusal(decide(r, { type: 'claim', workerId: 'w1', leaseMs: MIN }, policy(), T0 + 60 * MIN))).toBe('lease-expired');
   });
+  it('refuses to claim a plan that no longer matches its digest, inline plans too', () => {
+    const approved = approvedByAliceBob();
+    const claim = { type: 'claim', workerId: 'w1', leaseMs: MIN } as const;
+    expect(decide(approved, claim, policy(), T0 + 5 * MIN).ok).toBe(true);
+    const edited = { ...approved, plan: { ...approved.plan, title: 'make 1 lead orders-0' } };
+    const d = decide(edited, claim, policy(), T0 + 5 * MIN);
+    expect(refusal(d)).toBe('plan-altered');
+    expect(d.ok ? '' : d.refusal.message).toMatch(/no longer matches the digest it was approved with; nothing runs/);
+    // The same plan with its keys in another order (as DynamoDB may return them) still matches.
+    const reordered = { ...approved, plan: Object.fromEntries(Object.entries(approved.plan).reverse()) as typeof approved.plan };
+    expect(decide(reordered, claim, policy(), T0 + 5 * MIN).ok).toBe(true);
+  });
   it('refuses to claim when an approver has since been removed from the policy', () => {
     const shrunk = policy(2, [ALICE, CAROL]);
     expect(refusal(decide(approvedByAliceBob(), { type: 'claim', workerId: 'w1', leaseMs: MIN }, shrunk, T0 + 5 * MIN))).toBe(

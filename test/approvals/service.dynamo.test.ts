@@ -1,6 +1,7 @@
 // ApprovalService + ApprovalStore against dynalite: every race here is decided
 // by real DynamoDB conditional writes over HTTP.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ApprovalPolicyConfigSchema,
@@ -253,6 +254,24 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     const claimed = await service.claimForExecution(id, 'w1');
     expect(claimed.ok && claimed.request.plan).toEqual(big);
     expect((await service.get(id))?.plan).toEqual(big);
+  });
+
+  it('an inline plan edited in the table after its approvals is refused at claim: nothing runs', async () => {
+    const id = await approvedId();
+    // Someone with write access to the table swaps the target broker after the two approvals.
+    await dynamo.client.send(
+      new UpdateItemCommand({
+        TableName: 'approvals-test',
+        Key: { pk: { S: `REQ#${id}` }, sk: { S: 'STATE' } },
+        UpdateExpression: 'SET #plan.#title = :t',
+        ExpressionAttributeNames: { '#plan': 'plan', '#title': 'title' },
+        ExpressionAttributeValues: { ':t': { S: 'drain broker 1' } },
+      }),
+    );
+    const claim = await service.claimForExecution(id, 'worker-a');
+    expect(claim.ok ? 'claimed' : claim.code).toBe('plan-altered');
+    expect((await service.get(id))?.status).toBe('APPROVED');
+    expect((await service.acquireExecution(id, 'worker-b')).ok).toBe(false);
   });
 
   it('a write decided from an old version loses (optimistic concurrency in the store itself)', async () => {

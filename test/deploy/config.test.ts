@@ -47,6 +47,14 @@ describe('configuration', () => {
     expect(() => parseConfig({ ...base, operations: { pollSeconds: 901 } })).toThrow(/operations\.pollSeconds/);
   });
 
+  it('requires the workspace (team or Enterprise Grid id) unless explicitly opted out', () => {
+    const slack = { ...base.slack, allowedTeams: [] };
+    expect(() => parseConfig({ ...base, slack })).toThrow(/slack: set allowedTeams \(your workspace id, T0123ABCD\) or allowedEnterprises/);
+    expect(() => parseConfig({ ...base, slack: { ...slack, allowedTeams: ['workspace'] } })).toThrow(/slack\.allowedTeams\.0: team ids look like T0123ABCD/);
+    expect(parseConfig({ ...base, slack: { ...slack, allowedEnterprises: ['E0GRID'] } }).slack.allowedEnterprises).toEqual(['E0GRID']);
+    expect(parseConfig({ ...base, slack: { ...slack, allowAnyWorkspace: true } }).slack.allowAnyWorkspace).toBe(true);
+  });
+
   it('refuses an empty allow-list, duplicate clusters and an unknown default', () => {
     expect(() => parseConfig({ ...base, slack: { incidentChannel: 'C0INC' } })).toThrow(/slack: set at least one of allowedChannels, allowedUsers or allowedUserGroup/);
     expect(() => parseConfig({ ...base, clusters: [base.clusters[0], base.clusters[0]] })).toThrow(/clusters\.1\.name: duplicate cluster name "sandbox"/);

@@ -1,12 +1,18 @@
 // `osls package` without AWS credentials, then the generated CloudFormation:
 // routes, queue, tables, per-function least-privilege IAM, and bundle sizes.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from './zip.ts';
+import { HOST_SCRIPTS, documentResourceName, ssmDocument } from '../../lib/hosts/scripts.ts';
 import { STATE_TABLE_KEYS } from '../../lib/state/dynamo-state-store.ts';
+
+/** cfn-lint (pip install cfn-lint) validates the template when it is installed. */
+function hasCfnLint(): boolean {
+  return spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' }).status === 0;
+}
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let outDir: string;
@@ -136,15 +142,20 @@ describe('osls package (no AWS credentials)', () => {
     }
   });
 
-  it('restricts ssm:SendCommand to tagged broker instances and the AWS-RunShellScript document, in the worker only', () => {
+  it('lets the worker send only our own SSM documents (no AWS-RunShellScript), only to tagged broker instances', () => {
     const sendCommand = allowStatements().filter(({ statement }) => asArray(statement.Action).includes('ssm:SendCommand'));
-    expect(sendCommand.map((s) => s.where)).toEqual(['WorkerRole', 'WorkerRole']);
-    const [instances, document] = sendCommand.map((s) => s.statement) as [Json, Json];
+    expect(sendCommand.map((s) => s.where).sort()).toEqual(['WorkerHostScriptsPolicy', 'WorkerRole']);
+    const instances = sendCommand.find((s) => s.where === 'WorkerRole')!.statement;
     expect(asArray(instances.Action)).toEqual(['ssm:SendCommand']);
     expect(JSON.stringify(instances.Resource)).toMatch(/:ec2:.*:instance\/\*/);
     expect(instances.Condition).toEqual({ StringEquals: { 'aws:ResourceTag/kafka-responder:role': 'kafka-broker' } });
-    expect(JSON.stringify(document.Resource)).toMatch(/::document\/AWS-RunShellScript"/);
-    expect(document.Condition).toBeUndefined();
+    expect(resources.WorkerHostScriptsPolicy.Properties.Roles).toEqual([{ Ref: 'WorkerRole' }]);
+    const documents = sendCommand.find((s) => s.where === 'WorkerHostScriptsPolicy')!.statement;
+    expect(asArray(documents.Action)).toEqual(['ssm:SendCommand']);
+    // Exactly one document ARN per host script, each a Ref to its document in this stack.
+    const refs = asArray(documents.Resource as Json[]).map((r) => JSON.stringify(r).match(/:document\/","?\{"Ref":"(\w+)"\}/)?.[1]);
+    expect(refs.sort()).toEqual(Object.values(HOST_SCRIPTS).map(documentResourceName).sort());
+    expect(JSON.stringify(template).includes('AWS-RunShellScript'), 'AWS-RunShellScript in the template').toBe(false);
     // The only "*" resource is for actions without resource-level permissions.
     for (const { where, statement } of allowStatements()) {
       if (asArray(statement.Resource).includes('*')) {
@@ -153,12 +164,78 @@ describe('osls package (no AWS credentials)', () => {
         }
       }
     }
+    expect(JSON.stringify(template)).not.toContain('ssm:ListCommandInvocations');
+  });
+
+  it('deploys each host script as a Command document (schema 2.2, aws:runShellScript) with a pattern on every parameter', () => {
+    for (const script of Object.values(HOST_SCRIPTS)) {
+      const doc = resources[documentResourceName(script)];
+      expect(doc.Type).toBe('AWS::SSM::Document');
+      expect(doc.Properties).toMatchObject({ DocumentType: 'Command', UpdateMethod: 'NewVersion', Name: { 'Fn::Join': ['', [{ Ref: 'AWS::StackName' }, `-${script.name}`]] } });
+      const content = doc.Properties.Content as Json;
+      expect(content.schemaVersion).toBe('2.2');
+      expect(content.mainSteps.map((s: Json) => s.action)).toEqual(['aws:runShellScript']);
+      // What is deployed is what the registry makes now (else: npx tsx lib/hosts/gen-probe-script.ts).
+      expect(content).toEqual(ssmDocument(script));
+      for (const [name, p] of Object.entries(content.parameters as Record<string, Json>)) {
+        expect(p.allowedPattern, `${script.name}.${name}`).toMatch(/^\^.*\$$/);
+      }
+      expect(JSON.stringify(content).length, `${script.name} document size`).toBeLessThan(64 * 1024);
+    }
+    // The stack name the documents are named after is the prefix the worker sends them by.
+    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.KR_SSM_DOCUMENT_PREFIX).toBe('kafka-responder-ci-');
+  });
+
+  it('holds no secret value: the functions get parameter NAMES only and read them at run time', () => {
+    const text = JSON.stringify(template);
+    for (const marker of ['{{resolve:ssm', 'resolve:ssm-secure', 'xoxb-', 'xapp-']) expect(text.includes(marker), marker).toBe(false);
+    const fns = ofType('AWS::Lambda::Function');
+    expect(fns.length).toBe(5);
+    for (const [name, fn] of fns) {
+      const vars = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      for (const secret of ['SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'ALERTMANAGER_TOKEN', 'KR_CONFIG', 'KAFKA_SASL_PASSWORD']) expect(vars[secret], `${name} ${secret}`).toBeUndefined();
+      for (const [k, v] of Object.entries(vars)) if (k.endsWith('_PARAMETER')) expect(v, `${name} ${k}`).toMatch(/^\/kafka-responder\/ci\/[a-z-]+$/);
+    }
+    const env = (fn: string) => resources[fn].Properties.Environment.Variables;
+    expect(env('SlackLambdaFunction')).toMatchObject({ KR_SLACK_SIGNING_SECRET_PARAMETER: '/kafka-responder/ci/slack-signing-secret', KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token', KR_CONFIG_PARAMETER: '/kafka-responder/ci/config' });
+    expect(env('AlertmanagerLambdaFunction')).toMatchObject({ KR_ALERTMANAGER_TOKEN_PARAMETER: '/kafka-responder/ci/alertmanager-token' });
+    for (const fn of ['WorkerLambdaFunction', 'SweepLambdaFunction']) {
+      expect(env(fn)).toMatchObject({ KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token', KR_CONFIG_PARAMETER: '/kafka-responder/ci/config', KR_KAFKA_CREDENTIALS_PARAMETER: '/kafka-responder/ci/kafka-scram-credentials' });
+    }
+  });
+
+  it('grants ssm:GetParameter on exactly the parameters each role reads, and kms:Decrypt of their key only through SSM', () => {
+    const readable = (role: string) =>
+      roleStatements(role)
+        .filter((s) => asArray(s.Action as string[]).some((a) => a.startsWith('ssm:GetParameter')))
+        .flatMap((s) => {
+          expect(asArray(s.Action as string[])).toEqual(['ssm:GetParameter']);
+          return asArray(s.Resource as Json[]).map((r) => String(JSON.stringify(r).match(/:parameter(\/[^"]+)/)?.[1]));
+        })
+        .sort();
+    expect(readable('SlackRole')).toEqual(['/kafka-responder/ci/config', '/kafka-responder/ci/slack-bot-token', '/kafka-responder/ci/slack-signing-secret']);
+    expect(readable('AlertsRole')).toEqual(['/kafka-responder/ci/alertmanager-token']);
+    expect(readable('WorkerRole')).toEqual(['/kafka-responder/ci/config', '/kafka-responder/ci/kafka-scram-credentials', '/kafka-responder/ci/slack-bot-token']);
+    for (const role of ['SlackRole', 'AlertsRole', 'WorkerRole']) {
+      const kms = roleStatements(role).filter((s) => asArray(s.Action as string[]).some((a) => a.startsWith('kms:')));
+      expect(kms, role).toHaveLength(1);
+      expect(asArray(kms[0]!.Action as string[])).toEqual(['kms:Decrypt']);
+      expect(JSON.stringify(kms[0]!.Resource)).toMatch(/:kms:.*:alias\/aws\/ssm"/);
+      expect(JSON.stringify(kms[0]!.Condition)).toMatch(/kms:ViaService.*ssm\./);
+    }
+  });
+
+  it.skipIf(!hasCfnLint())('passes cfn-lint with no error (warnings about osls\'s own explicit DependsOn aside)', () => {
+    const r = spawnSync('cfn-lint', ['--format', 'json', join(outDir, 'cloudformation-template-update-stack.json')], { encoding: 'utf8', timeout: 120_000 });
+    const findings = JSON.parse(r.stdout || '[]') as { Rule: { Id: string }; Level: string; Message: string }[];
+    const problems = findings.filter((f) => f.Rule.Id !== 'W3005');
+    expect(problems.map((f) => `${f.Level} ${f.Rule.Id}: ${f.Message}`)).toEqual([]);
   });
 
   it('keeps the ack path role to DynamoDB get/put on the state table, approval decisions on the approvals table, and SQS send', () => {
     const statements = roleStatements('SlackRole');
     const actions = statements.flatMap((s) => asArray(s.Action as string[]));
-    expect([...new Set(actions)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage']);
+    expect([...new Set(actions)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'kms:Decrypt', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage', 'ssm:GetParameter']);
     // UpdateItem and Query only on the approvals table; on the state table, Query only on its list index (/kafka status).
     for (const s of statements.filter((x) => asArray(x.Action as string[]).some((a) => a === 'dynamodb:UpdateItem' || a === 'dynamodb:Query'))) {
       if (s.Sid === 'StateListIndex') {
@@ -168,14 +245,7 @@ describe('osls package (no AWS credentials)', () => {
     }
     const alerts = roleStatements('AlertsRole').flatMap((s) => asArray(s.Action as string[]));
     expect(alerts).not.toContain('dynamodb:PutItem');
-    expect(alerts.some((a) => a.startsWith('ssm:'))).toBe(false);
-  });
-
-  it('takes secrets from SSM Parameter Store through CloudFormation dynamic references', () => {
-    const env = resources.SlackLambdaFunction.Properties.Environment.Variables;
-    expect(env.SLACK_SIGNING_SECRET).toBe('{{resolve:ssm:/kafka-responder/ci/slack-signing-secret}}');
-    expect(env.SLACK_BOT_TOKEN).toBe('{{resolve:ssm:/kafka-responder/ci/slack-bot-token}}');
-    expect(resources.AlertmanagerLambdaFunction.Properties.Environment.Variables.ALERTMANAGER_TOKEN).toMatch(/^\{\{resolve:ssm:/);
+    expect(alerts.filter((a) => a.startsWith('ssm:'))).toEqual(['ssm:GetParameter']);
   });
 
   it('has a Slack app manifest whose command and interactivity URLs are routes of this API', () => {
@@ -188,7 +258,7 @@ describe('osls package (no AWS credentials)', () => {
     for (const scope of ['chat:write', 'commands', 'files:write', 'usergroups:read']) expect(manifest).toContain(`- ${scope}\n`);
   });
 
-  it('bundles each function under 3 MB, and the Slack bundle carries no kafkajs, SSM client or diagnosis', () => {
+  it('bundles each function under 3 MB, and the Slack bundle carries no kafkajs, host executor or diagnosis', () => {
     const zips = ['slack', 'alertmanager', 'cloudwatch', 'worker'].map((f) => join(outDir, `${f}.zip`));
     for (const z of zips) {
       expect(statSync(z).size, z).toBeLessThan(3 * 1024 * 1024);
@@ -200,7 +270,9 @@ describe('osls package (no AWS credentials)', () => {
     expect(code.length).toBeGreaterThan(100_000);
     // includes() rather than toContain(): a failure must not print a 1 MB bundle.
     expect(code.includes('KafkaJSError'), 'kafkajs in the Slack bundle').toBe(false);
-    expect(code.includes('SendCommandCommand'), 'SSM client in the Slack bundle').toBe(false);
+    // The SSM client is there for Powertools Parameters (secrets), the Run Command executor is not.
+    expect(code.includes('SendCommand failed'), 'SSM executor in the Slack bundle').toBe(false);
+    expect(code.includes('no host script'), 'host scripts in the Slack bundle').toBe(false);
     expect(code.includes('fatal offset-index append'), 'diagnosis in the Slack bundle').toBe(false);
     // Approve/Reject/Cancel run on the ack path, the operations themselves only in the worker.
     expect(code.includes('ops:approve'), 'approval buttons handled in the Slack bundle').toBe(true);
@@ -211,6 +283,7 @@ describe('osls package (no AWS credentials)', () => {
     // kafkajs is bundled (not left as a run-time require: a Lambda package has no node_modules).
     expect(worker.includes('KafkaJSError'), 'kafkajs bundled into the worker').toBe(true);
     expect(worker.includes('replication-offset-checkpoint'), 'operations bundled into the worker').toBe(true);
+    expect(worker.includes('SendCommand failed') && worker.includes('no host script'), 'SSM executor and host scripts bundled into the worker').toBe(true);
   });
 
   it('bundles no approvals code into the alert intake functions (it is on the Slack ack path, where these strings are found)', () => {

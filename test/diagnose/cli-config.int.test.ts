@@ -43,7 +43,7 @@ describe.skipIf(!hasSandbox())('CLI with the bot config: hosts over SSM', () => 
     const hostDir = new Map(sandbox.brokers.map((b) => [instanceOf(b.id), { brokerId: b.id, address: b.hostDir }]));
     const cluster = (hosts: unknown) => ({
       clusters: [{ name: 'prod-eu', bootstrap: sandbox.bootstrapServers.split(','), hosts, diagnosisTimeoutMs: 30_000 }],
-      slack: { allowedChannels: ['C0OPS'], incidentChannel: 'C0OPS' },
+      slack: { allowedTeams: ['T0OPS'], allowedChannels: ['C0OPS'], incidentChannel: 'C0OPS' },
     });
     const dir = mkdtempSync(join(tmpdir(), 'kr-cli-config-'));
     ssmFile = join(dir, 'ssm.json');

@@ -14,7 +14,7 @@ class FakeExecutor implements Executor {
   }
 }
 
-const script: ScriptRun = { script: 'true', args: [], timeoutMs: 1000, comment: 'kafka-responder read-only host probe' };
+const script: ScriptRun = { script: 'probe', params: {}, timeoutMs: 1000, comment: 'kafka-responder read-only host probe' };
 const t = (brokerId: number): HostTarget => ({ brokerId, address: `i-0000000000000000${brokerId}` });
 
 describe('tracingExecutor', () => {

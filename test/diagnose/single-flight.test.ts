@@ -22,7 +22,7 @@ let clusterSeq = 0;
 function cluster(shareDiagnosisSeconds = 30): ClusterConfig {
   const config = parseConfig({
     clusters: [{ name: `c${++clusterSeq}`, bootstrap: ['127.0.0.1:9092'], load: { shareDiagnosisSeconds } }],
-    slack: { allowedUsers: ['U0ALICE'], incidentChannel: 'C0INC' },
+    slack: { allowedTeams: ['T0TEST'], allowedUsers: ['U0ALICE'], incidentChannel: 'C0INC' },
   });
   return config.clusters[0]!;
 }

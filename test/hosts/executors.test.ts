@@ -23,7 +23,7 @@ function countingExecutor() {
 }
 
 const targets = (n: number): HostTarget[] => Array.from({ length: n }, (_, i) => ({ brokerId: i + 1, address: `i-${i + 1}` }));
-const script = { script: 'true', args: [], timeoutMs: 1000, comment: 'probe' };
+const script = { script: 'probe', params: {}, timeoutMs: 1000, comment: 'probe' };
 
 describe('cappedExecutor', () => {
   it('probes 30 hosts of three concurrent diagnoses at most 4 at a time, results in target order', async () => {

@@ -3,21 +3,51 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { capText, LocalExecutor } from '../../lib/hosts/local-executor.ts';
+import type { HostScript } from '../../lib/hosts/scripts.ts';
 import type { ScriptRun } from '../../lib/hosts/types.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kr-local-exec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const target = { brokerId: 1, address: dir };
-const run = (script: string, over: Partial<ScriptRun> = {}): ScriptRun => ({ script, args: [], timeoutMs: 10_000, comment: 'test', ...over });
-const exec = new LocalExecutor();
+
+/** Test scripts: `body` with no parameters, and `args` whose (deliberately permissive) parameters show how values arrive. */
+let body = '';
+const SCRIPTS: Record<string, HostScript> = {
+  body: { name: 'body', description: 't', body: () => body, parameters: [] },
+  args: {
+    name: 'args',
+    description: 't',
+    body: () => 'printf "%s|" "$@"; pwd',
+    parameters: [
+      { name: 'first', description: 'anything', allowedPattern: '^.*$', pass: { as: 'positional' } },
+      { name: 'opt', description: 'anything', allowedPattern: '^.*$', optional: true, pass: { as: 'option', flag: '--opt' } },
+      { name: 'list', description: 'anything', allowedPattern: '^.*$', optional: true, pass: { as: 'list' } },
+    ],
+  },
+};
+const exec = new LocalExecutor({ scripts: SCRIPTS });
+const run = (script: string, over: Partial<ScriptRun> = {}): ScriptRun => {
+  body = script;
+  return { script: 'body', params: {}, timeoutMs: 10_000, comment: 'test', ...over };
+};
 
 describe('LocalExecutor', () => {
-  it('runs the script with its arguments as argv, never as shell text', async () => {
+  it('runs the script document with parameter values as data, never as shell text', async () => {
     const marker = join(dir, 'pwned');
-    const [r] = await exec.run([target], run('printf "%s|" "$@"; pwd', { args: [`$(touch ${marker})`, 'a b', "it's"] }));
+    const evil = `$(touch ${marker})`;
+    const [r] = await exec.run([target], { script: 'args', params: { first: evil, opt: "it's `id`", list: 'a b,*,c' }, timeoutMs: 10_000, comment: 't' });
     expect(r).toMatchObject({ status: 'Success', exitCode: 0, truncated: false, commandId: null });
-    expect(r!.stdout).toBe(`$(touch ${marker})|a b|it's|${dir}\n`);
+    // Lists split on commas only, no globbing; an option is passed with its flag.
+    expect(r!.stdout).toBe(`${evil}|--opt|it's \`id\`|a b|*|c|${dir}\n`);
     expect(existsSync(marker)).toBe(false);
+    const [none] = await exec.run([target], { script: 'args', params: { first: 'x' }, timeoutMs: 10_000, comment: 't' });
+    expect(none!.stdout).toBe(`x|${dir}\n`);
+  });
+
+  it('refuses an unknown script or parameter, and a missing required one, before running anything', async () => {
+    await expect(exec.run([target], { script: 'nope', params: {}, timeoutMs: 1000, comment: 't' })).rejects.toThrow(/no host script "nope"/);
+    await expect(exec.run([target], { script: 'args', params: { first: 'x', other: 'y' }, timeoutMs: 1000, comment: 't' })).rejects.toThrow(/no parameter "other"/);
+    await expect(exec.run([target], { script: 'args', params: {}, timeoutMs: 1000, comment: 't' })).rejects.toThrow(/"first" is required/);
   });
 
   it('reports a failing script with its exit code and stderr', async () => {
@@ -64,7 +94,7 @@ describe('LocalExecutor', () => {
 
   it('keeps result order with more targets than its concurrency', async () => {
     const many = Array.from({ length: 7 }, (_, i) => ({ brokerId: i, address: dir }));
-    const results = await new LocalExecutor({ concurrency: 2 }).run(many, run('sleep 0.0$((RANDOM % 5)); echo done'));
+    const results = await new LocalExecutor({ concurrency: 2, scripts: SCRIPTS }).run(many, run('sleep 0.0$((RANDOM % 5)); echo done'));
     expect(results.map((r) => r.target.brokerId)).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(results.every((r) => r.status === 'Success')).toBe(true);
   });

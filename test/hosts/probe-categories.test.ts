@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
-import { loadProbeScript } from '../../lib/hosts/probe-runner.ts';
 import { rawProbeSchema, type RawProbeOutput } from '../../lib/hosts/probe-output.ts';
 import { createFakeHost } from './fake-host.ts';
 
@@ -17,7 +16,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 async function rawProbe(serverLog: string[], cleanerLog?: string[]): Promise<RawProbeOutput['logs']> {
   const h = createFakeHost(join(root, `h-${serverLog.length}`), { brokerId: 1, serverLog, ...(cleanerLog ? { cleanerLog } : {}) });
-  const [res] = await new LocalExecutor().run([{ brokerId: 1, address: h.hostDir }], { script: loadProbeScript(), args: ['--config', h.configPath], timeoutMs: 20_000, comment: 't' });
+  const [res] = await new LocalExecutor().run([{ brokerId: 1, address: h.hostDir }], { script: 'probe', params: { config: h.configPath }, timeoutMs: 20_000, comment: 't' });
   return rawProbeSchema.parse(JSON.parse(res!.stdout)).logs;
 }
 /** grep -n's "<n>:" for line n (1-based) of `lines`. */

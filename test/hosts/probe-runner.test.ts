@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
 import { PROBE_SCRIPT } from '../../lib/hosts/probe-script.generated.ts';
-import { loadProbeScript, probeArgs, toOutcome } from '../../lib/hosts/probe-runner.ts';
+import { loadProbeScript, probeParams, toOutcome } from '../../lib/hosts/probe-runner.ts';
 import { SsmExecutor } from '../../lib/hosts/ssm-executor.ts';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { ExecutionResult } from '../../lib/hosts/types.ts';
@@ -16,10 +16,10 @@ describe('loadProbeScript', () => {
   });
 });
 
-describe('probeArgs', () => {
+describe('probeParams', () => {
   it('points a sandbox host at its own config and lets a real host find its own', () => {
-    expect(probeArgs(new LocalExecutor(), { brokerId: 1, address: '/home/k/sandbox/broker-1/' })).toEqual(['--config', '/home/k/sandbox/broker-1/config/server.properties']);
-    expect(probeArgs(new SsmExecutor({ client: new SSMClient({ region: 'eu-west-1' }) }), { brokerId: 1, address: 'i-0123456789abcdef0' })).toEqual([]);
+    expect(probeParams(new LocalExecutor(), { brokerId: 1, address: '/home/k/sandbox/broker-1/' })).toEqual({ config: '/home/k/sandbox/broker-1/config/server.properties' });
+    expect(probeParams(new SsmExecutor({ client: new SSMClient({ region: 'eu-west-1' }) }), { brokerId: 1, address: 'i-0123456789abcdef0' })).toEqual({});
   });
 });
 

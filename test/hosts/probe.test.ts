@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
+import { HOST_SCRIPTS } from '../../lib/hosts/scripts.ts';
 import { probeHosts } from '../../lib/hosts/probe-runner.ts';
 import type { HostProbeOutcome, ProbeReport } from '../../lib/hosts/types.ts';
 import { createFakeHost, log4j, type FakeHost } from './fake-host.ts';
@@ -337,9 +338,10 @@ describe('probeHosts: one bad host never spoils the others', () => {
 
   it('turns garbage output into malformed, and a hung script into failed', async () => {
     const h = host({ brokerId: 1 });
-    const [garbage] = await probeHosts(executor, [{ brokerId: 1, address: h.hostDir }], { script: 'echo "{not json"', timeoutMs: 5_000 });
+    const withBody = (body: string) => new LocalExecutor({ scripts: { probe: { ...HOST_SCRIPTS.probe, body: () => body } } });
+    const [garbage] = await probeHosts(withBody('echo "{not json"'), [{ brokerId: 1, address: h.hostDir }], { timeoutMs: 5_000 });
     expect(garbage).toMatchObject({ ok: false, reason: 'malformed' });
-    const [hung] = await probeHosts(executor, [{ brokerId: 1, address: h.hostDir }], { script: 'sleep 30', timeoutMs: 500 });
+    const [hung] = await probeHosts(withBody('sleep 30'), [{ brokerId: 1, address: h.hostDir }], { timeoutMs: 500 });
     expect(hung).toMatchObject({ ok: false, reason: 'failed' });
     expect(hung?.execution?.status).toBe('TimedOut');
   });
@@ -398,9 +400,8 @@ describe('probe.sh: systemd', () => {
     const oldPath = process.env.PATH;
     process.env.PATH = `${bin}:${oldPath}`;
     try {
-      const { loadProbeScript } = await import('../../lib/hosts/probe-runner.ts');
       const { parseProbeOutput } = await import('../../lib/hosts/probe-output.ts');
-      const [res] = await executor.run([{ brokerId: 9, address: h.hostDir }], { script: loadProbeScript(), args: ['--config', h.configPath, '--systemd-unit', 'kafka.service'], timeoutMs: 20_000, comment: 't' });
+      const [res] = await executor.run([{ brokerId: 9, address: h.hostDir }], { script: 'probe', params: { config: h.configPath, systemdUnit: 'kafka.service' }, timeoutMs: 20_000, comment: 't' });
       const r = parseProbeOutput(res!.stdout);
       expect(r.systemd).toEqual({
         unit: 'kafka.service',
@@ -428,9 +429,8 @@ describe('probe.sh: time budget', () => {
   it('skips the log scans once its deadline has passed and still answers with valid JSON', async () => {
     const h = host({ brokerId: 10, partitions: [{ name: '__consumer_offsets-0', segments: 1 }] });
     writeFileSync(join(h.logsDir, 'server.log'), log4j('07:00:00,000', 'INFO', 'Loading logs.', LM) + '\n');
-    const { loadProbeScript } = await import('../../lib/hosts/probe-runner.ts');
     const { parseProbeOutput } = await import('../../lib/hosts/probe-output.ts');
-    const [res] = await executor.run([{ brokerId: 10, address: h.hostDir }], { script: loadProbeScript(), args: ['--config', h.configPath, '--scan-deadline', '0'], timeoutMs: 20_000, comment: 't' });
+    const [res] = await executor.run([{ brokerId: 10, address: h.hostDir }], { script: 'probe', params: { config: h.configPath, scanDeadline: '0' }, timeoutMs: 20_000, comment: 't' });
     const r = parseProbeOutput(res!.stdout);
     expect(r.warnings).toEqual(['time budget spent: log scan skipped for lifecycle unclean recovery loadProgress corruptIndex indexAppend cleaner unsupported offsetsLoadErrors offsetsLoad']);
     expect(r.logLoading?.startLine).toBeNull();

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import {
   GetCommandInvocationCommand,
   InvalidInstanceId,
@@ -9,8 +8,8 @@ import {
 } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadProbeScript, probeHosts } from '../../lib/hosts/probe-runner.ts';
-import { buildCommands, SsmExecutor } from '../../lib/hosts/ssm-executor.ts';
+import { probeHosts } from '../../lib/hosts/probe-runner.ts';
+import { SsmExecutor } from '../../lib/hosts/ssm-executor.ts';
 import type { HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
 
 const ssm = mockClient(SSMClient);
@@ -26,7 +25,7 @@ function executor(c = clock()) {
 }
 const id = (n: number) => `i-${n.toString(16).padStart(17, '0')}`;
 const targets = (n: number): HostTarget[] => Array.from({ length: n }, (_, i) => ({ brokerId: i + 1, address: id(i + 1) }));
-const run = (over: Partial<ScriptRun> = {}): ScriptRun => ({ script: 'echo hi', args: [], timeoutMs: 20_000, comment: 'kafka-responder probe', ...over });
+const run = (over: Partial<ScriptRun> = {}): ScriptRun => ({ script: 'probe', params: {}, timeoutMs: 20_000, comment: 'kafka-responder probe', ...over });
 const invocation = (over: Partial<GetCommandInvocationCommandOutput>): GetCommandInvocationCommandOutput => ({
   $metadata: {},
   Status: 'Success',
@@ -40,19 +39,19 @@ const invocation = (over: Partial<GetCommandInvocationCommandOutput>): GetComman
 beforeEach(() => ssm.reset());
 
 describe('SsmExecutor: sending', () => {
-  it('sends 120 instances as 3 SendCommand calls of at most 50, with the fixed wrapper', async () => {
+  it('sends 120 instances as 3 SendCommand calls of at most 50, with our own probe document and its parameters', async () => {
     let n = 0;
     ssm.on(SendCommandCommand).callsFake(() => ({ Command: { CommandId: `cmd-${++n}` } }));
     ssm.on(GetCommandInvocationCommand).callsFake((input: { InstanceId: string }) => invocation({ StandardOutputContent: `out ${input.InstanceId}` }));
-    const results = await executor().run(targets(120), run({ comment: 'x'.repeat(150), args: ['--log-bytes', '1000'], timeoutMs: 15_500 }));
+    const results = await executor().run(targets(120), run({ comment: 'x'.repeat(150), params: { logBytes: '1000' }, timeoutMs: 15_500 }));
 
     const calls = ssm.commandCalls(SendCommandCommand);
     expect(calls.map((c) => c.args[0].input.InstanceIds?.length)).toEqual([50, 50, 20]);
     const input = calls[0]!.args[0].input;
-    expect(input).toMatchObject({ DocumentName: 'AWS-RunShellScript', MaxErrors: '100%', TimeoutSeconds: 30 });
+    expect(input).toMatchObject({ DocumentName: 'kafka-responder-prod-probe', DocumentVersion: '$LATEST', MaxErrors: '100%', TimeoutSeconds: 30 });
     expect(input.Comment).toHaveLength(100);
-    expect(input.Parameters?.executionTimeout).toEqual(['16']);
-    expect(input.Parameters?.commands?.at(-1)).toBe(`bash "$kr_dir/probe.sh" '--log-bytes' '1000'`);
+    // Every parameter of the document, the optional ones empty; no command text at all.
+    expect(input.Parameters).toEqual({ config: [''], systemdUnit: [''], logBytes: ['1000'], scanDeadline: [''], executionTimeout: ['16'] });
     expect(results).toHaveLength(120);
     expect(results.every((r) => r.status === 'Success')).toBe(true);
     expect(results[119]).toMatchObject({ target: { brokerId: 120 }, stdout: `out ${id(120)}`, commandId: 'cmd-3', exitCode: 0 });
@@ -67,9 +66,25 @@ describe('SsmExecutor: sending', () => {
     expect(ssm.commandCalls(SendCommandCommand)[0]!.args[0].input.InstanceIds).toEqual([id(2)]);
   });
 
-  it('refuses an argument that is not a plain token', async () => {
-    await expect(executor().run(targets(1), run({ args: ["'; reboot; '"] }))).rejects.toThrow(/refusing to send argument/);
+  it('refuses a parameter its pattern does not allow, an unknown parameter and an unknown script, sending nothing', async () => {
+    await expect(executor().run(targets(1), run({ params: { systemdUnit: "kafka.service'; reboot; '" } }))).rejects.toThrow(/refusing systemdUnit=.*must match/);
+    await expect(executor().run(targets(1), run({ params: { commands: 'reboot' } }))).rejects.toThrow(/no parameter "commands"/);
+    await expect(executor().run(targets(1), run({ script: 'AWS-RunShellScript' }))).rejects.toThrow(/no host script "AWS-RunShellScript"/);
     expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(0);
+  });
+
+  it('sends a 249-character topic (Kafka\'s longest) to the replica-data document as one parameter', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(GetCommandInvocationCommand).resolves(invocation({}));
+    const topic = 't'.repeat(249);
+    const c = clock();
+    const ex = new SsmExecutor({ client, documentPrefix: 'kafka-responder-ci-', now: c.now, sleep: c.sleep });
+    const [r] = await ex.run(targets(1), { script: 'replica-data', params: { kafkaBin: '/opt/kafka/bin', topic, partition: '7', logDirs: '/data/a,/data/b' }, timeoutMs: 20_000, comment: 'x' });
+    expect(r!.status).toBe('Success');
+    const input = ssm.commandCalls(SendCommandCommand)[0]!.args[0].input;
+    expect(input.DocumentName).toBe('kafka-responder-ci-replica-data');
+    expect(input.Parameters).toMatchObject({ topic: [topic], partition: ['7'], logDirs: ['/data/a,/data/b'] });
+    await expect(ex.run(targets(1), { script: 'replica-data', params: { kafkaBin: '/opt/kafka/bin', topic: 't'.repeat(250), partition: '7', logDirs: '/d' }, timeoutMs: 20_000, comment: 'x' })).rejects.toThrow(/refusing topic/);
   });
 
   it('calls hosts SSM does not manage unreachable (InvalidInstanceId on send)', async () => {
@@ -150,24 +165,6 @@ describe('SsmExecutor: polling', () => {
   });
 });
 
-describe('the wrapper commands', () => {
-  it('keep the real probe well under 16 KB of command text (gzip + base64)', () => {
-    // SendCommand parameters are size-limited (16 KB is the figure reported); the probe travels compressed.
-    const size = buildCommands(loadProbeScript(), ['--log-bytes', '41943040']).join('\n').length;
-    expect(size).toBeLessThan(14_000);
-  });
-
-  it('recreate the script byte for byte and pass the arguments', () => {
-    const script = `printf '%s\\n' "args:$*" 'quotes " and '"'"' and \\\\ and $HOME stay' "ünï"\n`;
-    const commands = buildCommands(script, ['--config', '/opt/kafka/config/server.properties']);
-    const r = spawnSync('sh', ['-c', commands.join('\n')], { encoding: 'utf8' });
-    expect(r.status).toBe(0);
-    expect(r.stdout).toBe(`args:--config /opt/kafka/config/server.properties\nquotes " and ' and \\\\ and $HOME stay\nünï\n`);
-    // The script text itself never appears in the command: no quoting to go wrong.
-    expect(commands.join('\n')).not.toContain('quotes');
-  });
-});
-
 describe('probeHosts over SSM', () => {
   it('keeps good reports when other hosts are undeliverable or print garbage', async () => {
     const good = JSON.stringify({
@@ -191,7 +188,7 @@ describe('probeHosts over SSM', () => {
       [3, false, 'malformed'],
     ]);
     // A real host finds its own config: no arguments are sent.
-    expect(ssm.commandCalls(SendCommandCommand)[0]!.args[0].input.Parameters?.commands?.at(-1)).toBe('bash "$kr_dir/probe.sh"');
+    expect(ssm.commandCalls(SendCommandCommand)[0]!.args[0].input.DocumentName).toBe('kafka-responder-prod-probe');
   });
 
   it('turns a failed SendCommand (the AWS API, not the host) into failed outcomes', async () => {

@@ -6,7 +6,10 @@ import {
   planPreferredElection,
   planRaiseReplicationFactor,
   preconditionsFor,
+  LeaderOverrideRequest,
+  RaiseReplicationFactorRequest,
 } from '../../lib/operations/index.ts';
+import { checkParams, HOST_SCRIPTS } from '../../lib/hosts/scripts.ts';
 
 import { plan, reason, snapshot, type P } from './plan-fixtures.ts';
 
@@ -150,5 +153,23 @@ describe('planPreferredElection', () => {
     const s = snapshot([1, 2], { t: [[1, [1, 2], [1, 2]]] });
     expect(reason(planPreferredElection(s))).toMatch(/preferred replica/);
     expect(reason(planPreferredElection(s, { partitions: [{ topic: 'q', partition: 0 }] }))).toMatch(/not found/);
+  });
+});
+
+describe('topic names in plans: one length rule, Kafka\'s (1-249 characters)', () => {
+  const longest = 'x'.repeat(249);
+  it('a 249-character topic is accepted, planned, and fits the host script it may need (no 256-character argument limit any more)', () => {
+    expect(RaiseReplicationFactorRequest.safeParse({ topic: longest, replicationFactor: 3 }).success).toBe(true);
+    expect(LeaderOverrideRequest.safeParse({ topic: longest, partition: 0 }).success).toBe(true);
+    const s = snapshot([1, 2, 3], { [longest]: [[1, [1], [1]]] });
+    const p = plan(planRaiseReplicationFactor(s, { topic: longest, replicationFactor: 3 }));
+    expect(p.steps[0]!.action === 'reassign' && p.steps[0]!.partitions[0]!.topic).toBe(longest);
+    // The leader override's measurement on the hosts takes the same name as a document parameter.
+    expect(checkParams(HOST_SCRIPTS['replica-data'], { kafkaBin: '/opt/kafka/bin', topic: longest, partition: '0', logDirs: '/data' }).topic).toBe(longest);
+  });
+  it('a 250-character topic is refused up front, with the rule', () => {
+    const r = RaiseReplicationFactorRequest.safeParse({ topic: 'x'.repeat(250), replicationFactor: 3 });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.message).toMatch(/1-249 characters/);
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { ScriptedDiagnoser, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
+import { BASE_CONFIG, ScriptedDiagnoser, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
 import { actionEvent, slashEvent } from './helpers/signed.ts';
 import { SlackStub } from './helpers/slack-stub.ts';
 
@@ -34,8 +34,8 @@ beforeEach(() => {
 });
 
 /** Each request distinct so replay protection never interferes between tests. */
-async function slash(text: string, user = 'U0ALICE', channel = 'C0OPS') {
-  const res = await h.handler(slashEvent({ text, user, channel, responseUrl: stub.responseUrl(`r${++seq}`) }));
+async function slash(text: string, user = 'U0ALICE', channel = 'C0OPS', team?: string) {
+  const res = await h.handler(slashEvent({ text, user, channel, responseUrl: stub.responseUrl(`r${++seq}`), ...(team ? { team } : {}) }));
   expect(res.statusCode).toBe(200);
   return JSON.parse(res.body) as { response_type: string; text: string; blocks?: { text?: { text: string } }[] };
 }
@@ -198,6 +198,40 @@ describe('who may use it', () => {
     const reply = await slash('diagnose', 'U0ALICE', 'C0RANDOM');
     expect(reply.text).toMatch(/^Sorry/);
     expect(h.log.records.find((r) => r.message === 'refused slack command')?.fields.reason).toBe('channel not allowed');
+  });
+
+  it('refuses an allowed user and channel from another workspace, with a polite word and nothing enqueued', async () => {
+    const reply = await slash('diagnose', 'U0ALICE', 'C0OPS', 'T0OTHER');
+    expect(reply.response_type).toBe('ephemeral');
+    expect(reply.text).toMatch(/^Sorry, I only answer people of the workspace I was set up for/);
+    expect(h.queue.enqueued).toHaveLength(0);
+    expect(h.log.records.find((r) => r.message === 'refused slack command')?.fields).toMatchObject({ reason: 'workspace T0OTHER not allowed', teamId: 'T0OTHER' });
+  });
+
+  it('checks the workspace of every click too: another team, or a Slack Connect guest whose home team differs, is refused', async () => {
+    const seen: string[] = [];
+    h.registry.registerAction({ actionIdPrefix: 'probe:', run: async (inv) => void seen.push(inv.userId) });
+    const click = (n: number, team: { id: string }, user: Record<string, string>) => ({
+      type: 'block_actions', user, channel: { id: 'C0OPS' }, team, api_app_id: 'A0TEST', token: 't',
+      container: { type: 'message', message_ts: `1700000000.00000${n}` }, message: { ts: `1700000000.00000${n}`, text: 'x' },
+      response_url: stub.responseUrl(`ws${n}`), trigger_id: '1.2.3',
+      actions: [{ type: 'button', action_id: 'probe:x', block_id: 'b', value: 'v', action_ts: `1700000001.00000${n}`, text: { type: 'plain_text', text: 'x' } }],
+    });
+    await h.handler(actionEvent(click(1, { id: 'T0OTHER' }, { id: 'U0BOB' })));
+    await h.handler(actionEvent(click(2, { id: 'T0TEST' }, { id: 'U0BOB', team_id: 'T0GUEST' })));
+    await h.handler(actionEvent(click(3, { id: 'T0TEST' }, { id: 'U0BOB', team_id: 'T0TEST' })));
+    await h.queue.idle();
+    expect(seen).toEqual(['U0BOB']);
+    const refusals = stub.responses.filter((r) => r.path.includes('/ws'));
+    expect(refusals.map((r) => r.path.split('/').pop()).sort()).toEqual(['ws1', 'ws2']);
+    for (const r of refusals) expect(r.body.text).toMatch(/only answer people of the workspace/);
+  });
+
+  it('admits a workspace of an allowed Enterprise Grid organisation', async () => {
+    h = buildHarness({ stub, store: db.store, diagnoser, config: { ...BASE_CONFIG, slack: { ...BASE_CONFIG.slack, allowedTeams: [], allowedEnterprises: ['E0GRID'] } } });
+    expect((await slash('status', 'U0ALICE', 'C0OPS', 'T0ANY')).text).toMatch(/^Sorry, I only answer/);
+    const res = await h.handler(slashEvent({ text: 'status', user: 'U0ALICE', channel: 'C0OPS', team: 'T0ANY', enterprise: 'E0GRID', responseUrl: stub.responseUrl(`r${++seq}`) }));
+    expect((JSON.parse(res.body) as { text: string }).text).toMatch(/open incidents/);
   });
 
   it('lets members of the allowed user group in (usergroups.users.list)', async () => {

@@ -73,13 +73,19 @@ describe('local server', () => {
     expect(stub.topLevel('C0INCIDENT').some((m) => m.text.startsWith('FIRING: KafkaUnderReplicatedPartitions'))).toBe(true);
   });
 
-  it('simulates SNS delivery of a bare CloudWatch alarm, and 400s garbage', async () => {
+  it('simulates SNS delivery of a bare CloudWatch alarm with the bearer token only, and 400s garbage', async () => {
     const alarm = cloudwatchAlarm('ALARM', 'UnderMinIsrPartitionCount', { StateChangeTime: new Date().toISOString() });
-    const res = await fetch(`${server.url}/alerts/sns`, { method: 'POST', body: JSON.stringify(alarm) });
+    const before = stub.calls.length;
+    expect((await fetch(`${server.url}/alerts/sns`, { method: 'POST', body: JSON.stringify(alarm) })).status).toBe(401);
+    const wrong = await fetch(`${server.url}/alerts/sns`, { method: 'POST', headers: { authorization: 'Bearer not-the-token' }, body: JSON.stringify(alarm) });
+    expect(wrong.status).toBe(401);
+    await server.queue.idle();
+    expect(stub.calls.length).toBe(before);
+    const res = await fetch(`${server.url}/alerts/sns`, { method: 'POST', headers: { authorization: `Bearer ${AM_TOKEN}` }, body: JSON.stringify(alarm) });
     expect(res.status).toBe(202);
     await server.queue.idle();
     expect(stub.topLevel('C0INCIDENT').some((m) => m.text === 'FIRING: prod-msk-UnderMinIsrPartitionCount on prod-msk')).toBe(true);
-    const bad = await fetch(`${server.url}/alerts/sns`, { method: 'POST', body: '{"AlarmName": 1}' });
+    const bad = await fetch(`${server.url}/alerts/sns`, { method: 'POST', headers: { authorization: `Bearer ${AM_TOKEN}` }, body: '{"AlarmName": 1}' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { rejected: { reason: string }[] }).rejected[0]!.reason).toMatch(/not a CloudWatch alarm/);
   });

@@ -27,7 +27,7 @@ export const BASE_CONFIG = {
     { name: 'other', bootstrap: ['10.0.0.1:9092'] },
   ],
   defaultCluster: 'sandbox',
-  slack: { allowedChannels: ['C0OPS', 'C0INCIDENT'], allowedUsers: ['U0ALICE', 'U0BOB'], allowedUserGroup: 'S0ONCALL', incidentChannel: 'C0INCIDENT' },
+  slack: { allowedTeams: ['T0TEST'], allowedChannels: ['C0OPS', 'C0INCIDENT'], allowedUsers: ['U0ALICE', 'U0BOB'], allowedUserGroup: 'S0ONCALL', incidentChannel: 'C0INCIDENT' },
   alerts: { flappingWindowSeconds: 3600, flappingCycles: 2 },
 };
 

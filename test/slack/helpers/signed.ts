@@ -35,12 +35,16 @@ export interface SlashOptions {
   channel?: string;
   responseUrl?: string;
   command?: string;
+  /** The workspace the command comes from (team_id); T0TEST by default. */
+  team?: string;
+  enterprise?: string;
 }
 
 export function slashBody(o: SlashOptions): string {
   return new URLSearchParams({
     token: 'deprecated-verification-token',
-    team_id: 'T0TEST',
+    team_id: o.team ?? 'T0TEST',
+    ...(o.enterprise ? { enterprise_id: o.enterprise } : {}),
     team_domain: 'test',
     channel_id: o.channel ?? 'C0OPS',
     channel_name: 'kafka-ops',

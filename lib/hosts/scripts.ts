@@ -1,0 +1,272 @@
+// The fixed scripts the bot may run on a broker host, one entry each: body,
+// typed parameters with the pattern every value must match, and how each
+// value reaches the script. The same entry makes
+//   - the SSM Command document deployed with the stack (serverless.yml, via
+//     ssm-documents.generated.json from gen-ssm-documents.ts): the worker may
+//     send only these documents, never AWS-RunShellScript;
+//   - the parameters the SSM executor sends with it;
+//   - what the local executor runs on a sandbox host directory: the very
+//     document commands, with the parameters as SSM_<name> variables.
+// Adding a script is one entry in HOST_SCRIPTS (then regenerate the documents).
+import { PROBE_SCRIPT } from './probe-script.generated.ts';
+import { readFileSync } from 'node:fs';
+
+export interface ScriptParameter {
+  /** Document parameter name (letters and digits); on the host the value is $SSM_<name>. */
+  name: string;
+  description: string;
+  /**
+   * Anchored regular expression every value must match: the document's
+   * allowedPattern, and checked here before anything is sent or run. Plain
+   * character classes, groups, `|` and `{m,n}` only, so SSM and JavaScript
+   * read it the same way.
+   */
+  allowedPattern: string;
+  /** Optional parameters default to "" and are then not passed at all. */
+  optional?: boolean;
+  /**
+   * How the value reaches the script: one positional argument; `--flag value`;
+   * or a comma-separated list, one positional argument per item.
+   */
+  pass: { as: 'positional' } | { as: 'option'; flag: string } | { as: 'list' };
+}
+
+export interface HostScript {
+  /** Document name suffix: <stack>-<name>. */
+  name: string;
+  description: string;
+  /** The script text (bash). */
+  body: () => string;
+  parameters: readonly ScriptParameter[];
+}
+
+export type ScriptParams = Record<string, string>;
+
+const ABSOLUTE_PATH = '/[A-Za-z0-9_.:/@+%-]{0,1000}';
+/** Kafka's topic rule (lib/kafka/names.ts TOPIC_NAME): 1-249 characters; "." and ".." are refused by the script. */
+const TOPIC = '[a-zA-Z0-9._-]{1,249}';
+
+/** The probe: from source it is probe.sh itself, in a bundle the generated copy (a test keeps them equal). */
+export function loadProbeScript(): string {
+  try {
+    return readFileSync(new URL('./probe.sh', import.meta.url), 'utf8');
+  } catch {
+    return PROBE_SCRIPT;
+  }
+}
+
+// Written with @@{ for the shell's ${ so the template literal does not interpolate it.
+const REPLICA_DATA_SCRIPT = String.raw`#!/usr/bin/env bash
+# kafka-responder: how much of one partition this broker host holds (read-only).
+# usage: <kafka-bin-dir> <topic> <partition> <log-dir>...
+set -u
+die() { echo "kr-error: $*" >&2; exit 64; }
+[ "$#" -ge 4 ] || die "usage: <kafka-bin-dir> <topic> <partition> <log-dir>..."
+bin=$1; topic=$2; partition=$3; shift 3
+case "$bin" in /*) ;; *) die "kafka bin dir must be an absolute path" ;; esac
+case "$topic" in '' | . | .. | *[!A-Za-z0-9._-]*) die "bad topic name" ;; esac
+case "$partition" in '' | *[!0-9]*) die "bad partition" ;; esac
+for d in "$@"; do case "$d" in /*) ;; *) die "log dirs must be absolute paths" ;; esac; done
+
+found=''; logdir=''
+for d in "$@"; do
+  if [ -d "$d/$topic-$partition" ]; then found="$d/$topic-$partition"; logdir=$d; break; fi
+done
+if [ -z "$found" ]; then echo '{"found":false}'; exit 0; fi
+
+size=0; last=''
+for f in "$found"/*.log; do
+  [ -e "$f" ] || continue
+  s=$(wc -c < "$f"); size=$((size + s)); last=$f
+done
+hw=$(awk -v t="$topic" -v p="$partition" '$1 == t && $2 == p { v = $3 } END { if (v != "") print v }' "$logdir/replication-offset-checkpoint" 2>/dev/null)
+leo=''; leo_source='none'
+if [ -n "$last" ]; then
+  base=$(basename "$last" .log); base=$((10#$base))
+  if [ -x "$bin/kafka-dump-log.sh" ]; then
+    lastoff=$("$bin/kafka-dump-log.sh" --files "$last" 2>/dev/null | awk '/lastOffset:/ { for (i = 1; i < NF; i++) if ($i == "lastOffset:") v = $(i + 1) } END { if (v != "") print v }')
+    case "$lastoff" in
+      '' ) leo=$base; leo_source='empty-segment' ;;
+      *[!0-9]*) ;;
+      *) leo=$((lastoff + 1)); leo_source='kafka-dump-log' ;;
+    esac
+  fi
+fi
+printf '{"found":true,"dir":"%s","sizeBytes":%s,"logEndOffset":%s,"checkpointedHighWatermark":%s,"leoSource":"%s"}\n' \
+  "$found" "$size" "@@{leo:-null}" "@@{hw:-null}" "$leo_source"
+`.replaceAll('@@{', '${');
+
+export const HOST_SCRIPTS = {
+  probe: {
+    name: 'probe',
+    description: 'kafka-responder read-only host probe: broker process, log dirs, logs, limits, systemd unit; prints one JSON document',
+    body: loadProbeScript,
+    parameters: [
+      { name: 'config', description: 'server.properties of the broker (a sandbox host); found from the process otherwise', allowedPattern: `^(${ABSOLUTE_PATH}\\.properties)?$`, optional: true, pass: { as: 'option', flag: '--config' } },
+      { name: 'systemdUnit', description: "the broker's systemd unit when it cannot be found from the process", allowedPattern: '^([A-Za-z0-9@._:-]{1,200}\\.service)?$', optional: true, pass: { as: 'option', flag: '--systemd-unit' } },
+      { name: 'logBytes', description: 'newest bytes of server.log scanned', allowedPattern: '^([0-9]{1,10})?$', optional: true, pass: { as: 'option', flag: '--log-bytes' } },
+      { name: 'scanDeadline', description: 'seconds after which log scans stop', allowedPattern: '^([0-9]{1,3})?$', optional: true, pass: { as: 'option', flag: '--scan-deadline' } },
+    ],
+  },
+  'replica-data': {
+    name: 'replica-data',
+    description: "kafka-responder read-only: one partition's log end offset, checkpointed high watermark and size on this broker host",
+    body: () => REPLICA_DATA_SCRIPT,
+    parameters: [
+      { name: 'kafkaBin', description: "Kafka's bin directory (kafka-dump-log.sh)", allowedPattern: `^${ABSOLUTE_PATH}$`, pass: { as: 'positional' } },
+      { name: 'topic', description: 'topic name (Kafka rules: 1-249 of a-z A-Z 0-9 . _ -)', allowedPattern: `^${TOPIC}$`, pass: { as: 'positional' } },
+      { name: 'partition', description: 'partition number', allowedPattern: '^[0-9]{1,7}$', pass: { as: 'positional' } },
+      { name: 'logDirs', description: "the broker's log.dirs, comma separated", allowedPattern: `^${ABSOLUTE_PATH}(,${ABSOLUTE_PATH}){0,63}$`, pass: { as: 'list' } },
+    ],
+  },
+} as const satisfies Record<string, HostScript>;
+
+export type HostScriptName = keyof typeof HOST_SCRIPTS;
+export type HostScripts = Readonly<Record<string, HostScript>>;
+
+export class ScriptParameterError extends Error {
+  override name = 'ScriptParameterError';
+}
+
+/** The registry entry for a run, refusing an unknown script. */
+export function scriptOf(scripts: HostScripts, name: string): HostScript {
+  const script = Object.hasOwn(scripts, name) ? scripts[name] : undefined;
+  if (!script) throw new ScriptParameterError(`no host script "${name}" (known: ${Object.keys(scripts).join(', ')})`);
+  return script;
+}
+
+/**
+ * Every parameter of `script` with its value ("" for an optional one not
+ * given), each checked against its pattern; unknown names are refused.
+ */
+export function checkParams(script: HostScript, params: ScriptParams): ScriptParams {
+  const known = new Set(script.parameters.map((p) => p.name));
+  for (const name of Object.keys(params)) {
+    if (!known.has(name)) throw new ScriptParameterError(`${script.name}: no parameter "${name}"`);
+  }
+  const out: ScriptParams = {};
+  for (const p of script.parameters) {
+    const value = params[p.name] ?? '';
+    if (value === '' && !p.optional) throw new ScriptParameterError(`${script.name}: parameter "${p.name}" is required`);
+    if (!new RegExp(p.allowedPattern).test(value)) {
+      throw new ScriptParameterError(`${script.name}: refusing ${p.name}=${JSON.stringify(value.slice(0, 80))}: it must match ${p.allowedPattern}`);
+    }
+    out[p.name] = value;
+  }
+  return out;
+}
+
+/** The script's arguments for these (checked) parameters; what the document's commands build on the host. */
+export function scriptArgs(script: HostScript, params: ScriptParams): string[] {
+  const values = checkParams(script, params);
+  return script.parameters.flatMap((p) => {
+    const v = values[p.name]!;
+    if (p.pass.as === 'positional') return [v];
+    if (p.pass.as === 'option') return v === '' ? [] : [p.pass.flag, v];
+    return v.split(',').filter(Boolean);
+  });
+}
+
+const HEREDOC_END = 'KR_SCRIPT_END_7f3c';
+
+/**
+ * The document's aws:runShellScript commands (POSIX sh: the agent runs them
+ * with /bin/sh, dash on Debian). Parameter values arrive as environment
+ * variables (interpolationType ENV_VAR, SSM Agent ≥ 3.3.2746.0) and are only
+ * ever expanded inside double quotes, so no value is read as shell text; an
+ * older agent substitutes the pattern-checked value instead. The script is
+ * written to a private temporary directory and run with bash.
+ */
+export function documentCommands(script: HostScript): string[] {
+  const body = script.body();
+  if (body.split('\n').includes(HEREDOC_END)) throw new Error(`${script.name}: the script contains the line ${HEREDOC_END}`);
+  const lines = ['set -f', 'kr_dir=$(mktemp -d /tmp/kafka-responder.XXXXXXXX) || exit 97', `trap 'rm -rf "$kr_dir"' EXIT`];
+  lines.push(`cat > "$kr_dir/script.sh" <<'${HEREDOC_END}'\n${body.replace(/\n$/, '')}\n${HEREDOC_END}`);
+  lines.push('set --');
+  for (const p of script.parameters) {
+    const v = `SSM_${p.name}`;
+    lines.push(`if [ -z "\${${v}+x}" ]; then ${v}='{{ ${p.name} }}'; fi`);
+    if (p.pass.as === 'positional') lines.push(`set -- "$@" "$${v}"`);
+    else if (p.pass.as === 'option') lines.push(`if [ -n "$${v}" ]; then set -- "$@" ${p.pass.flag} "$${v}"; fi`);
+    // Split on commas only; globbing is off (set -f) and the pattern allows no blanks.
+    else lines.push(`kr_ifs=$IFS; IFS=','; set -- "$@" $${v}; IFS=$kr_ifs`);
+  }
+  lines.push('bash "$kr_dir/script.sh" "$@" < /dev/null');
+  return lines;
+}
+
+/** The SSM Command document (schema 2.2) for one script. */
+export function ssmDocument(script: HostScript): Record<string, unknown> {
+  const parameters: Record<string, unknown> = {};
+  for (const p of script.parameters) {
+    parameters[p.name] = {
+      type: 'String',
+      description: p.description,
+      allowedPattern: p.allowedPattern,
+      interpolationType: 'ENV_VAR',
+      ...(p.optional ? { default: '' } : {}),
+    };
+  }
+  parameters.executionTimeout = { type: 'String', description: 'seconds the script may run', default: '60', allowedPattern: '^[0-9]{1,4}$' };
+  return {
+    schemaVersion: '2.2',
+    description: script.description,
+    parameters,
+    mainSteps: [
+      {
+        action: 'aws:runShellScript',
+        name: 'run',
+        precondition: { StringEquals: ['platformType', 'Linux'] },
+        inputs: { runCommand: documentCommands(script), timeoutSeconds: '{{ executionTimeout }}' },
+      },
+    ],
+  };
+}
+
+/** CloudFormation resource name of a script's document (ProbeSsmDocument, ReplicaDataSsmDocument). */
+export function documentResourceName(script: HostScript): string {
+  return `${script.name.replace(/(^|-)([a-z])/g, (_, _d: string, c: string) => c.toUpperCase())}SsmDocument`;
+}
+
+type Cfn = Record<string, unknown>;
+
+/**
+ * The CloudFormation the stack needs for the host scripts: one Command
+ * document per script, named <stack>-<script> (the worker's
+ * KR_SSM_DOCUMENT_PREFIX), and the worker's permission to send exactly these
+ * documents (the instance side, tagged brokers only, is in serverless.yml:
+ * SendCommand must be allowed on both). Written to ssm-documents.generated.json
+ * by gen-probe-script.ts and added to the packaged template by
+ * handlers/build/ssm-documents-plugin.cjs.
+ */
+export function cloudFormationResources(scripts: HostScripts = HOST_SCRIPTS): Cfn {
+  const resources: Cfn = {};
+  const arns: unknown[] = [];
+  for (const script of Object.values(scripts)) {
+    const logical = documentResourceName(script);
+    resources[logical] = {
+      Type: 'AWS::SSM::Document',
+      Properties: {
+        Name: { 'Fn::Join': ['', [{ Ref: 'AWS::StackName' }, `-${script.name}`]] },
+        DocumentType: 'Command',
+        DocumentFormat: 'JSON',
+        // A changed script becomes a new version of the same document, not a replacement.
+        UpdateMethod: 'NewVersion',
+        Content: ssmDocument(script),
+      },
+    };
+    arns.push({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ssm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':document/', { Ref: logical }]] });
+  }
+  resources.WorkerHostScriptsPolicy = {
+    Type: 'AWS::IAM::Policy',
+    Properties: {
+      PolicyName: 'worker-host-scripts',
+      Roles: [{ Ref: 'WorkerRole' }],
+      PolicyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Sid: 'SendOurHostScriptDocumentsOnly', Effect: 'Allow', Action: ['ssm:SendCommand'], Resource: arns }],
+      },
+    },
+  };
+  return resources;
+}

@@ -1,0 +1,71 @@
+// The host scripts' registry: one entry makes the SSM document, the
+// parameters sent with it and what the local executor runs.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TOPIC_NAME } from '../../lib/kafka/names.ts';
+import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
+import { HOST_SCRIPTS, checkParams, cloudFormationResources, documentCommands, scriptArgs, ssmDocument } from '../../lib/hosts/scripts.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kr-scripts-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('host scripts registry', () => {
+  it('has the generated template resources up to date (else: npx tsx lib/hosts/gen-probe-script.ts)', () => {
+    const generated = JSON.parse(readFileSync(new URL('../../lib/hosts/ssm-documents.generated.json', import.meta.url), 'utf8')) as unknown;
+    expect(generated).toEqual(JSON.parse(JSON.stringify(cloudFormationResources())));
+  });
+
+  it('writes documents SSM accepts: schema 2.2, one Linux shell step, every parameter a pattern-checked environment variable, under 64 KB', () => {
+    for (const script of Object.values(HOST_SCRIPTS)) {
+      const doc = ssmDocument(script) as { schemaVersion: string; parameters: Record<string, { allowedPattern: string; interpolationType?: string }>; mainSteps: { action: string }[] };
+      expect(doc.schemaVersion).toBe('2.2');
+      expect(doc.mainSteps.map((s) => s.action)).toEqual(['aws:runShellScript']);
+      for (const p of script.parameters) expect(doc.parameters[p.name]).toMatchObject({ allowedPattern: p.allowedPattern, interpolationType: 'ENV_VAR' });
+      expect(JSON.stringify(doc).length).toBeLessThan(64 * 1024);
+    }
+  });
+
+  it('uses Kafka\'s own topic rule for topic parameters', () => {
+    const topic = HOST_SCRIPTS['replica-data'].parameters.find((p) => p.name === 'topic')!;
+    expect(topic.allowedPattern).toBe(TOPIC_NAME.source);
+  });
+
+  it('refuses values outside the patterns: shell text, relative paths, too long topics, bad units', () => {
+    const rd = HOST_SCRIPTS['replica-data'];
+    const ok = { kafkaBin: '/opt/kafka/bin', topic: 'orders', partition: '0', logDirs: '/data/1,/data/2' };
+    expect(scriptArgs(rd, ok)).toEqual(['/opt/kafka/bin', 'orders', '0', '/data/1', '/data/2']);
+    for (const bad of [{ topic: 'a;reboot' }, { topic: 'x'.repeat(250) }, { kafkaBin: 'bin' }, { logDirs: '/a,b' }, { partition: '-1' }, { logDirs: '/a b' }]) {
+      expect(() => checkParams(rd, { ...ok, ...bad }), JSON.stringify(bad)).toThrow(/refusing/);
+    }
+    expect(() => checkParams(HOST_SCRIPTS.probe, { systemdUnit: 'kafka; reboot.service' })).toThrow(/refusing systemdUnit/);
+    expect(scriptArgs(HOST_SCRIPTS.probe, { systemdUnit: 'kafka.service' })).toEqual(['--systemd-unit', 'kafka.service']);
+  });
+
+  it('runs the document commands under a plain POSIX sh (dash where there is one), as the SSM agent does', () => {
+    const shell = spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim() || 'sh';
+    const script = { name: 't', description: 't', body: () => 'printf "%s|" "$@"', parameters: HOST_SCRIPTS['replica-data'].parameters };
+    const env = { PATH: process.env.PATH!, SSM_kafkaBin: '/opt/kafka/bin', SSM_topic: 'orders', SSM_partition: '3', SSM_logDirs: '/d/1,/d/2' };
+    const r = spawnSync(shell, ['-c', documentCommands(script).join('\n')], { encoding: 'utf8', env });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('/opt/kafka/bin|orders|3|/d/1|/d/2|');
+  });
+
+  it('measures a partition of a 249-character topic (Kafka\'s longest) on a host: nothing in the path limits it', async () => {
+    const topic = 't'.repeat(249);
+    const logDir = join(dir, 'data');
+    mkdirSync(join(logDir, `${topic}-0`), { recursive: true });
+    writeFileSync(join(logDir, `${topic}-0`, '00000000000000000000.log'), Buffer.alloc(1234));
+    writeFileSync(join(logDir, 'replication-offset-checkpoint'), `0\n1\n${topic} 0 42\n`);
+    const [r] = await new LocalExecutor().run([{ brokerId: 1, address: dir }], {
+      script: 'replica-data',
+      params: { kafkaBin: join(dir, 'no-bin'), topic, partition: '0', logDirs: logDir },
+      timeoutMs: 10_000,
+      comment: 't',
+    });
+    expect(r!.stderr).toBe('');
+    expect(JSON.parse(r!.stdout)).toMatchObject({ found: true, sizeBytes: 1234, checkpointedHighWatermark: 42 });
+  });
+});
