@@ -4,6 +4,7 @@
 import { awsApprovalService } from '../lib/approvals/runtime.ts';
 import { loadConfig } from '../lib/config/schema.ts';
 import { OPS_JOB_KINDS } from '../lib/operations/requests.ts';
+import { AUDIT_JOB_KINDS } from '../lib/audit/kinds.ts';
 import type { Plan } from '../lib/operations/types.ts';
 import { newJob } from '../lib/queue/job.ts';
 import { buildWorker, defaultFeatureDeps, type Worker } from '../lib/root/worker.ts';
@@ -38,4 +39,14 @@ export async function handler(event: SqsEvent, context?: LambdaContext): Promise
 export async function sweep(_event: unknown, context?: LambdaContext): Promise<void> {
   worker ??= build();
   await worker.run(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), remainingOf(context));
+}
+
+/**
+ * EventBridge, daily (changes) and weekly (summary): the scheduled risk audit
+ * (lib/audit/jobs.ts). The event's input ({ mode }) is validated by the job's schema.
+ */
+export async function auditSchedule(event: unknown, context?: LambdaContext): Promise<void> {
+  worker ??= build();
+  const mode = (event as { mode?: unknown } | null)?.mode;
+  await worker.run(newJob(AUDIT_JOB_KINDS.scheduled, { mode }, `audit-${Date.now()}`), remainingOf(context));
 }

@@ -10,6 +10,7 @@ import type { DiagnoseProgress, Diagnoser } from './diagnoser.ts';
 import type { SlackOrigin } from '../queue/job.ts';
 import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
 import type { Log } from '../runtime/log.ts';
+import { stateLagHistory } from './lag-history-store.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 
@@ -93,6 +94,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
             cluster,
             ...(payload.topic ? { topic: payload.topic } : {}),
             correlationId: job.correlationId,
+            lagHistory: stateLagHistory(ctx.store, cluster.name),
             onProgress: (p) => progress.report(p),
             // Leave time to post the results before the Lambda is stopped.
             ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),

@@ -2,7 +2,7 @@
 // HostProbeOutcome. One host that does not answer, fails or prints garbage
 // becomes an `ok: false` outcome; it never takes the other hosts down.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseProbeOutput, ProbeOutputError } from './probe-output.ts';
 import { PROBE_SCRIPT } from './probe-script.generated.ts';
 import type { ExecutionResult, Executor, HostProbeOutcome, HostTarget, ScriptRun } from './types.ts';
@@ -34,7 +34,11 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 25_000;
 
 /** Arguments for one target: a sandbox host directory names its config; a real host finds its own. */
 export function probeArgs(executor: Executor, target: HostTarget): string[] {
-  return executor.kind === 'local' ? ['--config', `${target.address.replace(/\/+$/, '')}/config/server.properties`] : [];
+  if (executor.kind !== 'local') return [];
+  const dir = target.address.replace(/\/+$/, '');
+  // A sandbox host has no systemd; a unit file recorded in its host dir stands in for it.
+  const unitFile = `${dir}/systemd/kafka.service`;
+  return ['--config', `${dir}/config/server.properties`, ...(existsSync(unitFile) ? ['--unit-file', unitFile] : [])];
 }
 
 export async function probeHosts(executor: Executor, targets: HostTarget[], opts: ProbeHostsOptions = {}): Promise<HostProbeOutcome[]> {
