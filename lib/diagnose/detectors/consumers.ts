@@ -14,7 +14,7 @@ export interface ConsumerPartition {
   committed: number;
   start: number | null;
   end: number | null;
-  /** This partition's (committed, end) in every sample, oldest first. */
+  /** This partition's (committed, end) in every sample, oldest first; empty when it is not behind its end. */
   points: LagPoint[];
 }
 
@@ -31,32 +31,71 @@ export interface ConsumerView {
   snapshot: ClusterSnapshot;
 }
 
-const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+/** Partitions numbered once, so the per-sample joins are array reads instead of string-keyed lookups. */
+class PartitionIndex {
+  private readonly byTopic = new Map<string, Map<number, number>>();
+  size = 0;
+  id(topic: string, partition: number, add: boolean): number {
+    let m = this.byTopic.get(topic);
+    if (!m) {
+      if (!add) return -1;
+      this.byTopic.set(topic, (m = new Map()));
+    }
+    let i = m.get(partition);
+    if (i === undefined) {
+      if (!add) return -1;
+      m.set(partition, (i = this.size++));
+    }
+    return i;
+  }
+}
 
 export function consumerView(snapshot: ClusterSnapshot, history: readonly LagHistorySample[] = []): ConsumerView {
   const samples = snapshot.consumerSamples ?? [];
   const latest = samples[samples.length - 1];
   const view: ConsumerView = { groups: [], samples, history, snapshot };
   if (!latest) return view;
-  const first = samples[0]!;
-  const starts = new Map(first.logOffsets.map((l) => [key(l.topic, l.partition), l.start]));
-  // Per sample: partition → end, group → partition → committed.
-  const endsPerSample = samples.map((s) => new Map(s.logOffsets.map((l) => [key(l.topic, l.partition), l.end])));
-  const committedPerSample = samples.map((s) => new Map(s.groups.map((g) => [g.groupId, new Map(g.offsets.map((o) => [key(o.topic, o.partition), o.offset]))])));
+  const index = new PartitionIndex();
+  for (const s of samples) for (const l of s.logOffsets) index.id(l.topic, l.partition, true);
+  const column = () => new Float64Array(index.size).fill(NaN);
+  const starts = column();
+  for (const l of samples[0]!.logOffsets) if (l.start !== null) starts[index.id(l.topic, l.partition, false)] = l.start;
+  const ends = samples.map((s) => {
+    const e = column();
+    for (const l of s.logOffsets) if (l.end !== null) e[index.id(l.topic, l.partition, false)] = l.end;
+    return e;
+  });
+  const lastEnds = ends[ends.length - 1]!;
+  // Earlier samples' commits per group, by partition number (only read for partitions that lag now).
+  const earlier = samples.slice(0, -1).map((s) => new Map(s.groups.map((g) => [g.groupId, g])));
   const states = new Map(snapshot.groups.map((g) => [g.groupId, g]));
   for (const g of latest.groups) {
     const group = states.get(g.groupId);
     if (!group || g.error !== null || g.offsets.length === 0) continue;
+    let before: (Map<number, number> | null)[] | null = null;
     const partitions: ConsumerPartition[] = [];
     for (const o of g.offsets) {
-      const k = key(o.topic, o.partition);
+      const i = index.id(o.topic, o.partition, false);
+      const end = i < 0 || Number.isNaN(lastEnds[i]!) ? null : lastEnds[i]!;
+      const start = i < 0 || Number.isNaN(starts[i]!) ? null : starts[i]!;
       const points: LagPoint[] = [];
-      samples.forEach((_, i) => {
-        const end = endsPerSample[i]!.get(k);
-        const committed = committedPerSample[i]!.get(g.groupId)?.get(k);
-        if (end !== null && end !== undefined && committed !== undefined) points.push({ committed, end });
-      });
-      partitions.push({ topic: o.topic, partition: o.partition, committed: o.offset, start: starts.get(k) ?? null, end: endsPerSample[endsPerSample.length - 1]!.get(k) ?? null, points });
+      if (end !== null && end > o.offset) {
+        // Only a partition behind its end can get a lag verdict: its series is built, the others' is not.
+        before ??= earlier.map((m) => {
+          const og = m.get(g.groupId);
+          if (!og) return null;
+          const byPartition = new Map<number, number>();
+          for (const x of og.offsets) byPartition.set(index.id(x.topic, x.partition, false), x.offset);
+          return byPartition;
+        });
+        before.forEach((m, si) => {
+          const committed = m?.get(i);
+          const e = ends[si]![i]!;
+          if (committed !== undefined && !Number.isNaN(e)) points.push({ committed, end: e });
+        });
+        points.push({ committed: o.offset, end });
+      }
+      partitions.push({ topic: o.topic, partition: o.partition, committed: o.offset, start, end, points });
     }
     view.groups.push({ group, partitions });
   }
