@@ -45,6 +45,8 @@ describe('/kafka audit', () => {
     const reply = await slash('audit');
     expect(reply.text).toContain('Auditing *sandbox*');
     expect(h.queue.enqueued.map((j) => [j.kind, (j.payload as { cluster: string }).cluster])).toEqual([['audit', 'sandbox']]);
+    await h.queue.idle();
+    expect(stub.messages.map((m) => [m.channel, m.text])).toEqual([['C0OPS', 'Risk audit: sandbox: No risks found on sandbox']]);
     expect((await slash('audit nosuch')).text).toMatch(/unknown cluster "nosuch"/);
     expect((await slash('audit a b')).text).toMatch(/too many arguments/);
     expect(h.queue.enqueued).toHaveLength(1);
