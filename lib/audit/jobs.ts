@@ -2,12 +2,12 @@
 // report in the channel it came from; the schedule audits every configured
 // cluster and posts to the audit channel only what is new or changed since its
 // last report (by fingerprint), or everything for the weekly summary.
-import { findCluster, type ClusterConfig, type Config } from '../config/schema.ts';
+import type { ClusterConfig, Config } from '../config/schema.ts';
 import { executorFactory, type ExecutorFactory } from '../hosts/executors.ts';
 import { renderFailure } from '../slack/blocks.ts';
-import { finishActivity } from '../state/activity.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
+import type { JobContext, JobHandler } from '../worker/worker.ts';
+import { answerInOneMessage } from '../diagnose/jobs.ts';
 import { targetForCluster } from '../diagnose/target.ts';
 import { AUDIT_JOB_KINDS, auditJobSchema, scheduledAuditSchema, type AuditJob, type ScheduledAuditJob } from './kinds.ts';
 import { diffReport, isEmptyDiff, lastReportStore, recordOf, storageHistoryStore } from './last-report.ts';
@@ -39,24 +39,12 @@ export function auditJobs(deps: { auditor?: Auditor }): JobHandler[] {
   const onDemand: JobHandler<AuditJob> = {
     kind: AUDIT_JOB_KINDS.audit,
     schema: auditJobSchema,
-    async run(payload, ctx: JobContext) {
-      const { slack, log, job } = ctx;
-      try {
-        const cluster = findCluster(ctx.config, payload.cluster);
-        if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        let message;
-        try {
-          const report = await auditor.audit(cluster, { storage: storageHistoryStore(ctx.store, cluster.name) });
-          log.info('audit done', { cluster: cluster.name, findings: report.findings.length });
-          message = renderAudit(report, { correlationId: job.correlationId });
-        } catch (err) {
-          message = renderFailure(`Audit of ${cluster.name}`, errorMessage(err), job.correlationId);
-        }
-        await slack.post({ channel: payload.origin.channelId, ...(payload.origin.threadTs ? { thread_ts: payload.origin.threadTs } : {}), ...message });
-      } finally {
-        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
-      }
-    },
+    run: (payload, ctx: JobContext) =>
+      answerInOneMessage(ctx, payload, `Audit of ${payload.cluster}`, async (cluster) => {
+        const report = await auditor.audit(cluster, { storage: storageHistoryStore(ctx.store, cluster.name) });
+        ctx.log.info('audit done', { cluster: cluster.name, findings: report.findings.length });
+        return renderAudit(report, { correlationId: ctx.job.correlationId });
+      }),
   };
 
   const scheduled: JobHandler<ScheduledAuditJob> = {
