@@ -169,6 +169,8 @@ export async function checkRestart(target: ClusterTarget, brokerId: number, io: 
   const inputs = await collectDiagnosisInputs({
     ...diagnosisInputFor(target),
     hostTargets: target.hostTargets.filter((t) => t.brokerId === brokerId),
+    // A restart check judges replicas, not consumer lag: no second consumer sample to wait for.
+    lagWindowMs: 0,
     ...io,
   });
   const probe = inputs.probes.find((p) => p.brokerId === brokerId);
