@@ -20,6 +20,7 @@ const ALLOWED = {
   operations: [...INFRA, 'approvals'],
   diagnose: [...INFRA, 'approvals', 'operations'],
   alerts: [...INFRA, 'approvals', 'diagnose', 'operations'],
+  audit: [...INFRA, 'approvals', 'diagnose'],
   root: [...INFRA, 'approvals', ...FEATURES],
   local: [...INFRA, 'approvals', ...FEATURES, 'root'],
   cli: [...INFRA, 'approvals', ...FEATURES, 'root', 'local'],

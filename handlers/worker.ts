@@ -6,6 +6,7 @@ import { SECRETS, loadDeployedConfig, readScramCredentials, readSecret } from '.
 import { findCluster, type Config } from '../lib/config/schema.ts';
 import { attachScramCredentials } from '../lib/kafka/cluster-connection.ts';
 import { OPS_JOB_KINDS } from '../lib/operations/requests.ts';
+import { AUDIT_JOB_KINDS } from '../lib/audit/kinds.ts';
 import type { Plan } from '../lib/operations/types.ts';
 import { newJob } from '../lib/queue/job.ts';
 import { buildWorker, defaultFeatureDeps, type Worker } from '../lib/root/worker.ts';
@@ -75,4 +76,14 @@ export async function handler(event: SqsEvent, context?: LambdaContext): Promise
 export async function sweep(_event: unknown, context?: LambdaContext): Promise<void> {
   const w = await current();
   await w.run(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), remainingOf(context));
+}
+
+/**
+ * EventBridge, daily (changes) and weekly (summary): the scheduled risk audit
+ * (lib/audit/jobs.ts). The event's input ({ mode }) is validated by the job's schema.
+ */
+export async function auditSchedule(event: unknown, context?: LambdaContext): Promise<void> {
+  const w = await current();
+  const mode = (event as { mode?: unknown } | null)?.mode;
+  await w.run(newJob(AUDIT_JOB_KINDS.scheduled, { mode }, `audit-${Date.now()}`), remainingOf(context));
 }

@@ -1,6 +1,8 @@
 // `npx kafka-responder sandbox <subcommand>`
 import { parseArgs } from 'node:util';
-import { BROKER_IDS } from './layout.ts';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { BROKER_IDS, nodeLayout, sandboxSettings } from './layout.ts';
 import { Sandbox } from './cluster.ts';
 import { SCENARIOS, runScenario } from './scenarios.ts';
 
@@ -16,6 +18,9 @@ const USAGE = `usage: kafka-responder sandbox <command>
   kill <id>          SIGKILL
   start <id>         start one broker
   wipe <id>          delete a stopped broker's data
+  stop-timeout <id> <seconds|none>
+                     record a systemd unit with TimeoutStopSec=<seconds> in the broker's host dir
+                     (systemd/kafka.service, what the host probe reads there); none removes it
   scenario <name>    reproduce an incident: ${Object.keys(SCENARIOS).join(', ')}
 
 env: KR_SANDBOX_HOME, KR_SANDBOX_PORT_BASE (default 19090), KAFKA_VERSION (4.1.1 | 3.9.1), KR_KAFKA_CACHE`;
@@ -109,6 +114,24 @@ export async function run(argv: string[]): Promise<number> {
       await sandbox.wipe(brokerArg(arg));
       console.error(`broker ${arg}: data wiped`);
       return 0;
+    case 'stop-timeout': {
+      const id = brokerArg(arg);
+      const value = rest[0];
+      const file = stopTimeoutUnitFile(id);
+      if (value === 'none') {
+        await rm(file, { force: true });
+        console.error(`broker ${id}: no systemd unit recorded`);
+        return 0;
+      }
+      if (!value || !/^\d{1,6}$/.test(value)) {
+        console.error(`stop-timeout needs a number of seconds or "none"\n\n${USAGE}`);
+        return 2;
+      }
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, `[Unit]\nDescription=Apache Kafka broker ${id} (sandbox)\n\n[Service]\nTimeoutStopSec=${value}\n`);
+      console.error(`broker ${id}: systemd unit recorded with TimeoutStopSec=${value} (${file})`);
+      return 0;
+    }
     case 'scenario': {
       if (!arg || !(arg in SCENARIOS)) {
         console.error(`unknown scenario ${arg ?? ''}; one of: ${Object.keys(SCENARIOS).join(', ')}`);
@@ -122,4 +145,9 @@ export async function run(argv: string[]): Promise<number> {
       console.error(USAGE);
       return cmd ? 2 : 0;
   }
+}
+
+/** Where a sandbox broker's stand-in systemd unit lives (read by lib/hosts/probe-runner.ts probeArgs). */
+export function stopTimeoutUnitFile(id: number): string {
+  return `${nodeLayout(sandboxSettings(), id).hostDir}/systemd/kafka.service`;
 }

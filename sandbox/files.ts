@@ -80,6 +80,8 @@ export function serverProperties(s: SandboxSettings, node: NodeLayout, security?
     'log.cleaner.threads=1',
     'log.cleaner.dedupe.buffer.size=16777216',
     'replica.lag.time.max.ms=10000',
+    // Retention runs every few seconds (default 5 min), so a small retention.ms deletes segments while a test waits.
+    'log.retention.check.interval.ms=2000',
     '',
   ].join('\n');
 }

@@ -17,6 +17,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'diagnose a cluster: [--config FILE [--cluster NAME] | --bootstrap LIST] [--topic T] [--format text|json|markdown]',
     load: () => import('../diagnose/cli.ts'),
   },
+  audit: {
+    summary: 'read-only risk audit (settings, host state, drift): [--config FILE [--cluster NAME] | --bootstrap LIST] [--format …]',
+    load: () => import('../audit/cli.ts'),
+  },
   serve: {
     summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
     load: () => import('./serve.ts'),

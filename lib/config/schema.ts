@@ -64,6 +64,8 @@ export const clusterSchema = z.object({
   hosts: hostsSchema.default({ executor: 'none' }),
   /** Budget for one diagnosis (snapshot and probes together). */
   diagnosisTimeoutMs: z.number().int().min(1000).max(840_000).default(60_000),
+  /** Without lag history, consumer lag is judged over two samples this far apart (0: one sample, no lag verdict). */
+  lagWindowMs: z.number().int().min(0).max(60_000).default(3000),
   /** Names this cluster goes by in alerts, e.g. the MSK "Cluster Name" dimension or a Prometheus label. */
   aliases: z.array(z.string().min(1)).default([]),
   /** How hard the bot may lean on this cluster while it is in trouble. */
@@ -160,6 +162,15 @@ export const configSchema = z
         pollSeconds: z.number().int().min(1).max(900).default(10),
       })
       .prefault({}),
+    /** The scheduled risk audit (lib/audit/): where it posts and which clusters it covers. */
+    audit: z
+      .object({
+        /** Channel for scheduled reports (default: slack.incidentChannel). */
+        channel: z.string().regex(SLACK_CHANNEL_ID, 'channel ids look like C0123ABCD').optional(),
+        /** Clusters the schedule audits (default: all). */
+        clusters: z.array(z.string().regex(CLUSTER_NAME)).optional(),
+      })
+      .prefault({}),
     approvals: z
       .object({
         approvers: z.array(z.string().regex(SLACK_USER_ID)).default([]),
@@ -174,6 +185,9 @@ export const configSchema = z
     for (const [i, cl] of c.clusters.entries()) {
       if (names.has(cl.name)) ctx.addIssue({ code: 'custom', path: ['clusters', i, 'name'], message: `duplicate cluster name "${cl.name}"` });
       names.add(cl.name);
+    }
+    for (const [i, name] of (c.audit.clusters ?? []).entries()) {
+      if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['audit', 'clusters', i], message: `"${name}" is not one of the configured clusters` });
     }
     if (c.defaultCluster !== undefined && !names.has(c.defaultCluster)) {
       ctx.addIssue({ code: 'custom', path: ['defaultCluster'], message: `"${c.defaultCluster}" is not one of the configured clusters (${[...names].join(', ')})` });

@@ -8,11 +8,14 @@ import { sortFindings } from './finding.ts';
 import { detectMetadataFindings } from './detectors/metadata.ts';
 import { detectCoordinatorLoading } from './detectors/coordinators.ts';
 import { detectHostFindings } from './detectors/hosts.ts';
+import { detectConsumerFindings } from './detectors/consumers.ts';
+import type { LagHistorySample } from './lag.ts';
 
-export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
+export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): Finding[] {
   return sortFindings([
     ...detectMetadataFindings(snapshot, probes),
     ...detectCoordinatorLoading(snapshot, probes),
     ...detectHostFindings(snapshot, probes),
+    ...detectConsumerFindings(snapshot, lagHistory),
   ]);
 }

@@ -7,6 +7,7 @@ import type { RestartAssessment } from './can-restart.ts';
 import type { Executor } from '../hosts/types.ts';
 import type { ExecutorFactory } from '../hosts/executors.ts';
 import { targetForCluster } from './target.ts';
+import type { LagHistoryStore } from './lag-history-store.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "brokers probed" */
@@ -27,6 +28,8 @@ export interface DiagnoseRequest {
   onProgress?: (progress: DiagnoseProgress) => void;
   /** Give up (partial report) after this many milliseconds. */
   deadlineMs?: number;
+  /** Lag samples kept between runs (the bot's state store). */
+  lagHistory?: LagHistoryStore;
 }
 
 export interface CanRestartRequest {
@@ -89,6 +92,7 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
         ...diagnosisInputFor(target),
         executor: reporting,
         topic: request.topic ?? null,
+        lagHistory: request.lagHistory ?? null,
         timeoutMs: Math.min(target.timeoutMs, request.deadlineMs ?? Infinity),
       });
     },

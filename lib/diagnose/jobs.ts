@@ -1,7 +1,7 @@
 // The worker side of `/kafka diagnose` and `/kafka can-restart`: post a
 // progress message, run the diagnosis, edit the message as hosts answer,
 // then post the findings in its thread.
-import { findCluster } from '../config/schema.ts';
+import { findCluster, type ClusterConfig } from '../config/schema.ts';
 import { renderFailure, type SlackMessage } from '../slack/blocks.ts';
 import { renderCanRestart, renderDiagnosis, renderDone, renderProgress } from './render-slack.ts';
 import type { SlackPoster } from '../slack/web.ts';
@@ -11,6 +11,7 @@ import type { DiagnoseProgress, Diagnoser } from './diagnoser.ts';
 import type { SlackOrigin } from '../queue/job.ts';
 import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
 import type { Log } from '../runtime/log.ts';
+import { stateLagHistory } from './lag-history-store.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 
@@ -75,6 +76,33 @@ export function progressUpdater(update: (p: DiagnoseProgress) => Promise<void>, 
   };
 }
 
+/**
+ * A job answered with one message where it was asked: the configured cluster,
+ * the message `answer` builds (a failure becomes a failure message, never a
+ * retry that would post twice), then the activity cleared.
+ */
+export async function answerInOneMessage(
+  ctx: JobContext,
+  payload: { cluster: string; origin: SlackOrigin },
+  what: string,
+  answer: (cluster: ClusterConfig) => Promise<SlackMessage>,
+): Promise<void> {
+  const { slack, log, job } = ctx;
+  try {
+    const cluster = findCluster(ctx.config, payload.cluster);
+    if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+    let message: SlackMessage;
+    try {
+      message = await answer(cluster);
+    } catch (err) {
+      message = renderFailure(what, errorMessage(err), job.correlationId);
+    }
+    await postOrExplain(slack, payload.origin, message, log);
+  } finally {
+    await finishActivity(ctx.store, job.id, log);
+  }
+}
+
 /** The diagnosis feature's job kinds, for the worker's registry (lib/root/worker.ts). */
 export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
   const diagnose: JobHandler<DiagnoseJob> = {
@@ -107,6 +135,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
             cluster,
             ...(payload.topic ? { topic: payload.topic } : {}),
             correlationId: job.correlationId,
+            lagHistory: stateLagHistory(ctx.store, cluster.name),
             onProgress: (p) => progress.report(p),
             // Leave time to post the results before the Lambda is stopped.
             ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
@@ -135,24 +164,12 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
   const canRestart: JobHandler<CanRestartJob> = {
     kind: DIAGNOSE_JOB_KINDS.canRestart,
     schema: canRestartJobSchema,
-    async run(payload, ctx: JobContext) {
-      const { slack, log, job } = ctx;
-      try {
-        const cluster = findCluster(ctx.config, payload.cluster);
-        if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        let message;
-        try {
-          const assessment = await deps.diagnoser.canRestart({ cluster, brokerId: payload.brokerId, correlationId: job.correlationId });
-          log.info('can-restart assessed', { brokerId: payload.brokerId, verdict: assessment.verdict });
-          message = renderCanRestart(cluster.name, assessment, job.correlationId);
-        } catch (err) {
-          message = renderFailure(`Restart check of broker ${payload.brokerId}`, errorMessage(err), job.correlationId);
-        }
-        await postOrExplain(slack, payload.origin, message, log);
-      } finally {
-        await finishActivity(ctx.store, job.id, log);
-      }
-    },
+    run: (payload, ctx: JobContext) =>
+      answerInOneMessage(ctx, payload, `Restart check of broker ${payload.brokerId}`, async (cluster) => {
+        const assessment = await deps.diagnoser.canRestart({ cluster, brokerId: payload.brokerId, correlationId: ctx.job.correlationId });
+        ctx.log.info('can-restart assessed', { brokerId: payload.brokerId, verdict: assessment.verdict });
+        return renderCanRestart(cluster.name, assessment, ctx.job.correlationId);
+      }),
   };
   return [diagnose, canRestart];
 }

@@ -43,12 +43,13 @@ function renderFinding(f: Finding, style: Style): string[] {
     out.push(paint(style, 'dim', `           ${e.label}${e.source ? ` (${e.source})` : ''}: ${e.value}`));
   }
   if (f.evidence.length > MAX_EVIDENCE_LINES) out.push(paint(style, 'dim', `           … ${f.evidence.length - MAX_EVIDENCE_LINES} more evidence items (--json)`));
+  if (f.prevents) out.push(`           prevents: ${f.prevents}`);
   for (const n of f.nextActions) out.push(`           → ${n}`);
   out.push(paint(style, 'dim', `           runbook: runbooks/${f.runbook}.md`));
   return out;
 }
 
-export function renderReport(report: DiagnosisReport, style: Style): string {
+export function renderReport(report: DiagnosisReport, style: Style, title = 'Diagnosis'): string {
   const lines: string[] = [];
   const counts = new Map<Severity, number>();
   for (const f of report.findings) counts.set(f.severity, (counts.get(f.severity) ?? 0) + 1);
@@ -56,7 +57,7 @@ export function renderReport(report: DiagnosisReport, style: Style): string {
     .sort((a, b) => SEVERITY_RANK[a[0]] - SEVERITY_RANK[b[0]])
     .map(([s, n]) => paint(style, s, `${n} ${s}`))
     .join(', ');
-  lines.push(`${paint(style, 'bold', `Diagnosis of ${report.cluster}`)}  ${paint(style, 'dim', `${report.startedAt}, ${report.durationMs} ms`)}`);
+  lines.push(`${paint(style, 'bold', `${title} of ${report.cluster}`)}  ${paint(style, 'dim', `${report.startedAt}, ${report.durationMs} ms`)}`);
   lines.push(report.findings.length === 0 ? paint(style, 'green', 'No findings: the cluster looks healthy.') : `${plural(report.findings.length, 'finding')}: ${countText}`);
   if (report.partial) {
     lines.push(paint(style, 'warning', 'Partial: some brokers or calls did not answer; findings may be incomplete.'));

@@ -12,8 +12,13 @@ import { assessRestart, type RestartAssessment } from './can-restart.ts';
 import type { ClusterTarget } from './target.ts';
 import { HOST_CHECKS } from './detectors/hosts.ts';
 import { errorMessage } from '../runtime/errors.ts';
+import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag.ts';
+import type { LagHistoryStore } from './lag-history-store.ts';
 
-export type SnapshotFn = (connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number }) => Promise<ClusterSnapshot>;
+export type SnapshotFn = (connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number; consumerSampleWindowMs?: number }) => Promise<ClusterSnapshot>;
+
+/** Without kept history, lag is judged over two samples this far apart (only when some group lags in the first). */
+export const DEFAULT_LAG_WINDOW_MS = 3000;
 export type ProbeHostsFn = (executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }) => Promise<HostProbeOutcome[]>;
 
 export interface RunDiagnosisInput {
@@ -30,12 +35,18 @@ export interface RunDiagnosisInput {
   takeSnapshot?: SnapshotFn;
   probeHosts?: ProbeHostsFn;
   now?: () => number;
+  /** Window between the two consumer samples when there is no history (0: one sample, no lag verdict). */
+  lagWindowMs?: number;
+  /** Lag samples kept between runs (the bot's state store); none in the one-shot CLI. */
+  lagHistory?: LagHistoryStore | null;
 }
 
 export interface DiagnosisInputs {
   snapshot: ClusterSnapshot;
   probes: HostProbeOutcome[];
   skippedChecks: string[];
+  /** Earlier runs' lag samples (before this run's). */
+  lagHistory?: LagHistorySample[];
 }
 
 const HOST_CHECK_LIST = HOST_CHECKS.join(', ');
@@ -46,7 +57,7 @@ export class UnknownTopicError extends Error {
   override name = 'UnknownTopicError';
 }
 
-async function defaultSnapshot(connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number }): Promise<ClusterSnapshot> {
+async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<SnapshotFn>[1]): Promise<ClusterSnapshot> {
   const { takeSnapshot } = await import('../kafka/snapshot.ts');
   return takeSnapshot(connection, opts);
 }
@@ -72,6 +83,16 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   const probeFn = input.probeHosts ?? defaultProbeHosts;
   const targets = input.hostTargets ?? [];
   const skippedChecks: string[] = [];
+  const now = input.now ?? Date.now;
+  let history: LagHistorySample[] = [];
+  if (input.lagHistory) {
+    try {
+      history = recentHistory(await input.lagHistory.load(), now());
+    } catch (err) {
+      skippedChecks.push(`Lag history could not be read (${errorMessage(err)}): lag judged over this run's samples only.`);
+    }
+  }
+  const lagWindowMs = historyGivesWindow(history, now()) ? 0 : (input.lagWindowMs ?? DEFAULT_LAG_WINDOW_MS);
 
   // Leave the probes a little less time than the snapshot so both finish inside the budget.
   const probeTimeout = Math.max(1000, Math.floor(input.timeoutMs * 0.9));
@@ -81,7 +102,7 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   if (started) await new Promise((resolve) => setImmediate(resolve));
   const probing = started ?? Promise.resolve([]);
   const [snapshot, probes] = await Promise.all([
-    snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs }),
+    snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs }),
     probing,
   ]);
 
@@ -96,7 +117,12 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     const untargeted = snapshot.brokers.map((b) => b.id).filter((id) => !targeted.has(id));
     if (untargeted.length > 0) skippedChecks.push(`No host target configured for broker${untargeted.length > 1 ? 's' : ''} ${untargeted.join(', ')}: host checks skipped there.`);
   }
-  return { snapshot, probes, skippedChecks };
+  if (input.lagHistory && snapshot.consumerSamples && !input.topic) {
+    // A topic-limited run sees only part of each group: it would spoil the aggregates.
+    const added = snapshot.consumerSamples.map((s) => aggregateSample(s, membersOf(snapshot)));
+    await input.lagHistory.append(added, now()).catch((err: unknown) => skippedChecks.push(`Lag history could not be saved: ${errorMessage(err)}`));
+  }
+  return { snapshot, probes, skippedChecks, lagHistory: history };
 }
 
 export function buildReport(cluster: string, startedAtMs: number, durationMs: number, inputs: DiagnosisInputs): DiagnosisReport {
@@ -104,7 +130,7 @@ export function buildReport(cluster: string, startedAtMs: number, durationMs: nu
     cluster,
     startedAt: new Date(startedAtMs).toISOString(),
     durationMs,
-    findings: detect(inputs.snapshot, inputs.probes),
+    findings: detect(inputs.snapshot, inputs.probes, inputs.lagHistory ?? []),
     skippedChecks: inputs.skippedChecks,
     partial: inputs.snapshot.partial,
     snapshotErrors: inputs.snapshot.errors.slice(0, MAX_REPORTED_ERRORS),
@@ -122,7 +148,14 @@ export async function runDiagnosis(input: RunDiagnosisInput): Promise<DiagnosisR
 
 /** A diagnosis of the whole target (add `topic`, a shorter `timeoutMs` or test I/O). */
 export function diagnosisInputFor(target: ClusterTarget): RunDiagnosisInput {
-  return { cluster: target.name, connection: target.connection, executor: target.executor, hostTargets: target.hostTargets, timeoutMs: target.timeoutMs };
+  return {
+    cluster: target.name,
+    connection: target.connection,
+    executor: target.executor,
+    hostTargets: target.hostTargets,
+    timeoutMs: target.timeoutMs,
+    ...(target.lagWindowMs !== undefined ? { lagWindowMs: target.lagWindowMs } : {}),
+  };
 }
 
 /** I/O a pass can be given instead of the real kafkajs snapshot and probe runner (tests). */
@@ -141,6 +174,8 @@ export async function checkRestart(target: ClusterTarget, brokerId: number, io: 
   const inputs = await collectDiagnosisInputs({
     ...diagnosisInputFor(target),
     hostTargets: target.hostTargets.filter((t) => t.brokerId === brokerId),
+    // A restart check judges replicas, not consumer lag: no second consumer sample to wait for.
+    lagWindowMs: 0,
     ...io,
   });
   const probe = inputs.probes.find((p) => p.brokerId === brokerId);

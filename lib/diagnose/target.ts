@@ -18,6 +18,8 @@ export interface ClusterTarget {
   hostTargets: HostTarget[];
   /** Budget for one pass (snapshot and probes together). */
   timeoutMs: number;
+  /** Window between two consumer samples when there is no lag history (default DEFAULT_LAG_WINDOW_MS). */
+  lagWindowMs?: number;
 }
 
 /** A configured cluster, its hosts reached through the executor its config names (SSM, local or none). */
@@ -28,5 +30,6 @@ export async function targetForCluster(cluster: ClusterConfig, executorFor: Exec
     executor: await executorFor(cluster),
     hostTargets: hostTargets(cluster, onlyBrokers),
     timeoutMs: cluster.diagnosisTimeoutMs,
+    lagWindowMs: cluster.lagWindowMs,
   };
 }

@@ -24,6 +24,21 @@ export const FINDING_KINDS = [
   'broker-crash-loop',
   'broker-unreachable',
   'host-unreachable',
+  'consumer-offset-below-log-start',
+  'consumer-offset-above-log-end',
+  'consumer-lag',
+  // Preventive audit (lib/audit/): risks in configuration and host state, before anything breaks.
+  'min-isr-not-below-rf',
+  'min-isr-one',
+  'unclean-election-enabled',
+  'internal-topic-unsafe',
+  'broker-replication-defaults',
+  'stop-timeout-below-shutdown',
+  'disk-trend-full',
+  'inode-trend-full',
+  'fd-mmap-headroom',
+  'broker-config-drift',
+  'topic-override-weaker',
   // Not a cluster symptom: the probe answered with something we could not read.
   'probe-error',
 ] as const;
@@ -62,6 +77,8 @@ export interface Finding {
   nextActions: string[];
   /** Stable across re-runs of the same problem: kind + the identity of what is affected. */
   fingerprint: string;
+  /** Audit findings: the failure this risk leads to, said plainly. */
+  prevents?: string;
 }
 
 export interface DiagnosisReport {

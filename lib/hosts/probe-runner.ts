@@ -2,6 +2,7 @@
 // HostProbeOutcome. One host that does not answer, fails or prints garbage
 // becomes an `ok: false` outcome; it never takes the other hosts down.
 
+import { existsSync } from 'node:fs';
 import { parseProbeOutput, ProbeOutputError } from './probe-output.ts';
 import type { ExecutionResult, Executor, HostProbeOutcome, HostTarget, ScriptRun } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -16,9 +17,13 @@ export interface ProbeHostsOptions {
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 25_000;
 
-/** Parameters for one target: a sandbox host directory names its config; a real host finds its own. */
+/** Parameters for one target: a sandbox host directory names its config (and a unit file standing in for systemd); a real host finds its own. */
 export function probeParams(executor: Executor, target: HostTarget): Record<string, string> {
-  return executor.kind === 'local' ? { config: `${target.address.replace(/\/+$/, '')}/config/server.properties` } : {};
+  if (executor.kind !== 'local') return {};
+  const dir = target.address.replace(/\/+$/, '');
+  // A sandbox host has no systemd; a unit file recorded in its host dir stands in for it.
+  const unitFile = `${dir}/systemd/kafka.service`;
+  return { config: `${dir}/config/server.properties`, ...(existsSync(unitFile) ? { unitFile } : {}) };
 }
 
 export async function probeHosts(executor: Executor, targets: HostTarget[], opts: ProbeHostsOptions = {}): Promise<HostProbeOutcome[]> {

@@ -18,9 +18,12 @@
 # fixed strings broad enough for 0.11 through 4.x.
 #
 # Usage: probe.sh [--config <server.properties>] [--systemd-unit <name.service>]
+#                 [--unit-file <path/name.service>]
 #                 [--log-bytes <n>] [--scan-deadline <seconds, default 14>]
 #   --systemd-unit names the broker's unit when it cannot be found from the
 #   process's cgroup (e.g. the broker is down in a restart loop).
+#   --unit-file: where systemctl cannot answer (a sandbox host directory), the
+#   unit's settings (TimeoutStopSec) are read from this unit file instead.
 
 set -u
 export LC_ALL=C
@@ -39,6 +42,7 @@ NOSEG_LIST_MAX=20         # partition dirs without segments listed per log dir
 OFFSETS_PARTITIONS_MAX=200
 CONFIG_ARG=""
 UNIT_ARG=""
+UNIT_FILE_ARG=""
 SCAN_DEADLINE_ARG=""
 
 WARNINGS=()
@@ -49,6 +53,9 @@ while [ $# -gt 0 ]; do
     --config) CONFIG_ARG="${2:-}"; shift 2 ;;
     --systemd-unit)
       if [[ "${2:-}" =~ ^[A-Za-z0-9@._:-]+\.service$ ]]; then UNIT_ARG=$2; else warn "ignored bad --systemd-unit"; fi
+      shift 2 ;;
+    --unit-file)
+      if [[ "${2:-}" =~ ^[A-Za-z0-9@._:/-]+\.service$ ]]; then UNIT_FILE_ARG=$2; else warn "ignored bad --unit-file"; fi
       shift 2 ;;
     --scan-deadline)
       if [[ "${2:-}" =~ ^[0-9]{1,3}$ ]]; then SCAN_DEADLINE_ARG=$2; else warn "ignored bad --scan-deadline"; fi
@@ -190,6 +197,13 @@ if [ -n "$SYSTEMD_UNIT" ] && [ $HAVE_SYSTEMCTL = 1 ]; then
     SD[${line%%=*}]=${line#*=}
   done < <(t 5 systemctl show "$SYSTEMD_UNIT" -p ActiveState -p TimeoutStopUSec -p NRestarts -p ExecMainStatus -p ExecMainCode -p ExecStart 2>/dev/null)
   [ ${#SD[@]} -eq 0 ] && warn "systemctl show $SYSTEMD_UNIT gave nothing"
+fi
+if [ ${#SD[@]} -eq 0 ] && [ -n "$UNIT_FILE_ARG" ] && [ -r "$UNIT_FILE_ARG" ]; then
+  # No systemd to ask: the unit file's own TimeoutStopSec= (the last one wins, as in systemd).
+  SYSTEMD_UNIT=${UNIT_FILE_ARG##*/}
+  while IFS= read -r line; do
+    if [[ $line =~ ^[[:space:]]*TimeoutStopSec[[:space:]]*=[[:space:]]*([^[:space:]#].*[^[:space:]]|[^[:space:]#])[[:space:]]*$ ]]; then SD[TimeoutStopUSec]=${BASH_REMATCH[1]}; fi
+  done < "$UNIT_FILE_ARG"
 fi
 # A broker in a restart loop often dies before log4j starts: the reason is in
 # the journal (incident 4). Only read when systemd has restarted it or it is down.

@@ -5,11 +5,12 @@
 // timeout; a broker that fails becomes `unreachableBrokers` + `errors` and the
 // snapshot is marked partial rather than thrown away.
 
-import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
+import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartitionFor } from './group-partition.ts';
 import { type RawMetadata, WireBroker, kafkaError } from './wire.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
+import { anyLag, readConsumerSample } from './consumer-offsets.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
@@ -26,8 +27,16 @@ export interface SnapshotOptions {
   configBatchSize?: number;
   /** Groups per DescribeGroups request. */
   groupBatchSize?: number;
+  /** Read consumer groups' committed offsets and their partitions' log start/end (default true). */
+  consumers?: boolean;
+  /**
+   * When some group lags in the first consumer sample, read a second one this
+   * long after it (lag is judged over samples). 0 or absent: one sample.
+   */
+  consumerSampleWindowMs?: number;
   /** Injected for tests. */
   now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export class BootstrapUnreachableError extends Error {
@@ -167,6 +176,18 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
 
     const groups = await describeGroups(listed, offsetsTopic, offsetsTopicPartitions, brokerConns, unreachable, options.groupBatchSize ?? 100, concurrency, budget, wireOptions.requestTimeoutMs, errors);
 
+    const consumerSamples: ConsumerSample[] = [];
+    if (options.consumers !== false && groups.length > 0) {
+      const sampleInput = { groups, topics, conns: brokerConns, unreachable, concurrency, budget, requestTimeoutMs: wireOptions.requestTimeoutMs, errors, now };
+      consumerSamples.push(await readConsumerSample({ ...sampleInput, withStart: true }));
+      const windowMs = options.consumerSampleWindowMs ?? 0;
+      // A second look only where it can change the verdict, and only if the budget allows it.
+      if (windowMs > 0 && anyLag(consumerSamples[0]!) && remaining() > windowMs + wireOptions.requestTimeoutMs) {
+        await (options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(Math.max(0, consumerSamples[0]!.at + windowMs - now()));
+        consumerSamples.push(await readConsumerSample({ ...sampleInput, withStart: false }));
+      }
+    }
+
     const partial = unreachable.size > 0 || errors.some((e) => !e.scope.startsWith('topic:') && !e.scope.startsWith('groups:'));
     return {
       takenAt,
@@ -181,6 +202,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       partial,
       coordinatorErrors,
       topicFilter: topicFilter ? (options.topics ?? null) : null,
+      ...(consumerSamples.length > 0 ? { consumerSamples } : {}),
     };
   } finally {
     await Promise.all(opened.map((b) => b.disconnect()));
@@ -215,7 +237,10 @@ async function bootstrapMetadata(
   }
 }
 
-function parseTopicConfig(entries: { configName: string; configValue: string | null }[]): TopicConfigSubset {
+/** ConfigSource DYNAMIC_TOPIC_CONFIG: set on the topic itself. */
+const TOPIC_OVERRIDE_SOURCE = 1;
+
+function parseTopicConfig(entries: { configName: string; configValue: string | null; configSource?: number }[]): TopicConfigSubset {
   const get = (name: string) => entries.find((e) => e.configName === name)?.configValue ?? null;
   const minIsr = Number(get('min.insync.replicas'));
   const segmentBytes = get('segment.bytes');
@@ -224,6 +249,7 @@ function parseTopicConfig(entries: { configName: string; configValue: string | n
     uncleanLeaderElectionEnable: get('unclean.leader.election.enable') === 'true',
     cleanupPolicy: get('cleanup.policy') ?? 'delete',
     segmentBytes: segmentBytes === null || !Number.isFinite(Number(segmentBytes)) ? null : Number(segmentBytes),
+    overrides: entries.filter((e) => e.configSource === TOPIC_OVERRIDE_SOURCE).map((e) => e.configName).sort(),
   };
 }
 
@@ -309,6 +335,7 @@ async function describeGroups(
         const s = states.get(g.groupId);
         if (!s) continue;
         s.state = g.errorCode === 0 ? g.state : 'Unknown';
+        if (g.errorCode === 0) s.members = g.members?.length ?? 0;
         if (g.protocolType) s.protocolType = g.protocolType;
         s.error = g.errorCode === 0 ? null : kafkaError(g.errorCode);
       }

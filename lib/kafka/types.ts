@@ -24,6 +24,8 @@ export interface TopicConfigSubset {
   uncleanLeaderElectionEnable: boolean;
   cleanupPolicy: string;
   segmentBytes: number | null;
+  /** Config names set on the topic itself (source DYNAMIC_TOPIC_CONFIG), as opposed to inherited broker defaults. */
+  overrides?: string[];
 }
 
 export interface TopicState {
@@ -45,6 +47,33 @@ export interface GroupState {
   offsetsPartition: number;
   /** Error the coordinator answered with, e.g. COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR. */
   error: { code: number; type: string; message: string } | null;
+  /** Members the coordinator lists (absent when not described). */
+  members?: number;
+}
+
+/** One group's committed offsets (OffsetFetch on its coordinator); partitions without a commit are left out. */
+export interface GroupOffsets {
+  groupId: string;
+  offsets: { topic: string; partition: number; offset: number }[];
+  /** Why the offsets could not be read (the group is then left out of consumer findings). */
+  error: string | null;
+}
+
+/** A partition's log start and end (high watermark) from its leader (ListOffsets); null when unknown. */
+export interface LogOffsets {
+  topic: string;
+  partition: number;
+  start: number | null;
+  end: number | null;
+}
+
+/** Committed offsets and log offsets read at one moment. */
+export interface ConsumerSample {
+  /** Epoch ms. */
+  at: number;
+  groups: GroupOffsets[];
+  /** Only the partitions some group committed to. Start offsets are read in the first sample only. */
+  logOffsets: LogOffsets[];
 }
 
 export interface SnapshotError {
@@ -75,6 +104,11 @@ export interface ClusterSnapshot {
   coordinatorErrors?: BrokerCoordinatorError[];
   /** True when the snapshot was limited to some topics (plus __consumer_offsets). */
   topicFilter?: string[] | null;
+  /**
+   * Consumer positions, oldest first: one sample, or two a short window apart
+   * when some group lagged in the first (lag is judged over samples, not one number).
+   */
+  consumerSamples?: ConsumerSample[];
 }
 
 export interface BrokerCoordinatorError {

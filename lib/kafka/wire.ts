@@ -87,7 +87,7 @@ export interface RawListGroups {
 }
 
 export interface RawDescribeGroups {
-  groups: { errorCode: number; groupId: string; state: string; protocolType: string }[];
+  groups: { errorCode: number; groupId: string; state: string; protocolType: string; members?: unknown[] }[];
 }
 
 export interface RawDescribeConfigs {
@@ -96,7 +96,8 @@ export interface RawDescribeConfigs {
     errorMessage: string | null;
     resourceType: number;
     resourceName: string;
-    configEntries: { configName: string; configValue: string | null }[];
+    /** configSource is decoded from DescribeConfigs v1 on (1 = set on the topic itself). */
+    configEntries: { configName: string; configValue: string | null; configSource?: number }[];
   }[];
 }
 

@@ -3,6 +3,7 @@
 // all build their handler here. Ack side only: what this imports is on the
 // 3-second path (no kafkajs, no diagnosis, no operations code).
 import type { ApprovalService } from '../approvals/service.ts';
+import { auditSlack } from '../audit/slack.ts';
 import { diagnoseSlack } from '../diagnose/slack.ts';
 import { operationsSlack } from '../operations/slack.ts';
 import type { Plan } from '../operations/types.ts';
@@ -12,7 +13,7 @@ import type { SlackContribution } from '../slack/registry.ts';
 
 /** Every feature's commands and buttons, in `help` order (after `help` itself). A new feature is one line here. */
 export function slackFeatures(approvals: ApprovalService<Plan> | undefined): SlackContribution[] {
-  return [diagnoseSlack, generalSlack, operationsSlack(approvals)];
+  return [diagnoseSlack, auditSlack, generalSlack, operationsSlack(approvals)];
 }
 
 export interface SlackRootOptions extends Omit<SlackAppDeps, 'features'> {

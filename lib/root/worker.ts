@@ -3,6 +3,7 @@
 // (lib/local/server.ts) and the test harness all build their worker here.
 // Worker side only: the Slack ack bundle imports lib/root/slack.ts, never this.
 import { alertJobs } from '../alerts/triage.ts';
+import { auditJobs, createDefaultAuditor, type Auditor } from '../audit/jobs.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
 import { createDefaultDiagnoser, type Diagnoser } from '../diagnose/diagnoser.ts';
@@ -17,6 +18,8 @@ import { JobRegistry, runJob, type JobHandler, type WorkerDeps } from '../worker
 /** What the features need beyond the worker's infrastructure. */
 export interface FeatureDeps {
   diagnoser: Diagnoser;
+  /** The preventive audit (the real one when absent). */
+  auditor?: Auditor;
   /** Two-person approvals; operation jobs fail permanently without them. */
   approvals?: ApprovalService<Plan>;
   /** Plans and runs operations on a cluster; operation jobs fail permanently without it. */
@@ -27,12 +30,12 @@ export interface FeatureDeps {
  * Every job kind the worker runs, one entry per feature. A new kind is one
  * entry in its feature's list; a new feature is one line here.
  */
-export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [diagnoseJobs, alertJobs, operationsJobs];
+export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [diagnoseJobs, alertJobs, operationsJobs, auditJobs];
 
 /** The real diagnosis and operations backends, reaching hosts through SSM or the local executor. */
 export function defaultFeatureDeps(approvals?: ApprovalService<Plan>): FeatureDeps {
   const executors = executorFactory();
-  return { diagnoser: createDefaultDiagnoser(executors), operations: createDefaultOperations(executors), ...(approvals ? { approvals } : {}) };
+  return { diagnoser: createDefaultDiagnoser(executors), auditor: createDefaultAuditor(executors), operations: createDefaultOperations(executors), ...(approvals ? { approvals } : {}) };
 }
 
 /** The worker's infrastructure, without the per-invocation limits. */

@@ -369,6 +369,18 @@ describe('probeHosts: one bad host never spoils the others', () => {
 });
 
 describe('probe.sh: systemd', () => {
+  it('reads TimeoutStopSec from a unit file where systemctl cannot answer (a sandbox host dir)', async () => {
+    const h = host({ brokerId: 8 });
+    const unitFile = join(h.hostDir, 'systemd', 'kafka.service');
+    mkdirSync(join(h.hostDir, 'systemd'), { recursive: true });
+    // The last TimeoutStopSec= wins, as in systemd; comments and other keys are ignored.
+    writeFileSync(unitFile, '[Unit]\nDescription=kafka\n\n[Service]\n# TimeoutStopSec=999\nTimeoutStopSec=600\nExecStart=/opt/kafka/bin/kafka-server-start.sh\nTimeoutStopSec = 30s\n');
+    const { parseProbeOutput } = await import('../../lib/hosts/probe-output.ts');
+    const [res] = await executor.run([{ brokerId: 8, address: h.hostDir }], { script: 'probe', params: { config: h.configPath, unitFile }, timeoutMs: 20_000, comment: 't' });
+    const r = parseProbeOutput(res!.stdout);
+    expect(r.systemd).toMatchObject({ unit: 'kafka.service', timeoutStopSec: 30, timeoutStopRaw: '30s', activeState: null });
+  });
+
   it('reads the named unit with systemctl show when the broker is down', async () => {
     const h = host({ brokerId: 9 });
     const bin = join(root, 'fake-bin');

@@ -40,11 +40,24 @@ async function slash(text: string, user = 'U0ALICE', channel = 'C0OPS', team?: s
   return JSON.parse(res.body) as { response_type: string; text: string; blocks?: { text?: { text: string } }[] };
 }
 
+describe('/kafka audit', () => {
+  it('acks at once and enqueues one audit job for the named (or default) cluster; bad input enqueues nothing', async () => {
+    const reply = await slash('audit');
+    expect(reply.text).toContain('Auditing *sandbox*');
+    expect(h.queue.enqueued.map((j) => [j.kind, (j.payload as { cluster: string }).cluster])).toEqual([['audit', 'sandbox']]);
+    await h.queue.idle();
+    expect(stub.messages.map((m) => [m.channel, m.text])).toEqual([['C0OPS', 'Risk audit: sandbox: No risks found on sandbox']]);
+    expect((await slash('audit nosuch')).text).toMatch(/unknown cluster "nosuch"/);
+    expect((await slash('audit a b')).text).toMatch(/too many arguments/);
+    expect(h.queue.enqueued).toHaveLength(1);
+  });
+});
+
 describe('/kafka help and bad input', () => {
   it('lists every command', async () => {
     const reply = await slash('help');
     expect(reply.response_type).toBe('ephemeral');
-    for (const c of ['help', 'diagnose [cluster] [topic]', 'can-restart <broker-id> [cluster]', 'runbook <kind>', 'status']) expect(reply.text).toContain(c);
+    for (const c of ['help', 'diagnose [cluster] [topic]', 'audit [cluster]', 'can-restart <broker-id> [cluster]', 'runbook <kind>', 'status']) expect(reply.text).toContain(c);
   });
 
   it('answers an empty command and an unknown one with usage', async () => {

@@ -11,6 +11,7 @@ import { InProcessJobQueue } from '../../../lib/queue/queue.ts';
 import type { StateStore } from '../../../lib/state/state-store.ts';
 import type { JobRegistry, WorkerDeps } from '../../../lib/worker/worker.ts';
 import { buildWorker, type FeatureDeps } from '../../../lib/root/worker.ts';
+import type { Auditor } from '../../../lib/audit/jobs.ts';
 import { buildSlackHandler } from '../../../lib/root/slack.ts';
 import type { OperationsBackend } from '../../../lib/operations/backend.ts';
 import type { ApprovalService } from '../../../lib/approvals/service.ts';
@@ -102,6 +103,7 @@ export function buildHarness(opts: {
   config?: unknown;
   approvals?: ApprovalService<Plan>;
   operations?: OperationsBackend;
+  auditor?: Auditor;
   /** Least time between posts in one channel (Slack's pace is about 1000 ms; 0 for speed). */
   postIntervalMs?: number;
 }): Harness {
@@ -112,6 +114,10 @@ export function buildHarness(opts: {
     { store: opts.store, slack: webApiPoster('xoxb-test', opts.stub.apiUrl, { postIntervalMs: opts.postIntervalMs ?? 0, store: opts.store, log }), log },
     {
       diagnoser: opts.diagnoser ?? new ScriptedDiagnoser(),
+      // Never the real audit: it would reach for a cluster from inside a unit test.
+      auditor: opts.auditor ?? {
+        audit: async (cluster) => ({ cluster: cluster.name, startedAt: new Date(0).toISOString(), durationMs: 1, findings: [], skippedChecks: [], partial: false, checks: [] }),
+      },
       ...(opts.approvals ? { approvals: opts.approvals } : {}),
       ...(opts.operations ? { operations: opts.operations } : {}),
     },

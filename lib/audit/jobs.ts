@@ -1,0 +1,79 @@
+// The worker side of the audit: `/kafka audit [cluster]` posts the full
+// report in the channel it came from; the schedule audits every configured
+// cluster and posts to the audit channel only what is new or changed since its
+// last report (by fingerprint), or everything for the weekly summary.
+import type { ClusterConfig, Config } from '../config/schema.ts';
+import { executorFactory, type ExecutorFactory } from '../hosts/executors.ts';
+import { renderFailure } from '../slack/blocks.ts';
+import { errorMessage } from '../runtime/errors.ts';
+import type { JobContext, JobHandler } from '../worker/worker.ts';
+import { answerInOneMessage } from '../diagnose/jobs.ts';
+import { targetForCluster } from '../diagnose/target.ts';
+import { AUDIT_JOB_KINDS, auditJobSchema, scheduledAuditSchema, type AuditJob, type ScheduledAuditJob } from './kinds.ts';
+import { diffReport, isEmptyDiff, lastReportStore, recordOf, storageHistoryStore } from './last-report.ts';
+import { renderAudit, renderAuditChanges } from './render.ts';
+import type { AuditReport, StorageHistoryStore } from './run.ts';
+
+export interface Auditor {
+  audit(cluster: ClusterConfig, opts?: { storage?: StorageHistoryStore | null }): Promise<AuditReport>;
+}
+
+/** The real audit (lib/audit/run.ts), loaded on first use like the diagnosis. */
+export function createDefaultAuditor(executorFor: ExecutorFactory): Auditor {
+  return {
+    async audit(cluster, opts = {}) {
+      const { runAudit } = await import('./run.ts');
+      return runAudit(await targetForCluster(cluster, executorFor), { storage: opts.storage ?? null });
+    },
+  };
+}
+
+export function scheduledClusters(config: Config): ClusterConfig[] {
+  const names = config.audit.clusters;
+  return names ? config.clusters.filter((c) => names.includes(c.name)) : config.clusters;
+}
+
+export function auditJobs(deps: { auditor?: Auditor }): JobHandler[] {
+  const auditor = deps.auditor ?? createDefaultAuditor(executorFactory());
+
+  const onDemand: JobHandler<AuditJob> = {
+    kind: AUDIT_JOB_KINDS.audit,
+    schema: auditJobSchema,
+    run: (payload, ctx: JobContext) =>
+      answerInOneMessage(ctx, payload, `Audit of ${payload.cluster}`, async (cluster) => {
+        const report = await auditor.audit(cluster, { storage: storageHistoryStore(ctx.store, cluster.name) });
+        ctx.log.info('audit done', { cluster: cluster.name, findings: report.findings.length });
+        return renderAudit(report, { correlationId: ctx.job.correlationId });
+      }),
+  };
+
+  const scheduled: JobHandler<ScheduledAuditJob> = {
+    kind: AUDIT_JOB_KINDS.scheduled,
+    schema: scheduledAuditSchema,
+    async run(payload, ctx: JobContext) {
+      const channel = ctx.config.audit.channel ?? ctx.config.slack.incidentChannel;
+      for (const cluster of scheduledClusters(ctx.config)) {
+        const last = lastReportStore(ctx.store, cluster.name);
+        let report: AuditReport;
+        try {
+          report = await auditor.audit(cluster, { storage: storageHistoryStore(ctx.store, cluster.name) });
+        } catch (err) {
+          // One unreachable cluster must not silence the others.
+          ctx.log.warn('scheduled audit failed', { cluster: cluster.name, error: errorMessage(err) });
+          await ctx.slack.post({ channel, ...renderFailure(`Scheduled audit of ${cluster.name}`, errorMessage(err), ctx.job.correlationId) });
+          continue;
+        }
+        const diff = diffReport(await last.load(), report.findings);
+        if (payload.mode === 'summary') {
+          await ctx.slack.post({ channel, ...renderAudit(report, { correlationId: ctx.job.correlationId, weekly: true }) });
+        } else if (!isEmptyDiff(diff)) {
+          await ctx.slack.post({ channel, ...renderAuditChanges(report, diff, { correlationId: ctx.job.correlationId }) });
+        }
+        ctx.log.info('scheduled audit', { cluster: cluster.name, mode: payload.mode, added: diff.added.length, changed: diff.changed.length, resolved: diff.resolved.length });
+        // Saved after posting: a post that failed is posted again next time.
+        await last.save(recordOf(report.startedAt, report.findings));
+      }
+    },
+  };
+  return [onDemand, scheduled];
+}

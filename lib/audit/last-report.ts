@@ -1,0 +1,70 @@
+// What the scheduled audit posted last, per cluster, by fingerprint: the next
+// run posts only what is new or changed (severity or title), and what went away.
+import type { Finding, Severity } from '../diagnose/types.ts';
+import { mutate, type StateStore } from '../state/state-store.ts';
+import type { StorageSample } from './storage-trend.ts';
+import { keepRecent } from './storage-trend.ts';
+import type { StorageHistoryStore } from './run.ts';
+
+export interface ReportedFinding {
+  kind: string;
+  severity: Severity;
+  title: string;
+}
+
+export interface LastReport {
+  at: string;
+  findings: Record<string, ReportedFinding>;
+}
+
+export interface ReportDiff {
+  added: Finding[];
+  changed: Finding[];
+  resolved: ReportedFinding[];
+}
+
+export function recordOf(at: string, findings: readonly Finding[]): LastReport {
+  return { at, findings: Object.fromEntries(findings.map((f) => [f.fingerprint, { kind: f.kind, severity: f.severity, title: f.title }])) };
+}
+
+export function diffReport(previous: LastReport | null, findings: readonly Finding[]): ReportDiff {
+  const before = previous?.findings ?? {};
+  const added: Finding[] = [];
+  const changed: Finding[] = [];
+  for (const f of findings) {
+    const was = before[f.fingerprint];
+    if (!was) added.push(f);
+    else if (was.severity !== f.severity || was.title !== f.title) changed.push(f);
+  }
+  const now = new Set(findings.map((f) => f.fingerprint));
+  const resolved = Object.entries(before).filter(([fp]) => !now.has(fp)).map(([, r]) => r);
+  return { added, changed, resolved };
+}
+
+export const isEmptyDiff = (d: ReportDiff) => d.added.length === 0 && d.changed.length === 0 && d.resolved.length === 0;
+
+const KEEP_SECONDS = 60 * 24 * 3600;
+
+export function lastReportStore(store: StateStore, cluster: string) {
+  const key = `audit-last:${cluster}`;
+  return {
+    async load(): Promise<LastReport | null> {
+      return (await store.get<LastReport>(key))?.value ?? null;
+    },
+    async save(report: LastReport): Promise<void> {
+      await mutate<LastReport>(store, key, KEEP_SECONDS, () => report);
+    },
+  };
+}
+
+export function storageHistoryStore(store: StateStore, cluster: string, now: () => number = Date.now): StorageHistoryStore {
+  const key = `audit-storage:${cluster}`;
+  return {
+    async load() {
+      return (await store.get<StorageSample[]>(key))?.value ?? [];
+    },
+    async save(samples) {
+      await mutate<StorageSample[]>(store, key, KEEP_SECONDS, () => keepRecent(samples, now()));
+    },
+  };
+}

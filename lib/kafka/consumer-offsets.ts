@@ -1,0 +1,129 @@
+// Consumer positions for the snapshot: every group's committed offsets
+// (OffsetFetch on its coordinator, one request per group: kafkajs speaks
+// OffsetFetch only up to v4, one group per request) and the log start / end of
+// the partitions they committed to (ListOffsets, batched: one request per
+// leader for the end, one more for the start). Bounded like the rest of the
+// snapshot; what fails is recorded and the sample is marked in `errors`.
+
+import type { ConsumerSample, GroupOffsets, GroupState, LogOffsets, SnapshotError, TopicState } from './types.ts';
+import { type RawListOffsets, type RawOffsetFetch, type WireBroker, kafkaError } from './wire.ts';
+import { mapLimit, withTimeout } from './limits.ts';
+import { errorMessage } from '../runtime/errors.ts';
+
+export interface ConsumerSampleInput {
+  groups: readonly GroupState[];
+  topics: readonly TopicState[];
+  conns: ReadonlyMap<number, WireBroker>;
+  unreachable: ReadonlySet<number>;
+  /** Read log start offsets too (the first sample); later samples only need the end. */
+  withStart: boolean;
+  concurrency: number;
+  budget: (perCall: number) => number;
+  requestTimeoutMs: number;
+  errors: SnapshotError[];
+  now: () => number;
+}
+
+const EARLIEST = -2;
+const LATEST = -1;
+
+const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export async function readConsumerSample(input: ConsumerSampleInput): Promise<ConsumerSample> {
+  const at = input.now();
+  const known = new Set(input.topics.map((t) => t.name));
+  const readable = input.groups.filter((g) => g.error === null && g.coordinator !== null);
+  const groups = await mapLimit(readable, input.concurrency, (g) => fetchGroupOffsets(g, input, known));
+
+  const wanted = new Map<string, { topic: string; partition: number }>();
+  for (const g of groups) for (const o of g.offsets) wanted.set(tpKey(o.topic, o.partition), { topic: o.topic, partition: o.partition });
+  const logOffsets = await listLogOffsets([...wanted.values()], input);
+  return { at, groups, logOffsets };
+}
+
+async function fetchGroupOffsets(g: GroupState, input: ConsumerSampleInput, known: ReadonlySet<string>): Promise<GroupOffsets> {
+  const coordinator = g.coordinator!;
+  const conn = input.conns.get(coordinator);
+  if (!conn || input.unreachable.has(coordinator)) return { groupId: g.groupId, offsets: [], error: `coordinator broker ${coordinator} is not reachable` };
+  try {
+    // No topics = every partition the group committed (OffsetFetch v2+).
+    const res = await withTimeout(
+      conn.kafkajsRequest<RawOffsetFetch>('OffsetFetch', { groupId: g.groupId, topics: [] }),
+      input.budget(input.requestTimeoutMs),
+      `OffsetFetch ${g.groupId} on broker ${coordinator}`,
+    );
+    if (res.errorCode) return { groupId: g.groupId, offsets: [], error: kafkaError(res.errorCode).type };
+    const offsets: GroupOffsets['offsets'] = [];
+    for (const t of res.responses) {
+      // A topic outside the snapshot (deleted, or filtered out) has no log offsets to compare with.
+      if (!known.has(t.topic)) continue;
+      for (const p of t.partitions) {
+        const offset = Number(p.offset);
+        if (p.errorCode === 0 && offset >= 0) offsets.push({ topic: t.topic, partition: p.partition, offset });
+      }
+    }
+    offsets.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+    return { groupId: g.groupId, offsets, error: null };
+  } catch (err) {
+    input.errors.push({ scope: `offsets:${g.groupId}`, message: errorMessage(err) });
+    return { groupId: g.groupId, offsets: [], error: errorMessage(err) };
+  }
+}
+
+async function listLogOffsets(partitions: { topic: string; partition: number }[], input: ConsumerSampleInput): Promise<LogOffsets[]> {
+  const leaderOf = new Map<string, number>();
+  for (const t of input.topics) for (const p of t.partitions) leaderOf.set(tpKey(t.name, p.partition), p.leader);
+  const out = new Map<string, LogOffsets>();
+  const byLeader = new Map<number, { topic: string; partition: number }[]>();
+  for (const tp of partitions) {
+    out.set(tpKey(tp.topic, tp.partition), { ...tp, start: null, end: null });
+    const leader = leaderOf.get(tpKey(tp.topic, tp.partition));
+    if (leader === undefined || leader < 0 || input.unreachable.has(leader) || !input.conns.has(leader)) continue;
+    const list = byLeader.get(leader);
+    if (list) list.push(tp);
+    else byLeader.set(leader, [tp]);
+  }
+  // A partition may appear once per ListOffsets request: the end and the start are two requests per leader.
+  const work: { leader: number; tps: { topic: string; partition: number }[]; timestamp: number }[] = [];
+  for (const [leader, tps] of byLeader) {
+    work.push({ leader, tps, timestamp: LATEST });
+    if (input.withStart) work.push({ leader, tps, timestamp: EARLIEST });
+  }
+  await mapLimit(work, input.concurrency, async ({ leader, tps, timestamp }) => {
+    const byTopic = new Map<string, number[]>();
+    for (const tp of tps) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
+    try {
+      const res = await withTimeout(
+        input.conns.get(leader)!.kafkajsRequest<RawListOffsets>('ListOffsets', {
+          replicaId: -1,
+          // READ_UNCOMMITTED: the high watermark, as kafka-consumer-groups.sh reports LOG-END-OFFSET.
+          isolationLevel: 0,
+          topics: [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps.map((partition) => ({ partition, timestamp })) })),
+        }),
+        input.budget(input.requestTimeoutMs),
+        `ListOffsets on broker ${leader}`,
+      );
+      for (const t of res.responses) {
+        for (const p of t.partitions) {
+          const entry = out.get(tpKey(t.topic, p.partition));
+          const raw = p.offset ?? p.offsets?.[0];
+          if (!entry || p.errorCode !== 0 || raw === undefined) continue;
+          if (timestamp === LATEST) entry.end = Number(raw);
+          else entry.start = Number(raw);
+        }
+      }
+    } catch (err) {
+      input.errors.push({ scope: `offsets:broker:${leader}`, message: `ListOffsets: ${errorMessage(err)}` });
+    }
+  });
+  return [...out.values()].sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+}
+
+/** Did any group have a partition behind the end in this sample (a second sample can only change something then)? */
+export function anyLag(sample: ConsumerSample): boolean {
+  const ends = new Map(sample.logOffsets.map((l) => [tpKey(l.topic, l.partition), l.end]));
+  return sample.groups.some((g) => g.offsets.some((o) => {
+    const end = ends.get(tpKey(o.topic, o.partition));
+    return end !== null && end !== undefined && end > o.offset;
+  }));
+}
