@@ -190,7 +190,7 @@ describe('osls package (no AWS credentials)', () => {
     const text = JSON.stringify(template);
     for (const marker of ['{{resolve:ssm', 'resolve:ssm-secure', 'xoxb-', 'xapp-']) expect(text.includes(marker), marker).toBe(false);
     const fns = ofType('AWS::Lambda::Function');
-    expect(fns.length).toBe(5);
+    expect(fns.length).toBe(6);
     for (const [name, fn] of fns) {
       const vars = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
       for (const secret of ['SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'ALERTMANAGER_TOKEN', 'KR_CONFIG', 'KAFKA_SASL_PASSWORD']) expect(vars[secret], `${name} ${secret}`).toBeUndefined();
@@ -199,7 +199,7 @@ describe('osls package (no AWS credentials)', () => {
     const env = (fn: string) => resources[fn].Properties.Environment.Variables;
     expect(env('SlackLambdaFunction')).toMatchObject({ KR_SLACK_SIGNING_SECRET_PARAMETER: '/kafka-responder/ci/slack-signing-secret', KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token', KR_CONFIG_PARAMETER: '/kafka-responder/ci/config' });
     expect(env('AlertmanagerLambdaFunction')).toMatchObject({ KR_ALERTMANAGER_TOKEN_PARAMETER: '/kafka-responder/ci/alertmanager-token' });
-    for (const fn of ['WorkerLambdaFunction', 'SweepLambdaFunction']) {
+    for (const fn of ['WorkerLambdaFunction', 'SweepLambdaFunction', 'AuditScheduleLambdaFunction']) {
       expect(env(fn)).toMatchObject({ KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token', KR_CONFIG_PARAMETER: '/kafka-responder/ci/config', KR_KAFKA_CREDENTIALS_PARAMETER: '/kafka-responder/ci/kafka-scram-credentials' });
     }
   });
