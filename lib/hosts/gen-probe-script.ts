@@ -1,13 +1,21 @@
-// Regenerates probe-script.generated.ts from probe.sh:
+// Regenerates the bundled copies of the fixed host scripts:
 //   npx tsx lib/hosts/gen-probe-script.ts
-// The generated module lets a bundle (esbuild for Lambda) carry the probe
-// without copying files; test/hosts/probe-runner.test.ts fails when it is stale.
+// probe.sh → probe-script.generated.ts, service-control.sh → service-control-script.generated.ts.
+// The generated modules let a bundle (esbuild for Lambda) carry the scripts
+// without copying files; tests fail when one is stale.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const script = readFileSync(new URL('./probe.sh', import.meta.url), 'utf8');
-const out =
-  '// GENERATED from probe.sh by gen-probe-script.ts: do not edit; run `npx tsx lib/hosts/gen-probe-script.ts`.\n' +
-  `export const PROBE_SCRIPT = ${JSON.stringify(script)};\n`;
-writeFileSync(new URL('./probe-script.generated.ts', import.meta.url), out);
-console.log(`probe-script.generated.ts: ${script.length} characters`);
+const SCRIPTS = [
+  { source: 'probe.sh', module: 'probe-script.generated.ts', constant: 'PROBE_SCRIPT' },
+  { source: 'service-control.sh', module: 'service-control-script.generated.ts', constant: 'SERVICE_CONTROL_SCRIPT' },
+];
+
+for (const s of SCRIPTS) {
+  const script = readFileSync(new URL(`./${s.source}`, import.meta.url), 'utf8');
+  const out =
+    `// GENERATED from ${s.source} by gen-probe-script.ts: do not edit; run \`npx tsx lib/hosts/gen-probe-script.ts\`.\n` +
+    `export const ${s.constant} = ${JSON.stringify(script)};\n`;
+  writeFileSync(new URL(`./${s.module}`, import.meta.url), out);
+  console.log(`${s.module}: ${script.length} characters`);
+}

@@ -5,6 +5,7 @@
 import { alertJobs } from '../alerts/triage.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
+import { assessRestart } from '../diagnose/can-restart.ts';
 import { createDefaultDiagnoser, type Diagnoser } from '../diagnose/diagnoser.ts';
 import { diagnoseJobs } from '../diagnose/jobs.ts';
 import { executorFactory } from '../hosts/executors.ts';
@@ -31,7 +32,7 @@ export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [d
 /** The real diagnosis and operations backends, reaching hosts through SSM or the local executor. */
 export function defaultFeatureDeps(approvals?: ApprovalService<Plan>): FeatureDeps {
   const executors = executorFactory();
-  return { diagnoser: createDefaultDiagnoser(executors), operations: createDefaultOperations(executors), ...(approvals ? { approvals } : {}) };
+  return { diagnoser: createDefaultDiagnoser(executors), operations: createDefaultOperations(executors, { assessRestart }), ...(approvals ? { approvals } : {}) };
 }
 
 /** The worker's infrastructure, without the per-invocation limits. */
