@@ -73,7 +73,11 @@ do_stop() {
     # Test knob: a slow controlled shutdown (the SIGTERM arrives this many seconds later).
     if [ -r ./slow-stop-seconds ]; then delay=$(head -c 8 ./slow-stop-seconds | tr -dc 0-9); fi
     if [ "${delay:-0}" -gt 0 ]; then
-      setsid bash -c 'sleep "$1"; kill -TERM "$2"' _ "$delay" "$pid" </dev/null >/dev/null 2>&1 &
+      rm -f ./slow-stop.pid
+      # In its own session (it must outlive this script's process group); wait until it is.
+      setsid -f bash -c 'echo $$ >./slow-stop.pid; sleep "$1"; kill -TERM "$2"; rm -f ./slow-stop.pid' _ "$delay" "$pid" </dev/null >/dev/null 2>&1
+      for _ in $(seq 1 50); do [ -s ./slow-stop.pid ] && break; sleep 0.1; done
+      [ -s ./slow-stop.pid ] || fail "the delayed stop did not start"
     else
       kill -TERM "$pid"
     fi
@@ -95,9 +99,14 @@ do_start() {
   if [ $SANDBOX = 1 ]; then
     if pid=$(sandbox_pid); then echo "started=0"; echo "pid=$pid"; echo "note=already running"; return 0; fi
     mkdir -p ./logs
-    # Own session: the broker must outlive this script's process group.
-    setsid ./sandbox-service.sh </dev/null >>./logs/kafkaServer.out 2>&1 &
-    echo "started=1"
+    # Own session: the broker must outlive this script's process group, which the
+    # executor ends when the script exits; so wait until it runs on its own.
+    setsid -f ./sandbox-service.sh </dev/null >>./logs/kafkaServer.out 2>&1
+    for _ in $(seq 1 100); do
+      if pid=$(sandbox_pid); then echo "started=1"; echo "pid=$pid"; return 0; fi
+      sleep 0.1
+    done
+    fail "the sandbox broker did not start"
     return 0
   fi
   if [ -e "$DROP_IN" ]; then
@@ -118,7 +127,7 @@ do_status() {
   if [ $SANDBOX = 1 ]; then log=./logs/server.log; elif [ "$LOGS_DIR" != - ]; then log="$LOGS_DIR/server.log"; fi
   if [ -n "$log" ] && [ -r "$log" ]; then
     # The newest start and stop lines of the broker's own lifecycle (see service-status.ts).
-    tail -c 4000000 "$log" | grep -E 'shutting down|shut down completed|Kafka Server started|Starting controlled shutdown|Controlled shutdown' | tail -n 12 | sed 's/^/line=/'
+    tail -c 4000000 "$log" | grep -E '\[(KafkaServer|BrokerServer) id=[0-9]+\] (shutting down|shut down completed)' | tail -n 12 | sed 's/^/line=/'
   fi
   if [ $SANDBOX = 0 ]; then
     echo "timeoutStop=$(systemctl show -p TimeoutStopUSec --value "$UNIT" 2>/dev/null)"
