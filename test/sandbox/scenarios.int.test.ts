@@ -95,7 +95,8 @@ describe.skipIf(!hasSandbox())('sandbox scenarios on a real cluster', () => {
     expect(log).toMatch(new RegExp(`Finished loading (of metadata|offsets and group metadata) from __consumer_offsets-${co.partition} .*in \\d+ ?m`));
     const describe = await kafkaTool(sandbox.binDir, 'kafka-configs.sh', ['--bootstrap-server', sandbox.bootstrapServers, '--describe', '--entity-type', 'topics', '--entity-name', '__consumer_offsets']);
     expect(describe).toContain('min.compaction.lag.ms=86400000');
-  });
+    // Writes thousands of segments and waits for a reload: about a minute alone, much more on a busy machine.
+  }, 300_000);
 
   it('healthy: back to a clean, fully replicated cluster', async () => {
     const r = await scenario('healthy');
