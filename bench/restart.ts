@@ -72,7 +72,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const started = of('start-broker');
     const ready = of('wait-broker-ready');
     const s = (a?: { at: number }, z?: { at: number }) => (a && z ? ((z.at - a.at) / 1000).toFixed(1) : '?');
-    return `broker ${b}: ${s(check, ready)} s (stop ${s(check, stopped)} s, start ${s(stopped, started)} s, back in every ISR ${s(started, ready)} s)`;
+    return `broker ${b}: ${s(check, ready)} s (check + graceful stop ${s(check, stopped)} s, start ${s(stopped, started)} s, back in every ISR ${s(started, ready)} s)`;
   });
   console.log(`round ${round + 1}: plan ${(planMs / 1000).toFixed(1)} s (snapshot + 3 probes + 3 service reads); rolling restart of ${order.length} brokers ${totalS.toFixed(1)} s in ${ticks} tick(s)`);
   for (const line of perBroker) console.log(`  ${line}`);

@@ -90,9 +90,11 @@ export function parseRollingRestart(args: string[], config: Config): Parsed {
     brokers = inline.split(',').filter(Boolean);
     rest = args.filter((_, i) => i !== flag && (args[flag]!.includes('=') || i !== flag + 1));
   }
-  const s = splitCluster(rest, config);
-  if (s.args.length) return { error: `unexpected ${s.args.map((a) => `\`${a}\``).join(' ')}` };
-  return validated({ kind: 'restart-brokers', brokers, rolling: true }, s.cluster, config);
+  // The only word left, if any, is the cluster.
+  if (rest.length > 1) return { error: `unexpected ${rest.map((a) => `\`${a}\``).join(' ')}` };
+  const cluster = findCluster(config, rest[0]);
+  if (rest[0] !== undefined && !cluster) return { error: `unknown cluster \`${rest[0]}\`` };
+  return validated({ kind: 'restart-brokers', brokers, rolling: true }, cluster, config);
 }
 
 /** Validated, authorized requests become a plan job; the worker posts the plan for approval. */

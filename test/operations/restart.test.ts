@@ -1,10 +1,12 @@
 // Broker restarts: the pure planner (order, refusals that teach) and the steps
 // against a scripted host (stop bound, clean-shutdown marker, pause/resume).
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../lib/config/schema.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import type { ServiceStatus } from '../../lib/hosts/service-control.ts';
 import type { ProbeReport } from '../../lib/hosts/types.ts';
 import { planRestart, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/restart.ts';
+import { parseRestart, parseRollingRestart } from '../../lib/operations/slack.ts';
 import { plan, reason, snapshot } from './plan-fixtures.ts';
 
 const service = { unit: 'kafka', stopBoundSeconds: 60, readyTimeoutSeconds: 300 };
@@ -153,5 +155,26 @@ describe('restart steps', () => {
     expect(await runRestartStep(ready, ctxFor(io, { snapshot: async () => lagging }))).toMatchObject({ status: 'waiting', progress: expect.stringMatching(/out of the ISR of 1 partition \(orders-0\)/) });
     await expect(runRestartStep(ready, ctxFor(io, { snapshot: async () => lagging, now: () => 61_000 }))).rejects.toThrow(/not back after 61 s/);
     expect(await runRestartStep(ready, ctxFor(io))).toMatchObject({ status: 'done' });
+  });
+});
+
+describe('restart commands', () => {
+  const config = parseConfig({
+    clusters: [{ name: 'prod', bootstrap: ['k:9092'], hosts: { executor: 'ssm', instances: { '1': 'i-0123456789abcdef0' } } }],
+    slack: { allowEveryone: true, incidentChannel: 'C0INC' },
+  });
+  it('restart takes one broker id, rolling-restart an optional --brokers list', () => {
+    expect(parseRestart(['2'], config)).toMatchObject({ request: { kind: 'restart-brokers', brokers: [2], rolling: false } });
+    expect(parseRestart(['2', '3'], config)).toMatchObject({ error: expect.stringMatching(/exactly one broker/) });
+    expect(parseRestart(['two'], config)).toHaveProperty('error');
+    expect(parseRollingRestart([], config)).toMatchObject({ request: { brokers: [], rolling: true } });
+    expect(parseRollingRestart(['prod', '--brokers', '3,1,2'], config)).toMatchObject({ request: { brokers: [3, 1, 2] }, cluster: { name: 'prod' } });
+    expect(parseRollingRestart(['--brokers=1,1'], config)).toMatchObject({ error: expect.stringMatching(/appears twice/) });
+    expect(parseRollingRestart(['--brokers', '1;reboot'], config)).toHaveProperty('error');
+  });
+  it('the systemd unit comes from the cluster config, checked strictly', () => {
+    const cluster = config.clusters[0]!;
+    expect(cluster.hosts.executor === 'ssm' && cluster.hosts.service).toEqual({ unit: 'kafka', stopBoundSeconds: 900, readyTimeoutSeconds: 3600 });
+    expect(() => parseConfig({ ...config, clusters: [{ name: 'x', bootstrap: ['k:9092'], hosts: { executor: 'ssm', instances: {}, service: { unit: 'kafka;reboot' } } }] })).toThrow(/unit/);
   });
 });
