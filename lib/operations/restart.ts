@@ -281,3 +281,24 @@ async function waitReady(step: Extract<RestartStep, { action: 'wait-broker-ready
   }
   return { status: 'waiting', progress: `broker ${step.broker}: ${waiting} (${secs(elapsed)})` };
 }
+
+/**
+ * What a restart that ends early (failed, cancelled) leaves behind, for its
+ * summary: the broker it was working on may be stopping or stopped.
+ */
+export function restartLeftover(steps: readonly PlanStep[], cursor: number, progress: Record<string, unknown> | undefined): string | null {
+  const step = steps[cursor];
+  if (!step) return null;
+  switch (step.action) {
+    case 'stop-broker':
+      return typeof progress?.issuedAt === 'number' ? `broker ${step.broker} was asked to stop and may still be stopping or stopped: start it once its process has exited` : null;
+    case 'start-broker':
+      return `broker ${step.broker} was stopped by this run and may not be running: start it`;
+    case 'wait-broker-ready':
+      return `broker ${step.broker} was started by this run and may not be back in every ISR yet: check it before touching another broker`;
+    case 'restart-check':
+      return null;
+    default:
+      return null;
+  }
+}

@@ -24,7 +24,7 @@ import { StepFailed, reassignedBy, runStep, stillMoving, type StepContext } from
 import { removeThrottles, type ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanTarget, TopicPartition } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import type { RestartIo } from './restart.ts';
+import { restartLeftover, type RestartIo } from './restart.ts';
 
 /** The cluster as a run sees it: the protocol admin and snapshots. */
 export interface OperationIo {
@@ -128,7 +128,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   const finish = async (status: FinalOutcome, summary: string): Promise<TickResult> => {
     const cleanup = admin ? await settle(admin, plan, status, ledger) : { text: '', complete: false };
     const finalRun: RunState = { ...run, ...(cleanup.complete ? {} : { cleanupPending: true }) };
-    const text = `${summary}${cleanup.text}`;
+    const leftover = status !== 'SUCCEEDED' && plan.kind === 'restart-brokers' ? restartLeftover(plan.steps, run.cursor, run.progress?.data) : null;
+    const text = `${summary}${cleanup.text}${leftover ? `; ${leftover}` : ''}`;
     const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations }, finalRun);
     const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
     await quietly(report.finished(after, { status, summary: text }));

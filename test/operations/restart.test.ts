@@ -5,7 +5,7 @@ import { parseConfig } from '../../lib/config/schema.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import type { ServiceStatus } from '../../lib/hosts/service-control.ts';
 import type { ProbeReport } from '../../lib/hosts/types.ts';
-import { planRestart, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/restart.ts';
+import { planRestart, restartLeftover, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/restart.ts';
 import { parseRestart, parseRollingRestart } from '../../lib/operations/slack.ts';
 import { plan, reason, snapshot } from './plan-fixtures.ts';
 
@@ -176,5 +176,16 @@ describe('restart commands', () => {
     const cluster = config.clusters[0]!;
     expect(cluster.hosts.executor === 'ssm' && cluster.hosts.service).toEqual({ unit: 'kafka', stopBoundSeconds: 900, readyTimeoutSeconds: 3600 });
     expect(() => parseConfig({ ...config, clusters: [{ name: 'x', bootstrap: ['k:9092'], hosts: { executor: 'ssm', instances: {}, service: { unit: 'kafka;reboot' } } }] })).toThrow(/unit/);
+  });
+});
+
+describe('a restart that ends early', () => {
+  it('says which broker it leaves stopping or stopped', () => {
+    const p = plan(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1]), assess: assessRestart, activeControllerId: null }));
+    expect(restartLeftover(p.steps, 0, undefined)).toBeNull();
+    expect(restartLeftover(p.steps, 1, undefined)).toBeNull();
+    expect(restartLeftover(p.steps, 1, { issuedAt: 1 })).toMatch(/broker 1 was asked to stop/);
+    expect(restartLeftover(p.steps, 2, undefined)).toMatch(/broker 1 was stopped by this run/);
+    expect(restartLeftover(p.steps, 3, undefined)).toMatch(/may not be back in every ISR/);
   });
 });

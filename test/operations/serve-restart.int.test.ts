@@ -8,7 +8,6 @@
 //   - a broker whose graceful stop outlasts the bound: the operation stops and
 //     says so, the broker is left stopping (still alive), nothing kills it; it
 //     exits later by itself, with its clean-shutdown marker.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,16 +17,15 @@ import { ApprovalStore } from '../../lib/approvals/store.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import type { Plan } from '../../lib/operations/types.ts';
-import { signSlackRequest } from '../../lib/slack/verify.ts';
 import { SLOW_STOP_FILE, Sandbox, markLog, readSince, type LogMark } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, withAdmin } from '../../sandbox/client.ts';
 import { BROKER_IDS, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
-import { closedPort } from '../helpers/net.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
-import { SIGNING_SECRET, blockActionsPayload, slashBody } from '../slack/helpers/signed.ts';
+import { slashBody } from '../slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+import { ServeHarness, sleep, waitFor } from './serve-harness.ts';
 
 const up = hasSandbox();
 const settings = sandboxSettings();
@@ -43,18 +41,6 @@ const STOP_BOUND_SECONDS = 12;
 /** Kafka's LogManager lines when a log dir had no clean-shutdown marker (2.6–4.x wordings). */
 const UNCLEAN_RECOVERY = /since no clean shutdown file was found/;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, everyMs = 1_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -67,61 +53,12 @@ function alive(pid: number): boolean {
 describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a stop that overruns its bound', () => {
   let stub: SlackStub;
   let dynamo: LocalDynamo;
-  let serve: ChildProcess | undefined;
   let store: ApprovalStore;
-  let url = '';
+  let harness: ServeHarness;
   let seq = 0;
-  const logs: string[] = [];
   const sandbox = new Sandbox(settings, () => {});
-
-  async function startServe(): Promise<void> {
-    const port = await closedPort();
-    const child = spawn(process.execPath, ['bin/kafka-responder.js', 'serve', '--port', String(port), '--worker-timeout', '30'], {
-      env: {
-        ...process.env,
-        KR_FROM_SOURCE: '1',
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_BOT_TOKEN: 'xoxb-test',
-        SLACK_API_URL: stub.apiUrl,
-        ALERTMANAGER_TOKEN: 'alertmanager-token-for-tests',
-        KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
-        KR_APPROVERS: `${ALICE},${BOB}`,
-        KR_INCIDENT_CHANNEL: 'C0INCIDENT',
-        KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
-        KR_SWEEP_SECONDS: '5',
-        KR_OPERATIONS_POLL_SECONDS: '1',
-        KR_RESTART_STOP_BOUND_SECONDS: String(STOP_BOUND_SECONDS),
-        KR_RESTART_READY_TIMEOUT_SECONDS: '240',
-        LOG_LEVEL: 'WARN',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d: Buffer) => logs.push(d.toString()));
-    child.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
-    serve = child;
-    await waitFor('serve to listen', () => logs.join('').includes(`listening on http://127.0.0.1:${port}`), 60_000, 200);
-    url = `http://127.0.0.1:${port}`;
-  }
-
-  async function post(path: string, body: string): Promise<Record<string, unknown>> {
-    const ts = Math.floor(Date.now() / 1000);
-    const res = await fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlackRequest(SIGNING_SECRET, ts, body) },
-      body,
-    });
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  }
-
-  async function click(actionId: string, value: string, user: string, message: StubMessage): Promise<void> {
-    const id = `c${++seq}`;
-    const payload = blockActionsPayload({ actionId, value, user, message, responseUrl: stub.responseUrl(id), actionTs: `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}` });
-    await post('/slack/interactivity', new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
-    const answer = stub.responses.find((r) => r.path === `/response/${id}`);
-    expect(answer?.body.text, `click ${actionId} by ${user}`).toBeUndefined();
-  }
+  const post = (path: string, body: string) => harness.post(path, body);
+  const click = (actionId: string, value: string, user: string, message: StubMessage) => harness.click(actionId, value, user, message);
 
   /** Slash command → plan message → two approvals → the run's terminal state. */
   async function approvedRun(text: string, expectPlan: RegExp, timeoutMs: number) {
@@ -167,11 +104,19 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
       await createTopic(admin, RF1_TOPIC, { assignment: [[2], [2]] });
       await createTopic(admin, TOPIC, { assignment: [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 3, 2], [2, 1, 3], [3, 2, 1]], configs: { 'min.insync.replicas': '2' } });
     });
-    await startServe();
+    harness = new ServeHarness(stub, () => ({
+      KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
+      KR_APPROVERS: `${ALICE},${BOB}`,
+      KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
+      KR_OPERATIONS_POLL_SECONDS: '1',
+      KR_RESTART_STOP_BOUND_SECONDS: String(STOP_BOUND_SECONDS),
+      KR_RESTART_READY_TIMEOUT_SECONDS: '240',
+    }));
+    await harness.start();
   }, 300_000);
 
   afterAll(async () => {
-    serve?.kill('SIGTERM');
+    harness?.stop();
     await stub?.stop();
     await dynamo?.close();
     for (const id of BROKER_IDS) await rm(join(nodeLayout(settings, id).hostDir, SLOW_STOP_FILE), { force: true });
