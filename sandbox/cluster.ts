@@ -74,7 +74,7 @@ async function ownedPid(node: NodeLayout): Promise<number | null> {
   }
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -24,17 +24,13 @@ import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { slashBody } from '../slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
-import { ServeHarness, sleep, waitFor } from './serve-harness.ts';
+import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, sleep, waitFor } from './serve-harness.ts';
 
 const up = hasSandbox();
 const settings = sandboxSettings();
 const bootstrap = bootstrapServers(settings);
 const bin = binDir(settings);
 const TOPIC = 'drain-e2e';
-const REQUESTER = 'U0REQ';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
-const CHANNEL = 'C0OPS';
 /**
  * A low throttle and ~28 MiB to copy: well over two minutes. Kafka 4.1's replication
  * quota is coarse (a fetch already under way returns whole batches): measured on the
@@ -57,15 +53,12 @@ describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-t
   beforeAll(async () => {
     stub = await new SlackStub().start();
     dynamo = await startLocalDynamo();
-    harness = new ServeHarness(stub, () => ({
-      KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
-      KR_APPROVERS: `${ALICE},${BOB}`,
-      KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
+    harness = new ServeHarness(stub, dynamo.endpoint, {
       KR_THROTTLE_BYTES_PER_SEC: String(THROTTLE),
       KR_OPERATIONS_POLL_SECONDS: '2',
       // As on Amazon MSK: no host access at all; the drain runs over the Kafka protocol only.
       KR_HOST_EXECUTOR: 'none',
-    }));
+    });
     await runScenario(new Sandbox(settings, () => {}), 'healthy');
     await withAdmin(bootstrap, async (admin) => {
       if ((await admin.listTopics()).includes(TOPIC)) await admin.deleteTopics({ topics: [TOPIC] });

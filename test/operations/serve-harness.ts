@@ -8,6 +8,12 @@ import { closedPort } from '../helpers/net.ts';
 import { SIGNING_SECRET, blockActionsPayload } from '../slack/helpers/signed.ts';
 import type { SlackStub, StubMessage } from '../slack/helpers/slack-stub.ts';
 
+/** Who clicks in the serve e2e tests: a requester who is not an approver, and two approvers. */
+export const REQUESTER = 'U0REQ';
+export const ALICE = 'U0ALICE';
+export const BOB = 'U0BOB';
+export const CHANNEL = 'C0OPS';
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, everyMs = 1_000): Promise<T> {
@@ -27,10 +33,11 @@ export class ServeHarness {
   private url = '';
   private seq = 0;
 
-  /** `env`: what the test adds to the Slack, approvals and sandbox settings every serve needs. */
+  /** `env`: what the test adds to the Slack and approvals settings every serve needs (approvals in DynamoDB at `dynamoEndpoint`). */
   constructor(
     private readonly stub: SlackStub,
-    private readonly env: () => Record<string, string>,
+    private readonly dynamoEndpoint: string,
+    private readonly env: Record<string, string>,
   ) {}
 
   /** Starts serve with the deployed worker's time limit (30 s per job). */
@@ -45,9 +52,12 @@ export class ServeHarness {
         SLACK_API_URL: this.stub.apiUrl,
         ALERTMANAGER_TOKEN: 'alertmanager-token-for-tests',
         KR_INCIDENT_CHANNEL: 'C0INCIDENT',
+        KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
+        KR_APPROVERS: `${ALICE},${BOB}`,
+        KR_APPROVALS_DYNAMODB_ENDPOINT: this.dynamoEndpoint,
         KR_SWEEP_SECONDS: '5',
         LOG_LEVEL: 'WARN',
-        ...this.env(),
+        ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -17,7 +17,7 @@ import { ApprovalStore } from '../../lib/approvals/store.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import type { Plan } from '../../lib/operations/types.ts';
-import { SLOW_STOP_FILE, Sandbox, markLog, readSince, type LogMark } from '../../sandbox/cluster.ts';
+import { SLOW_STOP_FILE, Sandbox, isAlive, markLog, readSince, type LogMark } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, withAdmin } from '../../sandbox/client.ts';
 import { BROKER_IDS, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
@@ -25,30 +25,17 @@ import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { slashBody } from '../slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
-import { ServeHarness, sleep, waitFor } from './serve-harness.ts';
+import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, sleep, waitFor } from './serve-harness.ts';
 
 const up = hasSandbox();
 const settings = sandboxSettings();
 const bootstrap = bootstrapServers(settings);
 const RF1_TOPIC = 'restart-rf1';
 const TOPIC = 'restart-rf3';
-const REQUESTER = 'U0REQ';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
-const CHANNEL = 'C0OPS';
 /** Short on purpose: a sandbox broker stops in about a second. */
 const STOP_BOUND_SECONDS = 12;
 /** Kafka's LogManager lines when a log dir had no clean-shutdown marker (2.6–4.x wordings). */
 const UNCLEAN_RECOVERY = /since no clean shutdown file was found/;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a stop that overruns its bound', () => {
   let stub: SlackStub;
@@ -104,14 +91,11 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
       await createTopic(admin, RF1_TOPIC, { assignment: [[2], [2]] });
       await createTopic(admin, TOPIC, { assignment: [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 3, 2], [2, 1, 3], [3, 2, 1]], configs: { 'min.insync.replicas': '2' } });
     });
-    harness = new ServeHarness(stub, () => ({
-      KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
-      KR_APPROVERS: `${ALICE},${BOB}`,
-      KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
+    harness = new ServeHarness(stub, dynamo.endpoint, {
       KR_OPERATIONS_POLL_SECONDS: '1',
       KR_RESTART_STOP_BOUND_SECONDS: String(STOP_BOUND_SECONDS),
       KR_RESTART_READY_TIMEOUT_SECONDS: '240',
-    }));
+    });
     await harness.start();
   }, 300_000);
 
@@ -239,10 +223,10 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
       expect(finished.outcome?.summary).toMatch(/left stopping/);
       expect(finished.outcome?.summary).toMatch(/no SIGKILL was sent/);
       // Left as it was: still running (stopping), not killed by anyone.
-      expect(alive(pid)).toBe(true);
+      expect(isAlive(pid)).toBe(true);
       expect(stub.thread(plan.ts).some((m) => /FAILED/.test(m.text))).toBe(true);
       // It finishes its shutdown by itself, cleanly (the marker is written only by a completed shutdown).
-      await waitFor('the slow broker to exit by itself', () => !alive(pid), delaySeconds * 1000 + 60_000, 500);
+      await waitFor('the slow broker to exit by itself', () => !isAlive(pid), delaySeconds * 1000 + 60_000, 500);
       const markerDir = join(host, 'data', 'kafka-logs');
       expect(existsSync(join(markerDir, '.kafka_cleanshutdown'))).toBe(true);
     } finally {
