@@ -22,7 +22,10 @@ function build(): Worker {
   const config = loadConfig();
   const token = requireEnv('SLACK_BOT_TOKEN');
   const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
-  return buildWorker(config, { store: awsStateStore(), slack: webApiPoster(token, process.env.SLACK_API_URL), queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
+  const store = awsStateStore();
+  // Messages given up on after their retries are logged and listed by /kafka status.
+  const slack = webApiPoster(token, process.env.SLACK_API_URL, { store, log });
+  return buildWorker(config, { store, slack, queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
 }
 
 function remainingOf(context?: LambdaContext) {

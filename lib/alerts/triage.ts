@@ -9,6 +9,7 @@ import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { mutate } from '../state/state-store.ts';
+import { postedByJob, recordPosted } from '../worker/posted.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
 import type { JobContext, JobHandler } from '../worker/worker.ts';
 import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
@@ -44,6 +45,8 @@ export interface AlertGroupState {
   history: Transition[];
   flappingAnnounced: boolean;
   lastDiagnosisAt?: number;
+  /** The job that started the last diagnosis: its retry may finish it. */
+  lastDiagnosisJobId?: string;
 }
 
 /** Thread state lives for two weeks after the group's last change. */
@@ -78,6 +81,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       history,
       flappingAnnounced: cur?.flappingAnnounced ?? false,
       ...(cur?.lastDiagnosisAt ? { lastDiagnosisAt: cur.lastDiagnosisAt } : {}),
+      ...(cur?.lastDiagnosisJobId ? { lastDiagnosisJobId: cur.lastDiagnosisJobId } : {}),
     };
   });
   const prior = previous as AlertGroupState | null;
@@ -123,9 +127,9 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       channelId: channel,
       threadTs,
       flapping,
-    });
+    }, log);
   } else {
-    await closeIncident(store, event.groupKey);
+    await closeIncident(store, event.groupKey, log);
   }
 
   if (event.status !== 'firing') return;
@@ -146,26 +150,48 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     });
     return;
   }
-  if (state.lastDiagnosisAt && now - state.lastDiagnosisAt < REDIAGNOSE_AFTER_MS) {
+  // A retry of the job that started the last diagnosis (its worker died) finishes it; anyone else skips a recent one.
+  const retryOfLast = state.lastDiagnosisJobId === job.id;
+  if (state.lastDiagnosisAt && now - state.lastDiagnosisAt < REDIAGNOSE_AFTER_MS && !retryOfLast) {
     log.info('diagnosed recently; not re-running', { lastDiagnosisAt: state.lastDiagnosisAt });
     return;
   }
-  await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), lastDiagnosisAt: now }));
+  const before = await postedByJob(store, job.id, log);
+  if (before.resultPosted) {
+    log.info('diagnosis result already posted by an earlier attempt');
+    return;
+  }
+  if (!retryOfLast) await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), lastDiagnosisAt: now, lastDiagnosisJobId: job.id }));
 
-  const what = routed.topic ? `${routed.cluster.name} / ${routed.topic}` : routed.cluster.name;
-  const progressMsg = await slack.post({ channel, thread_ts: threadTs, ...renderProgress(what, null) });
+  // With sharing on, every alert of a storm asks for the same cluster-wide diagnosis (all hosts, all
+  // topics), so they share one per window instead of one per route's topic or broker.
+  const shared = routed.cluster.load.shareDiagnosisSeconds > 0;
+  const topic = shared ? undefined : routed.topic;
+  const brokers = shared ? undefined : routed.brokers;
+  const what = topic ? `${routed.cluster.name} / ${topic}` : routed.cluster.name;
+  let progressTs = before.parent?.ts;
+  if (progressTs) await slack.update({ channel, ts: progressTs, ...renderProgress(what, null) });
+  else {
+    progressTs = (await slack.post({ channel, thread_ts: threadTs, ...renderProgress(what, null) })).ts;
+    await recordPosted(store, job.id, { parent: { channel, ts: progressTs } }, log);
+  }
+  const progressMsg = { ts: progressTs };
   const progress = progressUpdater((p) => slack.update({ channel, ts: progressMsg.ts, ...renderProgress(what, p) }), log);
   try {
+    const remaining = ctx.remainingMs?.();
     const report = await ctx.diagnoser.diagnose({
       cluster: routed.cluster,
-      ...(routed.topic ? { topic: routed.topic } : {}),
-      ...(routed.brokers ? { brokers: routed.brokers } : {}),
+      ...(topic ? { topic } : {}),
+      ...(brokers ? { brokers } : {}),
       correlationId: job.correlationId,
       onProgress: (p) => progress.report(p),
+      // A request joining a diagnosis already running must not wait past this worker's time.
+      ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
     });
     await progress.close();
-    const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(routed.topic ? { topic: routed.topic } : {}) });
+    const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(topic ? { topic } : {}) });
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
+    await recordPosted(store, job.id, { resultPosted: true }, log);
     if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });
   } catch (err) {
     await progress.close();

@@ -79,6 +79,20 @@ export const clusterSchema = z.object({
   diagnosisTimeoutMs: z.number().int().min(1000).max(840_000).default(60_000),
   /** Names this cluster goes by in alerts, e.g. the MSK "Cluster Name" dimension or a Prometheus label. */
   aliases: z.array(z.string().min(1)).default([]),
+  /** How hard the bot may lean on this cluster while it is in trouble. */
+  load: z
+    .object({
+      /**
+       * Diagnoses of the same cluster and scope requested while one runs, or within
+       * this many seconds after it finished, share its result (one diagnosis per window).
+       */
+      shareDiagnosisSeconds: z.number().int().min(0).max(600).default(30),
+      /** Kafka requests in flight to one broker at a time, from this process. */
+      maxRequestsPerBroker: z.number().int().min(1).max(64).default(4),
+      /** Host probes running at once for this cluster, from this process. */
+      maxConcurrentProbes: z.number().int().min(1).max(50).default(10),
+    })
+    .prefault({}),
   /**
    * Approved operations run over the Kafka protocol (no host access needed);
    * host tools only add measurements where the cluster has host access.

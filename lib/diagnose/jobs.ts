@@ -6,6 +6,7 @@ import { renderFailure, type SlackMessage } from '../slack/blocks.ts';
 import { renderCanRestart, renderDiagnosis, renderDone, renderProgress } from './render-slack.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import { finishActivity } from '../state/activity.ts';
+import { postedByJob, recordPosted } from '../worker/posted.ts';
 import type { DiagnoseProgress, Diagnoser } from './diagnoser.ts';
 import type { SlackOrigin } from '../queue/job.ts';
 import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
@@ -85,8 +86,21 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
         const what = payload.topic ? `${cluster.name} / ${payload.topic}` : cluster.name;
-        const parent = await postOrExplain(slack, payload.origin, renderProgress(what, null, payload.origin.userId), log);
-        const progress = progressUpdater((p) => slack.update({ channel: parent.channel, ts: parent.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
+        // A retried job (its worker died) edits what the first attempt posted instead of posting it again.
+        const before = await postedByJob(ctx.store, job.id, log);
+        if (before.parent && before.resultPosted) {
+          log.info('result already posted by an earlier attempt; finishing its message only');
+          if (before.done) await slack.update({ channel: before.parent.channel, ts: before.parent.ts, ...before.done });
+          return;
+        }
+        let parent = before.parent;
+        if (parent) await slack.update({ channel: parent.channel, ts: parent.ts, ...renderProgress(what, null, payload.origin.userId) });
+        else {
+          parent = await postOrExplain(slack, payload.origin, renderProgress(what, null, payload.origin.userId), log);
+          await recordPosted(ctx.store, job.id, { parent }, log);
+        }
+        const thread = parent;
+        const progress = progressUpdater((p) => slack.update({ channel: thread.channel, ts: thread.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
         try {
           const remaining = ctx.remainingMs?.();
           const report = await deps.diagnoser.diagnose({
@@ -100,19 +114,21 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           await progress.close();
           log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
           const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
-          await slack.post({ channel: parent.channel, thread_ts: parent.ts, text: rendered.text, blocks: rendered.blocks });
-          if (rendered.file) await slack.upload({ channel: parent.channel, thread_ts: parent.ts, ...rendered.file });
-          await slack.update({ channel: parent.channel, ts: parent.ts, ...renderDone(report, payload.origin.userId) });
+          const done = renderDone(report, payload.origin.userId);
+          await slack.post({ channel: thread.channel, thread_ts: thread.ts, text: rendered.text, blocks: rendered.blocks });
+          await recordPosted(ctx.store, job.id, { resultPosted: true, done }, log);
+          if (rendered.file) await slack.upload({ channel: thread.channel, thread_ts: thread.ts, ...rendered.file });
+          await slack.update({ channel: thread.channel, ts: thread.ts, ...done });
         } catch (err) {
           await progress.close();
           await slack
-            .update({ channel: parent.channel, ts: parent.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) })
+            .update({ channel: thread.channel, ts: thread.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) })
             .catch((e) => log.warn('could not report failure', { error: errorMessage(e) }));
           // Reported to the user; retrying a diagnosis that failed would only post twice.
           throw new PermanentJobError(errorMessage(err));
         }
       } finally {
-        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+        await finishActivity(ctx.store, job.id, log);
       }
     },
   };
@@ -134,7 +150,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
         }
         await postOrExplain(slack, payload.origin, message, log);
       } finally {
-        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+        await finishActivity(ctx.store, job.id, log);
       }
     },
   };

@@ -7,7 +7,7 @@ import { newJob } from '../queue/job.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import type { SlackContribution, SlashSubcommand } from '../slack/registry.ts';
-import { startActivity } from '../state/activity.ts';
+import { enqueueTracked } from '../slack/enqueue.ts';
 import { DIAGNOSE_JOB_KINDS, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
 
 function clusterNames(config: Config): string {
@@ -54,16 +54,8 @@ export const diagnoseCommand: SlashSubcommand = {
     };
     const job = newJob(DIAGNOSE_JOB_KINDS.diagnose, payload, inv.correlationId);
     const what = `${parsed.cluster}${parsed.topic ? ` / ${parsed.topic}` : ''}`;
-    await startActivity(deps.store, {
-      id: job.id,
-      kind: job.kind,
-      title: clip(`diagnose ${what}`, ACTIVITY_TITLE_MAX),
-      correlationId: inv.correlationId,
-      startedAt: job.enqueuedAt,
-      channelId: inv.channelId,
-      userId: inv.userId,
-    });
-    await deps.queue.enqueue(job);
+    const refused = await enqueueTracked(deps, job, { title: clip(`diagnose ${what}`, ACTIVITY_TITLE_MAX), channelId: inv.channelId, userId: inv.userId });
+    if (refused) return refused;
     deps.log.info('diagnosis enqueued', { jobId: job.id, cluster: parsed.cluster, topic: parsed.topic });
     return ephemeral(`:mag: Diagnosing *${escapeMrkdwn(what)}*. Progress and findings will appear in a thread in this channel. (correlation id \`${inv.correlationId}\`)`);
   },
@@ -89,16 +81,8 @@ export const canRestartCommand: SlashSubcommand = {
       origin: { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl },
     };
     const job = newJob(DIAGNOSE_JOB_KINDS.canRestart, payload, inv.correlationId);
-    await startActivity(deps.store, {
-      id: job.id,
-      kind: job.kind,
-      title: `can-restart broker ${brokerArg} on ${cluster.name}`,
-      correlationId: inv.correlationId,
-      startedAt: job.enqueuedAt,
-      channelId: inv.channelId,
-      userId: inv.userId,
-    });
-    await deps.queue.enqueue(job);
+    const refused = await enqueueTracked(deps, job, { title: `can-restart broker ${brokerArg} on ${cluster.name}`, channelId: inv.channelId, userId: inv.userId });
+    if (refused) return refused;
     deps.log.info('can-restart enqueued', { jobId: job.id, cluster: cluster.name, brokerId: payload.brokerId });
     return ephemeral(`:hourglass_flowing_sand: Checking whether broker ${brokerArg} of *${escapeMrkdwn(cluster.name)}* can restart safely… (correlation id \`${inv.correlationId}\`)`);
   },

@@ -3,6 +3,7 @@
 // executors are imported on first use, so neither the ack path nor a worker
 // that never probes a host loads the SSM client.
 import type { ClusterConfig } from '../config/schema.ts';
+import { KeyedSemaphores, type Semaphore } from '../runtime/semaphore.ts';
 import type { Executor, HostTarget } from './types.ts';
 
 /** How the worker reaches a cluster's hosts; null = no host access (MSK). Wired by the composition root. */
@@ -17,10 +18,28 @@ export function hostTargets(cluster: ClusterConfig, only?: number[]): HostTarget
     .sort((a, b) => a.brokerId - b.brokerId);
 }
 
+/**
+ * At most `slots.capacity` hosts probed at once through this executor: a run
+ * over more targets goes in slices, each holding one slot per host, so
+ * concurrent diagnoses of one cluster share the cap. Results keep target order.
+ */
+export function cappedExecutor(inner: Executor, slots: Semaphore): Executor {
+  return {
+    kind: inner.kind,
+    async run(targets, script) {
+      const slices: HostTarget[][] = [];
+      for (let i = 0; i < targets.length; i += slots.capacity) slices.push(targets.slice(i, i + slots.capacity));
+      const results = await Promise.all(slices.map((slice) => slots.use(() => inner.run(slice, script), slice.length)));
+      return results.flat();
+    },
+  };
+}
+
 export function executorFactory(): ExecutorFactory {
   let ssm: Promise<Executor> | undefined;
   let local: Promise<Executor> | undefined;
-  return async (cluster: ClusterConfig) => {
+  const probeSlots = new KeyedSemaphores();
+  const transport = async (cluster: ClusterConfig): Promise<Executor | null> => {
     switch (cluster.hosts.executor) {
       case 'ssm':
         ssm ??= (async () => {
@@ -34,5 +53,9 @@ export function executorFactory(): ExecutorFactory {
       case 'none':
         return null;
     }
+  };
+  return async (cluster: ClusterConfig) => {
+    const inner = await transport(cluster);
+    return inner && cappedExecutor(inner, probeSlots.for(cluster.name, cluster.load.maxConcurrentProbes));
   };
 }

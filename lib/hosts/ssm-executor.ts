@@ -71,6 +71,10 @@ interface Pending {
 const errorName = (e: unknown): string =>
   (e && typeof e === 'object' && 'name' in e && typeof e.name === 'string' ? e.name : '') || 'Error';
 
+/** SSM's "slow down" answers (the SDK's own retries already spent): wait and ask again. */
+const THROTTLED = new Set(['ThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);
+const SEND_ATTEMPTS = 5;
+
 export class SsmExecutor implements Executor {
   readonly kind = 'ssm' as const;
   private readonly client: SSMClient;
@@ -123,8 +127,8 @@ export class SsmExecutor implements Executor {
       const batch = valid.slice(b, b + SSM_BATCH_SIZE);
       const instanceIds = [...new Set(batch.map((i) => targets[i]!.address))];
       try {
-        const out = await this.client.send(
-          new SendCommandCommand({
+        const out = await this.sendThrottled(deadline, () =>
+          this.client.send(new SendCommandCommand({
             DocumentName: 'AWS-RunShellScript',
             InstanceIds: instanceIds,
             Parameters: { commands, executionTimeout: [String(executionTimeout)] },
@@ -133,7 +137,7 @@ export class SsmExecutor implements Executor {
             MaxConcurrency: String(SSM_BATCH_SIZE),
             // One broken host must not stop the command reaching the others (the default is 0).
             MaxErrors: '100%',
-          }),
+          })),
         );
         const commandId = out.Command?.CommandId;
         if (!commandId) {
@@ -156,6 +160,7 @@ export class SsmExecutor implements Executor {
       await this.sleep(Math.min(delay, remaining));
       delay = Math.min(this.pollMaxMs, Math.round(delay * 1.5));
       const still: Pending[] = [];
+      let throttled = false;
       await Promise.all(
         waiting.map(async (p) => {
           try {
@@ -169,12 +174,16 @@ export class SsmExecutor implements Executor {
               still.push(p);
             }
           } catch (e) {
-            // Right after SendCommand the invocation may not exist yet: ask again.
+            // Right after SendCommand the invocation may not exist yet (InvocationDoesNotExist),
+            // or SSM throttles the polls: ask again, later.
+            if (THROTTLED.has(errorName(e))) throttled = true;
             p.lastError = `${errorName(e)}: ${errorMessage(e)}`;
             still.push(p);
           }
         }),
       );
+      // Throttled: the next round waits longer than the usual growth.
+      if (throttled) delay = Math.min(this.pollMaxMs * 4, delay * 2);
       waiting = still;
     }
 
@@ -187,6 +196,21 @@ export class SsmExecutor implements Executor {
       } else fail(p.index, 'TimedOut', `${waited}; last status ${p.lastStatus}`, p.commandId);
     }
     return results.map((r, i) => r ?? { ...this.missing(targets[i]!, started) });
+  }
+
+  /** One SSM call, tried again with growing, jittered waits while SSM throttles and time is left. */
+  private async sendThrottled<O>(deadline: number, call: () => Promise<O>): Promise<O> {
+    let wait = this.pollMinMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (e) {
+        const pause = wait + Math.floor(Math.random() * wait);
+        if (!THROTTLED.has(errorName(e)) || attempt >= SEND_ATTEMPTS || this.now() + pause >= deadline) throw e;
+        await this.sleep(pause);
+        wait *= 2;
+      }
+    }
   }
 
   private missing(target: HostTarget, started: number): ExecutionResult {

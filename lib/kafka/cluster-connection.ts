@@ -6,7 +6,7 @@ import type { ConnectionConfig } from './connection.ts';
 /** Kafka connection settings for lib/kafka from a configured cluster. */
 export function toConnectionConfig(cluster: ClusterConfig): ConnectionConfig {
   const auth = cluster.auth;
-  const base = { bootstrap: cluster.bootstrap, clientId: 'kafka-responder', connectionTimeoutMs: 3000, requestTimeoutMs: 10_000 };
+  const base = { bootstrap: cluster.bootstrap, clientId: 'kafka-responder', connectionTimeoutMs: 3000, requestTimeoutMs: 10_000, maxRequestsPerBroker: cluster.load.maxRequestsPerBroker };
   switch (auth.mechanism) {
     case 'none':
       return { ...base, ssl: false };

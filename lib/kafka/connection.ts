@@ -52,6 +52,8 @@ export const connectionConfigSchema = z.object({
   connectionTimeoutMs: z.number().int().positive().default(3000),
   /** Budget for one request/response. */
   requestTimeoutMs: z.number().int().positive().default(10000),
+  /** Requests in flight to one broker at a time from this process (a struggling broker is not piled on). */
+  maxRequestsPerBroker: z.number().int().min(1).max(64).default(4),
 });
 
 export type ConnectionConfig = z.infer<typeof connectionConfigSchema>;
@@ -146,5 +148,6 @@ export function wireOptionsFor(config: ConnectionConfig, timeoutMs: number): Wir
     clientId: config.clientId,
     connectionTimeoutMs: Math.min(config.connectionTimeoutMs, timeoutMs),
     requestTimeoutMs: Math.min(config.requestTimeoutMs, timeoutMs),
+    maxRequestsPerBroker: config.maxRequestsPerBroker,
   };
 }

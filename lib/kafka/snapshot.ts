@@ -11,6 +11,7 @@ import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartit
 import { type RawMetadata, WireBroker, kafkaError } from './wire.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
+import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
 export const SNAPSHOT_CONFIG_NAMES = ['min.insync.replicas', 'unclean.leader.election.enable', 'cleanup.policy', 'segment.bytes'];
 
@@ -41,7 +42,34 @@ function parseAddress(hostPort: string): { host: string; port: number } {
   return { host: hostPort.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(hostPort.slice(i + 1)) };
 }
 
+/** One snapshot per cluster at a time in this process: a sick cluster is read once, not once per request. */
+const snapshotPerCluster = new KeyedSemaphores();
+
+/**
+ * Snapshots of one cluster (same bootstrap list) run one after another; the
+ * wait counts against the caller's budget, and a caller whose budget runs out
+ * while waiting gets a timeout, never an unbounded queue.
+ */
 export async function takeSnapshot(config: ConnectionConfig, options: SnapshotOptions): Promise<ClusterSnapshot> {
+  const now = options.now ?? Date.now;
+  const started = now();
+  const turn = snapshotPerCluster.for([...config.bootstrap].sort().join(','), 1).acquire();
+  let release: () => void;
+  try {
+    release = await withTimeout(turn, options.timeoutMs, 'waiting for the snapshot of this cluster already running');
+  } catch (err) {
+    // Give the slot back once it is ours, or it would be held for ever.
+    void turn.then((r) => r());
+    throw err;
+  }
+  try {
+    return await snapshotPass(config, { ...options, timeoutMs: Math.max(1000, options.timeoutMs - (now() - started)) });
+  } finally {
+    release();
+  }
+}
+
+async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions): Promise<ClusterSnapshot> {
   const now = options.now ?? Date.now;
   const deadline = now() + options.timeoutMs;
   const remaining = () => Math.max(1, deadline - now());

@@ -24,6 +24,7 @@ import errorModule from 'kafkajs/src/protocol/error.js';
 import encoderModule from 'kafkajs/src/protocol/encoder.js';
 import { type ApiDefinition, isFlexible } from './protocol/api.ts';
 import { Reader } from './protocol/codec.ts';
+import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
 type ProtocolFactory = (args?: unknown) => { request: unknown; response: { decode(raw: Buffer): Promise<unknown> } };
 /** A request definition in kafkajs's shape: the versions it implements, and a factory per version. */
@@ -243,12 +244,19 @@ export interface WireOptions {
   clientId: string;
   connectionTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Requests in flight to this broker at a time, across every connection of this process (default 4). */
+  maxRequestsPerBroker?: number;
 }
+
+/** Process-wide: every pass (snapshots, operations) shares one budget per broker address. */
+const inFlightPerBroker = new KeyedSemaphores();
+export const DEFAULT_MAX_REQUESTS_PER_BROKER = 4;
 
 /** One broker connection that returns decoded responses with their error codes intact. */
 export class WireBroker {
   private readonly broker: KafkajsBroker;
   private connecting: Promise<void> | null = null;
+  private readonly maxInFlight: number;
 
   constructor(
     readonly host: string,
@@ -256,6 +264,7 @@ export class WireBroker {
     readonly nodeId: number | null,
     options: WireOptions,
   ) {
+    this.maxInFlight = options.maxRequestsPerBroker ?? DEFAULT_MAX_REQUESTS_PER_BROKER;
     const connectionPool = new ConnectionPool({
       host,
       port,
@@ -350,11 +359,14 @@ export class WireBroker {
       // kafkajs's lookup takes min(our highest, broker's highest): offer it only the version we picked.
       const { request, response } = this.broker.lookupRequest(apiKey, { versions: [String(version)], protocol: definition.protocol })(args);
       try {
-        return await this.broker.connectionPool.send({
-          request,
-          response: { decode: response.decode, parse: async (d: unknown) => d },
-          ...(options.requestTimeoutMs ? { requestTimeout: options.requestTimeoutMs } : {}),
-        });
+        // Waits for a slot when this process already has the broker's maximum in flight.
+        return await inFlightPerBroker.for(this.address, this.maxInFlight).use(() =>
+          this.broker.connectionPool.send({
+            request,
+            response: { decode: response.decode, parse: async (d: unknown) => d },
+            ...(options.requestTimeoutMs ? { requestTimeout: options.requestTimeoutMs } : {}),
+          }),
+        );
       } catch (err) {
         if (attempt > 0 || !isConnectionError(err)) throw err;
         await this.disconnect();

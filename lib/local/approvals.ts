@@ -1,12 +1,13 @@
-// Approvals for `kafka-responder serve`. The approval service needs DynamoDB's
-// conditional writes; locally that is either a DynamoDB-compatible endpoint
-// you run (KR_APPROVALS_DYNAMODB_ENDPOINT, e.g. DynamoDB Local; table
-// APPROVALS_TABLE, created if missing) or, by default, an in-process dynalite
-// (in memory: requests and audit are lost when `serve` stops). dynalite is a
-// devDependency: in an install without it, operations are off and `serve`
-// says so.
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { DynamoStateStore } from '../state/dynamo-state-store.ts';
+// Approvals and bot state for `kafka-responder serve`. Both need DynamoDB's
+// conditional writes and queries; locally that is either a DynamoDB-compatible
+// endpoint you run (KR_APPROVALS_DYNAMODB_ENDPOINT, e.g. DynamoDB Local; tables
+// APPROVALS_TABLE and KR_STATE_TABLE, created if missing) or, by default, an
+// in-process dynalite (in memory: requests and audit are lost when `serve`
+// stops). dynalite is a devDependency: in an install without it, operations
+// are off, the bot state lives in process memory, and `serve` says so.
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoStateStore, LIST_INDEX, STATE_TABLE_KEYS } from '../state/dynamo-state-store.ts';
+import { errorMessage } from '../runtime/errors.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { AddressInfo } from 'node:net';
 import { ApprovalService } from '../approvals/service.ts';
@@ -18,10 +19,11 @@ import type { Plan } from '../operations/types.ts';
 export interface LocalApprovals {
   approvals: ApprovalService<Plan> | undefined;
   /**
-   * With KR_APPROVALS_DYNAMODB_ENDPOINT, the bot's state (plan threads, alert
-   * groups) lives there too (table KR_STATE_TABLE, default kafka-responder-state),
-   * so a `serve` that is killed and started again picks running operations up
-   * where they were, as a new Lambda would.
+   * The bot's state (plan threads, alert groups, status lists) on the same
+   * DynamoDB-compatible server (table KR_STATE_TABLE, default
+   * kafka-responder-state): conditional writes and list queries are
+   * DynamoDB's own. With KR_APPROVALS_DYNAMODB_ENDPOINT a `serve` that is
+   * killed and started again picks running operations up where they were.
    */
   state?: StateStore;
   note: string;
@@ -30,18 +32,22 @@ export interface LocalApprovals {
 
 export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<LocalApprovals> {
   const none = async () => {};
-  if (!approvalsConfigured(config)) return { approvals: undefined, note: 'no approvers configured (approvals.approvers / KR_APPROVERS): operations are off', close: none };
+  const withApprovals = approvalsConfigured(config);
   const tableName = env.APPROVALS_TABLE ?? 'kafka-responder-approvals';
   let endpoint = env.KR_APPROVALS_DYNAMODB_ENDPOINT;
   let stopServer = none;
   let what: string;
-  if (endpoint) what = `approvals in DynamoDB at ${endpoint}, table ${tableName}`;
+  if (endpoint) what = `DynamoDB at ${endpoint}`;
   else {
     let dynalite: typeof import('dynalite').default;
     try {
       dynalite = (await import('dynalite')).default;
     } catch {
-      return { approvals: undefined, note: 'dynalite is not installed and KR_APPROVALS_DYNAMODB_ENDPOINT is not set: operations are off', close: none };
+      return {
+        approvals: undefined,
+        note: `dynalite is not installed and KR_APPROVALS_DYNAMODB_ENDPOINT is not set: bot state in process memory${withApprovals ? ', operations are off' : ''}`,
+        close: none,
+      };
     }
     const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
     // The SDK keeps idle sockets open: a server that closes them after Node's 5 s default races
@@ -53,22 +59,27 @@ export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv
     });
     endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     stopServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
-    what = 'approvals in an in-process dynalite (in memory: lost when serve stops)';
+    what = 'an in-process dynalite (in memory: lost when serve stops)';
   }
   const client = new DynamoDBClient({ endpoint, region: env.AWS_REGION ?? 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
-  const store = new ApprovalStore(client, { tableName });
-  await store.ensureTable();
-  let state: StateStore | undefined;
-  if (env.KR_APPROVALS_DYNAMODB_ENDPOINT) {
-    const stateTable = env.KR_STATE_TABLE ?? 'kafka-responder-state';
+  const stateTable = env.KR_STATE_TABLE ?? 'kafka-responder-state';
+  let approvals: ApprovalService<Plan> | undefined;
+  try {
     await ensureStateTable(client, stateTable);
-    state = new DynamoStateStore(client, stateTable);
-    what += `; bot state in table ${stateTable}`;
+    if (withApprovals) {
+      const store = new ApprovalStore(client, { tableName });
+      await store.ensureTable();
+      approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(config) });
+    }
+  } catch (err) {
+    client.destroy();
+    await stopServer();
+    throw err;
   }
   return {
-    approvals: new ApprovalService<Plan>({ store, policy: approvalPolicy(config) }),
-    ...(state ? { state } : {}),
-    note: what,
+    approvals,
+    state: new DynamoStateStore(client, stateTable),
+    note: `bot state (table ${stateTable})${withApprovals ? ` and approvals (table ${tableName})` : ''} in ${what}${withApprovals ? '' : '; no approvers configured (approvals.approvers / KR_APPROVERS): operations are off'}`,
     close: async () => {
       client.destroy();
       await stopServer();
@@ -76,20 +87,34 @@ export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv
   };
 }
 
-/** The state table as serverless.yml defines it (pk, TTL on expiresAt), created when missing. */
+/**
+ * The state table as serverless.yml defines it (pk, TTL on expiresAt, the
+ * list index), created when missing. A table from an older version lacks the
+ * list index: it is added, or, where the server cannot add an index to an
+ * existing table (dynalite), the error says what to do.
+ */
 async function ensureStateTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  let existing;
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
+    existing = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException)) throw err;
   }
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-    }),
-  );
+  if (!existing) {
+    await client.send(new CreateTableCommand({ TableName: tableName, BillingMode: 'PAY_PER_REQUEST', ...STATE_TABLE_KEYS }));
+    return;
+  }
+  if (existing.GlobalSecondaryIndexes?.some((i) => i.IndexName === LIST_INDEX)) return;
+  const index = STATE_TABLE_KEYS.GlobalSecondaryIndexes![0]!;
+  try {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: STATE_TABLE_KEYS.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } }],
+      }),
+    );
+  } catch (err) {
+    throw new Error(`state table ${tableName} has no ${LIST_INDEX} and it could not be added (${errorMessage(err)}): delete the table or set KR_STATE_TABLE to a new name`);
+  }
 }

@@ -20,7 +20,7 @@ import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { webApiPoster, type SlackPoster } from '../slack/web.ts';
+import { webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';
 import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
@@ -38,6 +38,8 @@ export interface LocalServerOptions {
   store?: StateStore;
   diagnoser?: Diagnoser;
   slack?: SlackPoster;
+  /** Pace and retries of the default poster (tests shorten Slack's one message a second per channel). */
+  slackDelivery?: Omit<DeliveryOptions, 'store' | 'log'>;
   /** Two-person approvals; by default lib/local/approvals.ts (in-process dynalite or KR_APPROVALS_DYNAMODB_ENDPOINT). */
   approvals?: ApprovalService<Plan>;
   operations?: OperationsBackend;
@@ -111,7 +113,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   if (!opts.approvals) {
     try {
       local = await startLocalApprovals(opts.config);
-      log.info(`operations: ${local.note}`);
+      log.info(`local DynamoDB: ${local.note}`);
     } catch (err) {
       // An unreachable KR_APPROVALS_DYNAMODB_ENDPOINT turns operations off, not the whole server.
       log.warn('operations are off: the approvals store could not be opened', { error: errorMessage(err) });
@@ -122,7 +124,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const defaults = defaultFeatureDeps(approvals);
   const worker = buildWorker(
     opts.config,
-    { store, slack: opts.slack ?? webApiPoster(opts.botToken, opts.slackApiUrl), log },
+    { store, slack: opts.slack ?? webApiPoster(opts.botToken, opts.slackApiUrl, { ...opts.slackDelivery, store, log }), log },
     { ...defaults, ...(opts.diagnoser ? { diagnoser: opts.diagnoser } : {}), ...(opts.operations ? { operations: opts.operations } : {}) },
   );
   const timeoutMs = (opts.workerTimeoutSeconds ?? DEPLOYED_WORKER_TIMEOUT_SECONDS) * 1000;

@@ -115,7 +115,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${requested.message} · request \`${request.id}\``, blocks: [context(clip(`${requested.message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
         log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
       } finally {
-        await finishActivity(ctx.store, job.id).catch((e) => log.warn('could not clear activity', { error: errorMessage(e) }));
+        await finishActivity(ctx.store, job.id, log);
       }
     },
   };

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { ServiceResult } from '../approvals/service.ts';
 import { findCluster, type ClusterConfig, type Config } from '../config/schema.ts';
-import { startActivity } from '../state/activity.ts';
+import { enqueueTracked } from '../slack/enqueue.ts';
 import { approvalsConfigured } from '../approvals/runtime.ts';
 import { newJob } from '../queue/job.ts';
 import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from './requests.ts';
@@ -97,28 +97,22 @@ export function parseRollingRestart(args: string[], config: Config): Parsed {
   return validated({ kind: 'restart-brokers', brokers, rolling: true }, cluster, config);
 }
 
-/** Validated, authorized requests become a plan job; the worker posts the plan for approval. */
+/**
+ * Validated, authorized requests become a plan job; the worker posts the plan
+ * for approval. Null when queued, else the reply saying nothing was started.
+ */
 export async function enqueuePlan(
   request: OpsRequest,
   cluster: string,
   origin: OpsPlanJob['origin'],
   correlationId: string,
   deps: AckDeps,
-): Promise<string> {
+): Promise<CommandReply | null> {
   const payload: OpsPlanJob = { cluster, request, origin };
   const job = newJob(OPS_JOB_KINDS.plan, payload, correlationId);
-  await startActivity(deps.store, {
-    id: job.id,
-    kind: job.kind,
-    title: clip(`plan: ${describeOpsRequest(request)} on ${cluster}`, 120),
-    correlationId,
-    startedAt: job.enqueuedAt,
-    channelId: origin.channelId,
-    userId: origin.userId,
-  });
-  await deps.queue.enqueue(job);
-  deps.log.info('operation plan enqueued', { jobId: job.id, cluster, request });
-  return job.id;
+  const refused = await enqueueTracked(deps, job, { title: clip(`plan: ${describeOpsRequest(request)} on ${cluster}`, 120), channelId: origin.channelId, userId: origin.userId });
+  if (!refused) deps.log.info('operation plan enqueued', { jobId: job.id, cluster, request });
+  return refused;
 }
 
 function opsCommand(name: string, usage: string, summary: string, parse: (args: string[], config: Config) => Parsed): OpsSubcommand {
@@ -132,7 +126,8 @@ function opsCommand(name: string, usage: string, summary: string, parse: (args: 
       if (!deps.approvals || !approvalsConfigured(deps.config)) {
         return ephemeral(':no_entry: Operations need two-person approval, and no approvers (or no approvals table) are configured for this bot.');
       }
-      await enqueuePlan(parsed.request, parsed.cluster.name, { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl }, inv.correlationId, deps);
+      const refused = await enqueuePlan(parsed.request, parsed.cluster.name, { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl }, inv.correlationId, deps);
+      if (refused) return refused;
       return ephemeral(
         `:clipboard: Planning: ${escapeMrkdwn(describeOpsRequest(parsed.request))} on *${escapeMrkdwn(parsed.cluster.name)}*. The plan will be posted here for two approvals; nothing changes before that. (correlation id \`${inv.correlationId}\`)`,
       );
@@ -239,7 +234,8 @@ export const planAction: OpsActionHandler = {
     const cluster = findCluster(deps.config, parsed.data.cluster);
     if (!cluster || !inv.channelId) return ephemeral(`:warning: Unknown cluster "${escapeMrkdwn(clip(parsed.data.cluster, 64))}".`);
     const threadTs = threadOf(inv.payload);
-    await enqueuePlan(parsed.data.request, cluster.name, { channelId: inv.channelId, userId: inv.userId, ...(threadTs ? { threadTs } : {}), ...(inv.responseUrl ? { responseUrl: inv.responseUrl } : {}) }, inv.correlationId, deps);
+    const refused = await enqueuePlan(parsed.data.request, cluster.name, { channelId: inv.channelId, userId: inv.userId, ...(threadTs ? { threadTs } : {}), ...(inv.responseUrl ? { responseUrl: inv.responseUrl } : {}) }, inv.correlationId, deps);
+    if (refused) return refused;
     return ephemeral(`:clipboard: Planning: ${escapeMrkdwn(describeOpsRequest(parsed.data.request))}. The plan will appear in this thread for two approvals.`);
   },
 };

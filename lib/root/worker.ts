@@ -8,6 +8,7 @@ import type { Config } from '../config/schema.ts';
 import { assessRestart } from '../diagnose/can-restart.ts';
 import { createDefaultDiagnoser, type Diagnoser } from '../diagnose/diagnoser.ts';
 import { diagnoseJobs } from '../diagnose/jobs.ts';
+import { singleFlightDiagnoser } from '../diagnose/single-flight.ts';
 import { executorFactory } from '../hosts/executors.ts';
 import { createDefaultOperations, type OperationsBackend } from '../operations/backend.ts';
 import { operationsJobs } from '../operations/jobs.ts';
@@ -47,7 +48,9 @@ export interface Worker {
 }
 
 export function buildWorker(config: Config, infra: WorkerInfra, features: FeatureDeps): Worker {
-  const registry = new JobRegistry(FEATURE_JOBS.flatMap((jobs) => jobs(features)));
-  const deps: WorkerDeps & FeatureDeps = { config, ...infra, ...features };
+  // Concurrent requests (users, an alert storm) for one cluster and scope share one diagnosis.
+  const shared: FeatureDeps = { ...features, diagnoser: singleFlightDiagnoser(features.diagnoser, { store: infra.store, log: infra.log }) };
+  const registry = new JobRegistry(FEATURE_JOBS.flatMap((jobs) => jobs(shared)));
+  const deps: WorkerDeps & FeatureDeps = { config, ...infra, ...shared };
   return { deps, registry, run: (job, extra = {}) => runJob(job, { ...deps, ...extra }, registry) };
 }

@@ -183,7 +183,15 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
     }
     // Within the 5-minute window a captured request would verify again: the
     // first delivery of each signature wins a conditional write, repeats lose.
-    if (!(await deps.store.create(`slack-sig:${verdict.signature}`, { ts: verdict.timestamp }, REPLAY_KEY_TTL_SECONDS))) {
+    let firstDelivery: boolean;
+    try {
+      firstDelivery = await deps.store.create(`slack-sig:${verdict.signature}`, { ts: verdict.timestamp }, REPLAY_KEY_TTL_SECONDS);
+    } catch (err) {
+      // The store's own retries (throttling) are spent: refuse rather than skip the replay check.
+      log.error('replay check unavailable; request refused', { path: event.rawPath, error: errorMessage(err) });
+      return { statusCode: 503, headers: { 'content-type': 'text/plain' }, body: 'state store unavailable, try again' };
+    }
+    if (!firstDelivery) {
       log.warn('rejected replayed slack request', { path: event.rawPath, timestamp: verdict.timestamp });
       return unauthorized('replayed request');
     }

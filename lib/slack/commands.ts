@@ -4,7 +4,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KnownBlock } from '@slack/types';
-import { listIncidents, listRunning } from '../state/activity.ts';
+import { listIncidents, listRunning, listUndelivered } from '../state/activity.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
 import type { CommandReply, SlackContribution, SlackRegistry, SlashSubcommand } from './registry.ts';
 
@@ -76,7 +76,7 @@ export const statusCommand: SlashSubcommand = {
   usage: 'status',
   summary: 'open incidents and running diagnoses/operations',
   async run(_inv, deps) {
-    const [incidents, running] = await Promise.all([listIncidents(deps.store), listRunning(deps.store)]);
+    const [incidents, running, undelivered] = await Promise.all([listIncidents(deps.store), listRunning(deps.store), listUndelivered(deps.store)]);
     const inc = incidents.length
       ? incidents
           .slice(-20)
@@ -93,7 +93,16 @@ export const statusCommand: SlashSubcommand = {
       { type: 'section', text: { type: 'mrkdwn', text: clip(`*Open incidents (${incidents.length}):*\n${inc}`, SLACK_LIMITS.sectionText) } },
       { type: 'section', text: { type: 'mrkdwn', text: clip(`*Running (${running.length}):*\n${run}`, SLACK_LIMITS.sectionText) } },
     ];
-    return ephemeral(`${incidents.length} open incidents, ${running.length} running`, blocks);
+    // Messages Slack never accepted, so whoever looks knows what they missed and where.
+    if (undelivered.length) {
+      const lines = undelivered
+        .slice(0, 10)
+        .map((u) => `• <#${u.channel}>${u.threadTs ? ' (in a thread)' : ''} at ${u.at}: “${escapeMrkdwn(clip(u.excerpt, 100))}” — ${escapeMrkdwn(clip(u.error, 100))}`)
+        .join('\n');
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*:warning: Undelivered Slack messages (${undelivered.length}):*\n${lines}`, SLACK_LIMITS.sectionText) } });
+    }
+    const missed = undelivered.length ? `, ${undelivered.length} undelivered messages` : '';
+    return ephemeral(`${incidents.length} open incidents, ${running.length} running${missed}`, blocks);
   },
 };
 

@@ -1,8 +1,24 @@
 // What the worker says to Slack: post, update, upload a file, answer a
 // response_url. One small interface so tests and the local server can point it
 // at a stub (SLACK_API_URL) and the worker stays free of WebClient details.
-import { WebClient } from '@slack/web-api';
+//
+// Delivery never drops silently. WebClient's own retries are off (its default
+// is ten retries over thirty minutes, and on 429 it pauses every call of the
+// client); instead each call here:
+//   - waits out a 429's Retry-After, retries 5xx, network errors and Slack's
+//     own "try again" errors with jittered exponential backoff, within a budget;
+//   - goes through its channel's lane: calls to one channel run one at a time
+//     in the order they were made (so a thread reads in order), and posts are
+//     spaced at Slack's pace (about one message a second per channel);
+//   - when it still fails, is logged as an error and recorded for
+//     `/kafka status` (lib/state/activity.ts), then the error is thrown.
+import { ErrorCode, WebClient } from '@slack/web-api';
 import type { KnownBlock } from '@slack/types';
+import type { Log } from '../runtime/log.ts';
+import { errorMessage } from '../runtime/errors.ts';
+import { recordUndelivered } from '../state/activity.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { jitteredBackoffMs } from '../state/state-store.ts';
 
 export interface OutgoingMessage {
   channel: string;
@@ -18,34 +34,158 @@ export interface SlackPoster {
   respond(responseUrl: string, body: { text: string; response_type?: 'ephemeral' | 'in_channel'; blocks?: KnownBlock[]; replace_original?: boolean }): Promise<void>;
 }
 
-export function webApiPoster(token: string, slackApiUrl?: string): SlackPoster {
+export interface DeliveryOptions {
+  /** Least time between two messages posted in one channel (Slack: about 1 s). */
+  postIntervalMs?: number;
+  /** Tries per call, the first included. */
+  maxAttempts?: number;
+  /** Longest time one call may spend waiting between tries (Retry-After included). */
+  retryBudgetMs?: number;
+  /** First backoff step for 5xx and network errors; doubles per try, jittered. */
+  backoffMs?: number;
+  /** Where messages given up on are recorded for `/kafka status`. */
+  store?: StateStore;
+  log?: Log;
+}
+
+/** Slack platform errors that mean "not now" rather than "never". */
+const TRANSIENT_PLATFORM_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+
+/** How long to wait before trying again, or null when trying again cannot help. */
+export function retryDelayMs(err: unknown, attempt: number, backoffMs: number): number | null {
+  const e = err as { code?: string; retryAfter?: number; statusCode?: number; data?: { error?: string }; status?: number };
+  if (e.code === ErrorCode.RateLimitedError) return Math.max(1, e.retryAfter ?? 1) * 1000;
+  const jittered = backoffMs + jitteredBackoffMs(attempt, backoffMs, 30_000);
+  if (e.code === ErrorCode.HTTPError) return (e.statusCode ?? 0) >= 500 ? jittered : null;
+  if (e.code === ErrorCode.RequestError) return jittered;
+  if (e.code === ErrorCode.PlatformError) return TRANSIENT_PLATFORM_ERRORS.has(e.data?.error ?? '') ? jittered : null;
+  // response_url answers (plain fetch): 429 and 5xx are worth another try.
+  if (e.status !== undefined) return e.status === 429 || e.status >= 500 ? jittered : null;
+  return null;
+}
+
+class ResponseUrlError extends Error {
+  constructor(readonly status: number) {
+    super(`response_url answered ${status}`);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One lane per channel: calls run one at a time, in order; posts keep their distance. */
+class ChannelLanes {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly lastPostAt = new Map<string, number>();
+
+  constructor(private readonly postIntervalMs: number) {}
+
+  run<T>(channel: string, paced: boolean, call: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(channel) ?? Promise.resolve();
+    const next = previous.then(
+      () => this.turn(channel, paced, call),
+      () => this.turn(channel, paced, call),
+    );
+    const tail = next.catch(() => {});
+    this.tails.set(channel, tail);
+    void tail.then(() => {
+      if (this.tails.get(channel) === tail) this.tails.delete(channel);
+    });
+    return next;
+  }
+
+  private async turn<T>(channel: string, paced: boolean, call: () => Promise<T>): Promise<T> {
+    if (paced) {
+      const wait = (this.lastPostAt.get(channel) ?? 0) + this.postIntervalMs - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+    try {
+      return await call();
+    } finally {
+      if (paced) {
+        this.lastPostAt.set(channel, Date.now());
+        // Bounded: the local server runs for days over many channels.
+        if (this.lastPostAt.size > 1000) this.lastPostAt.delete(this.lastPostAt.keys().next().value!);
+      }
+    }
+  }
+}
+
+export function webApiPoster(token: string, slackApiUrl?: string, options: DeliveryOptions = {}): SlackPoster {
   const client = new WebClient(token, {
     ...(slackApiUrl ? { slackApiUrl } : {}),
-    // The worker has minutes, not seconds, but must not sit in 30 minutes of retries.
-    retryConfig: { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 2000 },
+    // Retries and rate limits are handled below, per call and per channel.
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
     timeout: 10_000,
   });
+  const lanes = new ChannelLanes(options.postIntervalMs ?? 1000);
+  const maxAttempts = options.maxAttempts ?? 8;
+  const budgetMs = options.retryBudgetMs ?? 90_000;
+  const backoffMs = options.backoffMs ?? 250;
+  const { log, store } = options;
+
+  /** One call with its retries; when it gives up, the failure is logged and (for messages) recorded. */
+  async function deliver<T>(what: { method: string; channel: string; threadTs?: string; text: string; record: boolean }, call: () => Promise<T>): Promise<T> {
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        const delay = retryDelayMs(err, attempt, backoffMs);
+        if (delay !== null && attempt < maxAttempts && waited + delay <= budgetMs) {
+          log?.warn('slack call failed; retrying', { method: what.method, channel: what.channel, attempt, delayMs: delay, error: errorMessage(err) });
+          waited += delay;
+          await sleep(delay);
+          continue;
+        }
+        log?.error('slack message not delivered', { method: what.method, channel: what.channel, threadTs: what.threadTs, attempts: attempt, error: errorMessage(err), text: what.text.slice(0, 200) });
+        if (what.record && store) {
+          await recordUndelivered(
+            store,
+            { method: what.method, channel: what.channel, ...(what.threadTs ? { threadTs: what.threadTs } : {}), excerpt: what.text.slice(0, 200), error: errorMessage(err), at: new Date().toISOString() },
+            log,
+          );
+        }
+        throw err;
+      }
+    }
+  }
+
   return {
-    async post(m) {
-      const out = await client.chat.postMessage({ channel: m.channel, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}), ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
-      if (!out.ts || !out.channel) throw new Error('chat.postMessage returned no ts');
-      return { channel: out.channel, ts: out.ts };
+    post(m) {
+      return lanes.run(m.channel, true, () =>
+        deliver({ method: 'chat.postMessage', channel: m.channel, ...(m.thread_ts ? { threadTs: m.thread_ts } : {}), text: m.text, record: true }, async () => {
+          const out = await client.chat.postMessage({ channel: m.channel, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}), ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
+          if (!out.ts || !out.channel) throw new Error('chat.postMessage returned no ts');
+          return { channel: out.channel, ts: out.ts };
+        }),
+      );
     },
-    async update(m) {
-      await client.chat.update({ channel: m.channel, ts: m.ts, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}) });
+    update(m) {
+      return lanes.run(m.channel, false, () =>
+        deliver({ method: 'chat.update', channel: m.channel, threadTs: m.ts, text: m.text, record: true }, async () => {
+          await client.chat.update({ channel: m.channel, ts: m.ts, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}) });
+        }),
+      );
     },
-    async upload(f) {
+    upload(f) {
       const common = { channel_id: f.channel, filename: f.filename, title: f.title, content: f.content };
-      await client.files.uploadV2(f.thread_ts ? { ...common, thread_ts: f.thread_ts } : common);
+      return lanes.run(f.channel, true, () =>
+        deliver({ method: 'files.uploadV2', channel: f.channel, ...(f.thread_ts ? { threadTs: f.thread_ts } : {}), text: f.title, record: true }, async () => {
+          await client.files.uploadV2(f.thread_ts ? { ...common, thread_ts: f.thread_ts } : common);
+        }),
+      );
     },
-    async respond(url, body) {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(5000),
+    respond(url, body) {
+      return deliver({ method: 'response_url', channel: '', text: body.text, record: false }, async () => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(5000),
+        });
+        if (!res.ok) throw new ResponseUrlError(res.status);
       });
-      if (!res.ok) throw new Error(`response_url answered ${res.status}`);
     },
   };
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from './zip.ts';
+import { STATE_TABLE_KEYS } from '../../lib/state/dynamo-state-store.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let outDir: string;
@@ -65,6 +66,9 @@ describe('osls package (no AWS credentials)', () => {
   it('creates the state table with TTL on expiresAt, and the approvals table', () => {
     expect(resources.StateTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
     expect(resources.StateTable.Properties.KeySchema).toEqual([{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    // The status lists' index, exactly as the store queries it and serve/tests create it.
+    expect(resources.StateTable.Properties.AttributeDefinitions).toEqual(STATE_TABLE_KEYS.AttributeDefinitions);
+    expect(resources.StateTable.Properties.GlobalSecondaryIndexes).toEqual(STATE_TABLE_KEYS.GlobalSecondaryIndexes);
     // Approvals and their audit trail (issue 5): composite key, TTL on "ttl", kept when the stack goes.
     const approvals = resources.ApprovalsTable;
     expect(approvals.Type).toBe('AWS::DynamoDB::Table');
@@ -155,9 +159,12 @@ describe('osls package (no AWS credentials)', () => {
     const statements = roleStatements('SlackRole');
     const actions = statements.flatMap((s) => asArray(s.Action as string[]));
     expect([...new Set(actions)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage']);
-    // UpdateItem and Query only on the approvals table, never on the state table.
+    // UpdateItem and Query only on the approvals table; on the state table, Query only on its list index (/kafka status).
     for (const s of statements.filter((x) => asArray(x.Action as string[]).some((a) => a === 'dynamodb:UpdateItem' || a === 'dynamodb:Query'))) {
-      expect(s.Resource).toEqual({ 'Fn::GetAtt': ['ApprovalsTable', 'Arn'] });
+      if (s.Sid === 'StateListIndex') {
+        expect(asArray(s.Action as string[])).toEqual(['dynamodb:Query']);
+        expect(JSON.stringify(s.Resource)).toContain('/index/list-index');
+      } else expect(s.Resource).toEqual({ 'Fn::GetAtt': ['ApprovalsTable', 'Arn'] });
     }
     const alerts = roleStatements('AlertsRole').flatMap((s) => asArray(s.Action as string[]));
     expect(alerts).not.toContain('dynamodb:PutItem');

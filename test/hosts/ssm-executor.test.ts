@@ -200,3 +200,45 @@ describe('probeHosts over SSM', () => {
     expect(outcomes.map((o) => (o.ok ? 'ok' : o.reason))).toEqual(['failed', 'failed']);
   });
 });
+
+describe('SsmExecutor: throttling', () => {
+  const throttling = () => Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException', $metadata: {} });
+
+  it('sends again after SendCommand is throttled, with growing waits, and gets the result', async () => {
+    ssm.on(SendCommandCommand).rejectsOnce(throttling()).rejectsOnce(throttling()).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(GetCommandInvocationCommand).resolves(invocation({ StandardOutputContent: 'fine' }));
+    const c = clock();
+    const [r] = await executor(c).run(targets(1), run());
+    expect(r).toMatchObject({ status: 'Success', stdout: 'fine', commandId: 'c1' });
+    expect(ssm.commandCalls(SendCommandCommand)).toHaveLength(3);
+    // Two throttle waits (jittered, the second base twice the first) before the first poll.
+    const [first, second] = c.sleeps;
+    expect(first).toBeGreaterThanOrEqual(250);
+    expect(first).toBeLessThan(500);
+    expect(second).toBeGreaterThanOrEqual(500);
+    expect(second).toBeLessThan(1000);
+  });
+
+  it('a SendCommand that stays throttled becomes failed outcomes naming the throttling, within the deadline', async () => {
+    ssm.on(SendCommandCommand).rejects(throttling());
+    const c = clock();
+    const results = await executor(c).run(targets(2), run({ timeoutMs: 20_000 }));
+    expect(results.map((r) => r.status)).toEqual(['Failed', 'Failed']);
+    expect(results[0]!.detail).toMatch(/ThrottlingException/);
+    expect(ssm.commandCalls(SendCommandCommand).length).toBeLessThanOrEqual(5);
+  });
+
+  it('keeps polling through throttled GetCommandInvocation calls, backing off harder', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm
+      .on(GetCommandInvocationCommand)
+      .rejectsOnce(throttling())
+      .rejectsOnce(new InvocationDoesNotExist({ message: 'no invocation', $metadata: {} }))
+      .resolves(invocation({ StandardOutputContent: 'after throttling' }));
+    const c = clock();
+    const [r] = await executor(c).run(targets(1), run());
+    expect(r).toMatchObject({ status: 'Success', stdout: 'after throttling' });
+    // 250 first; throttled → doubled growth (375 → 750) instead of the usual 375.
+    expect(c.sleeps).toEqual([250, 750, 1125]);
+  });
+});

@@ -47,3 +47,34 @@ describe('takeSnapshot faults', () => {
     expect(elapsed).toBeLessThan(3000);
   });
 });
+
+describe('one snapshot per cluster at a time', () => {
+  it('a second snapshot of the same cluster waits for the first instead of opening its own connections', async () => {
+    const open = new Set<Socket>();
+    const connectedAt: number[] = [];
+    const server = createServer((s) => {
+      open.add(s);
+      connectedAt.push(Date.now());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const config = parseConnectionConfig({ bootstrap: [`127.0.0.1:${(server.address() as { port: number }).port}`], connectionTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
+    try {
+      const t0 = Date.now();
+      const [first, second] = await Promise.allSettled([takeSnapshot(config, { timeoutMs: 800 }), takeSnapshot(config, { timeoutMs: 3000 })]);
+      expect(first.status).toBe('rejected');
+      expect(second.status).toBe('rejected');
+      // The second pass connected only once the first one's 800 ms were over, and ran on what was left of its own 3 s.
+      expect(connectedAt).toHaveLength(2);
+      expect(connectedAt[1]! - connectedAt[0]!).toBeGreaterThanOrEqual(750);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(2500);
+      // A caller whose budget runs out while waiting is told why.
+      const running = takeSnapshot(config, { timeoutMs: 1500 }).catch(() => {});
+      const late = await takeSnapshot(config, { timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(String(late)).toMatch(/waiting for the snapshot of this cluster already running/);
+      await running;
+    } finally {
+      for (const s of open) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

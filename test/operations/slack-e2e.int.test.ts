@@ -22,7 +22,8 @@ import { executorFactory } from '../../lib/hosts/executors.ts';
 import { newJob } from '../../lib/queue/job.ts';
 import { createDefaultOperations } from '../../lib/operations/backend.ts';
 import { OPS_JOB_KINDS } from '../../lib/operations/requests.ts';
-import { MemoryStateStore } from '../../lib/state/state-store.ts';
+import { DynamoStateStore, STATE_TABLE_KEYS } from '../../lib/state/dynamo-state-store.ts';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { sandboxConfig } from '../../lib/local/defaults.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
@@ -73,7 +74,8 @@ describe.skipIf(!up)('two-person-approved operations from Slack on the sandbox',
     const store = new ApprovalStore(dynamo.client, { tableName: 'approvals-ops-e2e' });
     await store.ensureTable();
     approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(config) });
-    h = buildHarness({ stub, store: new MemoryStateStore(), config, approvals, operations: createDefaultOperations(executorFactory()) });
+    await dynamo.client.send(new CreateTableCommand({ TableName: 'state-ops-e2e', BillingMode: 'PAY_PER_REQUEST', ...STATE_TABLE_KEYS }));
+    h = buildHarness({ stub, store: new DynamoStateStore(dynamo.client, 'state-ops-e2e'), config, approvals, operations: createDefaultOperations(executorFactory()) });
   }, 120_000);
 
   afterAll(async () => {

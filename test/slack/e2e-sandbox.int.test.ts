@@ -18,7 +18,7 @@ import { hasSandbox } from '../sandbox/helpers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDefaultDiagnoser } from '../../lib/diagnose/diagnoser.ts';
 import { executorFactory } from '../../lib/hosts/executors.ts';
-import { MemoryStateStore } from '../../lib/state/state-store.ts';
+import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { sandboxConfig } from '../../lib/local/defaults.ts';
 import { buildHarness, type Harness } from './helpers/harness.ts';
 import { slashEvent } from './helpers/signed.ts';
@@ -42,6 +42,7 @@ const up = hasSandbox();
 describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 topic, broker down)', () => {
   let stub: SlackStub;
   let h: Harness;
+  let db: DynaliteHandle;
   let expected: { unavailablePartitions?: string[] };
   let stoppedBroker: number;
   let configFile: string;
@@ -52,13 +53,15 @@ describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 top
     expected = scenario.expect;
     stoppedBroker = [...scenario.brokers.stopped, ...scenario.brokers.killed][0]!;
     const { config } = sandboxConfig({ ...process.env, KR_SLACK_USERS: 'U0ALICE', KR_INCIDENT_CHANNEL: 'C0INCIDENT' });
-    h = buildHarness({ stub, store: new MemoryStateStore(), diagnoser: createDefaultDiagnoser(executorFactory()), config });
+    db = await startDynalite();
+    h = buildHarness({ stub, store: db.store, diagnoser: createDefaultDiagnoser(executorFactory()), config });
     configFile = join(mkdtempSync(join(tmpdir(), 'kr-config-')), 'kafka-responder.json');
     writeFileSync(configFile, JSON.stringify(config, null, 2));
   }, 300_000);
 
   afterAll(async () => {
     await stub?.stop();
+    await db?.close();
     // Leave the shared cluster as the next test file expects it.
     if (up) sandboxCli('scenario', 'healthy');
   }, 300_000);

@@ -3,7 +3,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingLog } from '../helpers/recording-log.ts';
-import { MemoryStateStore } from '../../lib/state/state-store.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { startLocalServer, type LocalServer } from '../../lib/local/server.ts';
 import { BASE_CONFIG, ScriptedDiagnoser } from './helpers/harness.ts';
@@ -27,7 +26,6 @@ beforeAll(async () => {
     log,
     slackApiUrl: stub.apiUrl,
     port: 0,
-    store: new MemoryStateStore(),
     diagnoser: new ScriptedDiagnoser(),
   });
 });
@@ -152,8 +150,7 @@ describe('local server: operations with approvals on an in-process dynalite', ()
       log,
       slackApiUrl: opsStub.apiUrl,
       port: 0,
-      store: new MemoryStateStore(),
-      diagnoser: new ScriptedDiagnoser(),
+        diagnoser: new ScriptedDiagnoser(),
       operations: {
         async plan(_cluster, request) {
           planned.push(request.kind);

@@ -1,8 +1,14 @@
 // The DynamoDB state store against dynalite: conditional creation, versioned
-// replacement, expiry honoured on read and on create.
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+// replacement, expiry honoured on read and on create, the listed items behind
+// /kafka status, and throttling (aws-sdk-client-mock) retried with backoff.
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mutate } from '../../lib/state/state-store.ts';
+import { finishActivity, listRunning, startActivity } from '../../lib/state/activity.ts';
+import { DynamoStateStore } from '../../lib/state/dynamo-state-store.ts';
+import { jitteredBackoffMs, mutate } from '../../lib/state/state-store.ts';
+import { recordingLog } from '../helpers/recording-log.ts';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 
 let db: DynaliteHandle;
@@ -52,5 +58,94 @@ describe('DynamoStateStore', () => {
     await Promise.all(Array.from({ length: 5 }, (_, i) => mutate<number[]>(db.store, 'k5', 60, (cur) => [...(cur ?? []), i], 20)));
     const item = await db.store.get<number[]>('k5');
     expect([...item!.value].sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe('listed items (the /kafka status lists)', () => {
+  it('lists what was put in one list, newest first, and nothing removed or expired', async () => {
+    await db.store.put('l:a', { n: 1 }, 60, 'running');
+    await new Promise((r) => setTimeout(r, 5));
+    await db.store.put('l:b', { n: 2 }, 60, 'running');
+    await db.store.put('l:c', { n: 3 }, 60, 'other');
+    await db.store.put('l:gone', { n: 4 }, 60, 'running');
+    await db.store.remove('l:gone');
+    await db.client.send(
+      new PutItemCommand({
+        TableName: db.tableName,
+        Item: { pk: { S: 'l:old' }, value: { S: '{"n":5}' }, version: { N: '1' }, expiresAt: { N: String(Math.floor(Date.now() / 1000) - 5) }, list: { S: 'running' }, listedAt: { N: String(Date.now()) } },
+      }),
+    );
+    const listed = await db.store.list<{ n: number }>('running', 10);
+    expect(listed.map((i) => i.value.n)).toEqual([2, 1]);
+    expect(await db.store.get('l:gone')).toBeNull();
+    // A removed key can be created again (a tombstone is an expired item).
+    expect(await db.store.create('l:gone', 'again', 60)).toBe(true);
+  });
+
+  it('200 concurrent activity records all land: no shared item, no contention', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        startActivity(db.store, { id: `job-${i}`, kind: 'diagnose', title: `t${i}`, correlationId: `c${i}`, startedAt: new Date().toISOString() }),
+      ),
+    );
+    expect(results.every(Boolean)).toBe(true);
+    expect(await listRunning(db.store)).toHaveLength(100);
+    await finishActivity(db.store, 'job-199');
+    expect((await listRunning(db.store)).some((a) => a.id === 'job-199')).toBe(false);
+  });
+});
+
+describe('DynamoDB throttling', () => {
+  const throttled = (name: string) => Object.assign(new Error(`${name}: slow down`), { name, $metadata: {} });
+
+  it('retries throttled calls with backoff and then succeeds', async () => {
+    const mock = mockClient(DynamoDBDocumentClient);
+    try {
+      mock
+        .on(PutCommand)
+        .rejectsOnce(throttled('ProvisionedThroughputExceededException'))
+        .rejectsOnce(throttled('ThrottlingException'))
+        .resolves({});
+      const store = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1' }), 't');
+      expect(await store.create('k', 'v', 60)).toBe(true);
+      expect(mock.commandCalls(PutCommand)).toHaveLength(3);
+    } finally {
+      mock.restore();
+    }
+  });
+
+  it('gives up after its attempts with the throttling error; activity bookkeeping swallows it and logs', async () => {
+    const mock = mockClient(DynamoDBDocumentClient);
+    try {
+      mock.on(PutCommand).rejects(throttled('ProvisionedThroughputExceededException'));
+      const store = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1' }), 't', { throttleAttempts: 3, maxBackoffMs: 5 });
+      await expect(store.put('k', 'v', 60, 'running')).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+      expect(mock.commandCalls(PutCommand)).toHaveLength(3);
+      const log = recordingLog();
+      expect(await startActivity(store, { id: 'j', kind: 'diagnose', title: 't', correlationId: 'c', startedAt: new Date().toISOString() }, log)).toBe(false);
+      expect(log.records.some((e) => e.level === 'warn' && e.message.includes('could not record the running job'))).toBe(true);
+    } finally {
+      mock.restore();
+    }
+  });
+
+  it('a conditional-check failure is an answer, not retried', async () => {
+    const mock = mockClient(DynamoDBDocumentClient);
+    try {
+      mock.on(PutCommand).rejects(Object.assign(new Error('lost'), { name: 'ConditionalCheckFailedException', $metadata: {} }));
+      const store = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1' }), 't');
+      expect(await store.create('k', 'v', 60)).toBe(false);
+      expect(mock.commandCalls(PutCommand)).toHaveLength(1);
+    } finally {
+      mock.restore();
+    }
+  });
+});
+
+describe('jittered backoff', () => {
+  it('grows with the attempt, stays under the cap, and is spread by the random draw', () => {
+    expect(jitteredBackoffMs(3, 10, 500, () => 0.999)).toBe(79);
+    expect(jitteredBackoffMs(20, 10, 500, () => 0.999)).toBe(499);
+    expect(jitteredBackoffMs(3, 10, 500, () => 0)).toBe(0);
   });
 });

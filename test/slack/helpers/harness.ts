@@ -22,7 +22,8 @@ import type { SlackStub } from './slack-stub.ts';
 
 export const BASE_CONFIG = {
   clusters: [
-    { name: 'sandbox', bootstrap: ['127.0.0.1:19091'], aliases: ['prod-msk'], hosts: { executor: 'local', hostDirs: { '1': '/tmp/b1', '2': '/tmp/b2', '3': '/tmp/b3' } } },
+    // Tests here count the diagnoses they ask for: no sharing across tests (test/diagnose/single-flight.test.ts tests sharing).
+    { name: 'sandbox', bootstrap: ['127.0.0.1:19091'], aliases: ['prod-msk'], hosts: { executor: 'local', hostDirs: { '1': '/tmp/b1', '2': '/tmp/b2', '3': '/tmp/b3' } }, load: { shareDiagnosisSeconds: 0 } },
     { name: 'other', bootstrap: ['10.0.0.1:9092'] },
   ],
   defaultCluster: 'sandbox',
@@ -70,6 +71,20 @@ export class ScriptedDiagnoser implements Diagnoser {
   }
 }
 
+/** Stands in for snapshot + probes: counts how often the cluster would be read; each read takes `ms`. */
+export class CountingDiagnoser implements Diagnoser {
+  snapshots = 0;
+  constructor(private readonly ms = 300) {}
+  async diagnose(): Promise<DiagnosisReport> {
+    this.snapshots++;
+    await new Promise((r) => setTimeout(r, this.ms));
+    return report([finding(1)]);
+  }
+  async canRestart(): Promise<never> {
+    throw new Error('not used');
+  }
+}
+
 export interface Harness {
   config: Config;
   queue: InProcessJobQueue;
@@ -87,12 +102,14 @@ export function buildHarness(opts: {
   config?: unknown;
   approvals?: ApprovalService<Plan>;
   operations?: OperationsBackend;
+  /** Least time between posts in one channel (Slack's pace is about 1000 ms; 0 for speed). */
+  postIntervalMs?: number;
 }): Harness {
   const config = parseConfig(opts.config ?? BASE_CONFIG);
   const log = recordingLog();
   const built = buildWorker(
     config,
-    { store: opts.store, slack: webApiPoster('xoxb-test', opts.stub.apiUrl), log },
+    { store: opts.store, slack: webApiPoster('xoxb-test', opts.stub.apiUrl, { postIntervalMs: opts.postIntervalMs ?? 0, store: opts.store, log }), log },
     {
       diagnoser: opts.diagnoser ?? new ScriptedDiagnoser(),
       ...(opts.approvals ? { approvals: opts.approvals } : {}),

@@ -7,6 +7,10 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedCall {
   method: string;
   args: Record<string, unknown>;
+  /** When the call arrived (Date.now()). */
+  at: number;
+  /** The HTTP status the stub answered with. */
+  status: number;
 }
 
 export interface StubMessage {
@@ -48,6 +52,10 @@ export class SlackStub {
   /** Slack method → error code to answer with (e.g. "not_in_channel"). */
   readonly failures = new Map<string, string>();
   userGroups = new Map<string, string[]>();
+  /** While set: every Web API call is answered 429 with this Retry-After, until `until` (Date.now()). */
+  rateLimit: { until: number; retryAfterSeconds: number } | null = null;
+  /** Slack method → how many more calls to answer with this HTTP status (e.g. 503). */
+  readonly serverErrors = new Map<string, { remaining: number; status: number }>();
   private server: Server | undefined;
   private seq = 100;
   port = 0;
@@ -63,8 +71,8 @@ export class SlackStub {
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
       void this.handle(req).then(
-        ({ status, body }) => {
-          res.writeHead(status, { 'content-type': 'application/json' });
+        ({ status, body, headers }) => {
+          res.writeHead(status, { 'content-type': 'application/json', ...headers });
           res.end(JSON.stringify(body));
         },
         (err: Error) => {
@@ -88,10 +96,18 @@ export class SlackStub {
     this.uploads.length = 0;
     this.responses.length = 0;
     this.failures.clear();
+    this.serverErrors.clear();
+    this.rateLimit = null;
   }
 
+  /** Answers every Web API call with 429 and Retry-After for the next `forMs`, as Slack does under load. */
+  rateLimitFor(forMs: number, retryAfterSeconds = 1): void {
+    this.rateLimit = { until: Date.now() + forMs, retryAfterSeconds };
+  }
+
+  /** Calls the stub accepted (rate-limited and failed attempts left out). */
   callsTo(method: string): RecordedCall[] {
-    return this.calls.filter((c) => c.method === method);
+    return this.calls.filter((c) => c.method === method && c.status === 200);
   }
 
   /** Replies in a thread, oldest first. */
@@ -107,7 +123,7 @@ export class SlackStub {
     return `1700000000.${String(++this.seq).padStart(6, '0')}`;
   }
 
-  private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown }> {
+  private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     const url = new URL(req.url ?? '/', 'http://stub');
     const raw = await readBody(req);
     if (url.pathname.startsWith('/upload/')) {
@@ -123,7 +139,18 @@ export class SlackStub {
     if (!url.pathname.startsWith('/api/')) return { status: 404, body: { ok: false, error: 'unknown_path' } };
     const method = url.pathname.slice('/api/'.length);
     const args = parseArgs(raw, req.headers['content-type']);
-    this.calls.push({ method, args });
+    const call: RecordedCall = { method, args, at: Date.now(), status: 200 };
+    this.calls.push(call);
+    if (this.rateLimit && Date.now() < this.rateLimit.until) {
+      call.status = 429;
+      return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(this.rateLimit.retryAfterSeconds) } };
+    }
+    const serverError = this.serverErrors.get(method);
+    if (serverError && serverError.remaining > 0) {
+      serverError.remaining--;
+      call.status = serverError.status;
+      return { status: serverError.status, body: { ok: false, error: 'service_unavailable' } };
+    }
     const failure = this.failures.get(method);
     if (failure) return { status: 200, body: { ok: false, error: failure } };
     switch (method) {
