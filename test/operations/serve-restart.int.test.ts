@@ -206,7 +206,8 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     expect(planText).toMatch(/can-restart: yes/);
     expect(planText).toMatch(/last controlled shutdown/);
     expect(planText).toMatch(/__consumer_offsets/);
-    expect(stub.thread(plan.ts).at(-1)!.text).toMatch(/: SUCCEEDED$/);
+    // The summary is posted right after the run is recorded as finished.
+    await waitFor('the summary in the thread', () => /: SUCCEEDED$/.test(stub.thread(plan.ts).at(-1)?.text ?? ''), 30_000, 250);
   }, 1_000_000);
 
   it('stops and reports when a graceful stop outlasts its bound, leaving the broker stopping; nothing kills it', async () => {
@@ -224,7 +225,7 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
       expect(finished.outcome?.summary).toMatch(/no SIGKILL was sent/);
       // Left as it was: still running (stopping), not killed by anyone.
       expect(isAlive(pid)).toBe(true);
-      expect(stub.thread(plan.ts).some((m) => /FAILED/.test(m.text))).toBe(true);
+      await waitFor('the failure in the thread', () => stub.thread(plan.ts).some((m) => /FAILED/.test(m.text)), 30_000, 250);
       // It finishes its shutdown by itself, cleanly (the marker is written only by a completed shutdown).
       await waitFor('the slow broker to exit by itself', () => !isAlive(pid), delaySeconds * 1000 + 60_000, 500);
       const markerDir = join(host, 'data', 'kafka-logs');
