@@ -74,7 +74,7 @@ async function ownedPid(node: NodeLayout): Promise<number | null> {
   }
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -140,6 +140,24 @@ async function tail(file: string, lines = 25): Promise<string> {
     return '(no log yet)';
   }
 }
+
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The broker's "service" on its host directory: what lib/hosts/service-control.sh
+ * runs to start it (as systemd would run ExecStart). It records its pid where the
+ * sandbox looks for it, then becomes the JVM.
+ */
+async function writeServiceScript(node: NodeLayout, javaArgs: string[]): Promise<void> {
+  const file = join(node.hostDir, SERVICE_SCRIPT);
+  const body = ['#!/usr/bin/env bash', `cd ${shellQuote(node.hostDir)} || exit 1`, `echo $$ > ${shellQuote(node.pidFile)}`, `exec java ${javaArgs.map(shellQuote).join(' ')}`, ''].join('\n');
+  await writeFile(file, body, { mode: 0o755 });
+}
+
+/** Written into each broker's host directory; its presence tells service-control.sh it is on a sandbox host. */
+export const SERVICE_SCRIPT = 'sandbox-service.sh';
+/** Test knob: a number of seconds in this file (host directory) delays the broker's next graceful stop. */
+export const SLOW_STOP_FILE = 'slow-stop-seconds';
 
 export class Sandbox {
   readonly settings: SandboxSettings;
@@ -346,24 +364,22 @@ export class Sandbox {
     await this.writeNodeFiles(node, dist);
     await this.formatIfNeeded(node, dist, cluster.clusterId);
     const logMark = await markLog(join(node.logsDir, 'server.log'));
+    const javaArgs = [
+      node.role === 'controller' ? '-Xmx256m' : '-Xmx512m',
+      '-Xms128m',
+      '-XX:+UseSerialGC',
+      '-XX:TieredStopAtLevel=1',
+      '-Djava.awt.headless=true',
+      `-Dkafka.logs.dir=${node.logsDir}`,
+      this.loggingOpt(node, dist),
+      '-cp',
+      dist.classpath,
+      'kafka.Kafka',
+      node.configFile,
+    ];
+    if (node.role === 'broker') await writeServiceScript(node, javaArgs);
     const out = openSync(join(node.logsDir, node.role === 'controller' ? 'controllerServer.out' : 'kafkaServer.out'), 'a');
-    const child = spawn(
-      'java',
-      [
-        node.role === 'controller' ? '-Xmx256m' : '-Xmx512m',
-        '-Xms128m',
-        '-XX:+UseSerialGC',
-        '-XX:TieredStopAtLevel=1',
-        '-Djava.awt.headless=true',
-        `-Dkafka.logs.dir=${node.logsDir}`,
-        this.loggingOpt(node, dist),
-        '-cp',
-        dist.classpath,
-        'kafka.Kafka',
-        node.configFile,
-      ],
-      { detached: true, stdio: ['ignore', out, out], cwd: node.hostDir },
-    );
+    const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out], cwd: node.hostDir });
     closeSync(out);
     child.unref();
     if (!child.pid) throw new Error(`could not start java for node ${id}`);

@@ -272,6 +272,13 @@ export function decide<P extends ApprovablePlan>(
       };
     }
 
+    case 'request-resume': {
+      if (request.status !== 'EXECUTING') return OPEN_STATUSES.has(request.status) ? refuse('not-executing', 'not running yet') : notOpen(request);
+      if (!policy.approvers.has(action.user)) return refuse('unauthorized', `<@${action.user}> is not an authorized approver`);
+      if (request.cancelRequested) return refuse('closed', `<@${request.cancelRequested.user}> already asked to cancel it`);
+      return { ok: true, ...transition({ ...request, resumeRequested: { user: action.user, at: now } }, 'EXECUTING', now, 'resume-requested', action.user, 'resumed the paused operation: it checks again') };
+    }
+
     case 'abandon': {
       if (request.status !== 'EXECUTING') return refuse('not-executing', `request is ${request.status}`);
       if (!policy.approvers.has(action.user)) return refuse('unauthorized', `<@${action.user}> is not an authorized approver`);

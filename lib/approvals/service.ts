@@ -169,6 +169,11 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     return this.apply(id, { type: 'request-cancel', user, ...(reason ? { reason } : {}) }, invalid(UserId, user) ?? invalid(Reason, reason), ['cancelRequested']);
   }
 
+  /** Any one approver resumes a paused run; the worker checks again at its next tick. */
+  requestResume(id: string, user: string) {
+    return this.apply(id, { type: 'request-resume', user }, invalid(UserId, user), ['resumeRequested']);
+  }
+
   /** Operation state kept beside the request (throttle ledger...), readable by any later worker. */
   putRunData(id: string, name: string, value: unknown): Promise<void> {
     return this.store.putRunData(id, name, value);

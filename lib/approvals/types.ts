@@ -89,7 +89,8 @@ export type AuditEventType =
   | 'stale'
   | 'abandoned'
   | 'resumed'
-  | 'cancel-requested';
+  | 'cancel-requested'
+  | 'resume-requested';
 
 /** One line of the audit trail; `seq` equals the request version it produced. */
 export interface AuditEvent {
@@ -136,6 +137,8 @@ export interface ApprovalRequest<P extends ApprovablePlan = ApprovablePlan> {
   run?: RunState;
   /** An approver asked a running operation to stop; the worker stops at its next check and cleans up. */
   cancelRequested?: { user: string; at: number; reason?: string };
+  /** An approver resumed a paused run (it checks again what paused it); the latest press. */
+  resumeRequested?: { user: string; at: number };
   /** Where the Slack layer posts progress: channel, thread ts, message ts... */
   context?: Record<string, string>;
   /** Audit trail, appended in the same conditional write as the transition it records. */
@@ -154,6 +157,8 @@ export type Action =
   | { type: 'resume'; workerId: string; leaseMs: number }
   /** Any one approver stops a running operation (the worker cancels what is in flight and removes its throttles). */
   | { type: 'request-cancel'; user: string; reason?: string }
+  /** Any one approver resumes a paused run: it checks again what paused it. */
+  | { type: 'request-resume'; user: string }
   /** A human closes a run whose worker died (lease expired): it becomes FAILED, never re-run. */
   | { type: 'abandon'; user: string; reason?: string };
 

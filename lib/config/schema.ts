@@ -42,16 +42,34 @@ const authSchema = z.discriminatedUnion('mechanism', [
 
 const brokerIdKey = z.string().regex(/^\d+$/, 'broker ids are non-negative integers');
 
+/** A systemd unit name as the host script accepts it: no path, no option, no shell character. */
+export const SYSTEMD_UNIT_NAME = /^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$/;
+
+/**
+ * How the broker's service is stopped and started (broker restarts). Stops are
+ * graceful only: the run waits up to stopBoundSeconds for the process to exit
+ * (keep it longer than the unit's TimeoutStopSec) and never sends SIGKILL.
+ */
+const serviceSchema = z.object({
+  unit: z.string().regex(SYSTEMD_UNIT_NAME, 'expected a systemd unit name like kafka or kafka.service').default('kafka'),
+  stopBoundSeconds: z.number().int().min(5).max(7200).default(900),
+  /** Registered, logs loaded and back in every ISR within this after the start, or the restart stops. */
+  readyTimeoutSeconds: z.number().int().min(10).max(86_400).default(3600),
+});
+export type ServiceConfig = z.infer<typeof serviceSchema>;
+
 const hostsSchema = z.discriminatedUnion('executor', [
   z.object({
     executor: z.literal('ssm'),
     /** broker id → EC2 instance id */
     instances: z.record(brokerIdKey, z.string().regex(EC2_INSTANCE_ID, 'expected an EC2 instance id like i-0123456789abcdef0')),
+    service: serviceSchema.prefault({}),
   }),
   z.object({
     executor: z.literal('local'),
     /** broker id → host directory (the sandbox's <home>/broker-<id>) */
     hostDirs: z.record(brokerIdKey, z.string().min(1)),
+    service: serviceSchema.prefault({}),
   }),
   /** Amazon MSK: no host access; host checks are reported as skipped. */
   z.object({ executor: z.literal('none') }),

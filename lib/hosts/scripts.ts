@@ -9,6 +9,7 @@
 //     document commands, with the parameters as SSM_<name> variables.
 // Adding a script is one entry in HOST_SCRIPTS (then regenerate the documents).
 import { PROBE_SCRIPT } from './probe-script.generated.ts';
+import { loadServiceControlScript } from './service-control.ts';
 import { readFileSync } from 'node:fs';
 
 export interface ScriptParameter {
@@ -118,6 +119,17 @@ export const HOST_SCRIPTS = {
       { name: 'topic', description: 'topic name (Kafka rules: 1-249 of a-z A-Z 0-9 . _ -)', allowedPattern: `^${TOPIC}$`, pass: { as: 'positional' } },
       { name: 'partition', description: 'partition number', allowedPattern: '^[0-9]{1,7}$', pass: { as: 'positional' } },
       { name: 'logDirs', description: "the broker's log.dirs, comma separated", allowedPattern: `^${ABSOLUTE_PATH}(,${ABSOLUTE_PATH}){0,63}$`, pass: { as: 'list' } },
+    ],
+  },
+  'service-control': {
+    name: 'service-control',
+    description: "kafka-responder broker service control: graceful stop (never SIGKILL), start, or status of the broker's service",
+    body: loadServiceControlScript,
+    parameters: [
+      { name: 'action', description: 'stop, start or status', allowedPattern: '^(stop|start|status)$', pass: { as: 'positional' } },
+      { name: 'unit', description: "the broker's systemd unit", allowedPattern: '^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$', pass: { as: 'positional' } },
+      { name: 'logsDir', description: "the broker's log4j directory (server.log), or - when unknown", allowedPattern: '^(-|/[A-Za-z0-9._/-]{0,254})$', pass: { as: 'positional' } },
+      { name: 'logDirs', description: "the broker's log.dirs, comma separated (clean-shutdown markers)", allowedPattern: '^(/[A-Za-z0-9._/-]{0,254}(,/[A-Za-z0-9._/-]{0,254}){0,15})?$', optional: true, pass: { as: 'list' } },
     ],
   },
 } as const satisfies Record<string, HostScript>;

@@ -10,6 +10,8 @@ const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()
  *   KR_HOST_EXECUTOR=none          run as on Amazon MSK: no host access at all
  *   KR_THROTTLE_BYTES_PER_SEC=N    replication throttle of drains and raise-rf
  *   KR_OPERATIONS_POLL_SECONDS=N   how often a running reassignment is polled
+ *   KR_RESTART_STOP_BOUND_SECONDS=N   how long a restart waits for a broker to stop gracefully (default 900)
+ *   KR_RESTART_READY_TIMEOUT_SECONDS=N   how long a restarted broker may take to be back in every ISR
  */
 export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; notes: string[] } {
   const s = sandboxSettings(env);
@@ -29,7 +31,17 @@ export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: C
           name: 'sandbox',
           bootstrap: list(env.KAFKA_BOOTSTRAP_SERVERS || bootstrapServers(s)),
           aliases: ['local'],
-          hosts: noHosts ? { executor: 'none' } : { executor: 'local', hostDirs: Object.fromEntries(BROKER_IDS.map((id) => [String(id), nodeLayout(s, id).hostDir])) },
+          hosts: noHosts
+            ? { executor: 'none' }
+            : {
+                executor: 'local',
+                hostDirs: Object.fromEntries(BROKER_IDS.map((id) => [String(id), nodeLayout(s, id).hostDir])),
+                service: {
+                  unit: 'kafka',
+                  ...(env.KR_RESTART_STOP_BOUND_SECONDS ? { stopBoundSeconds: Number(env.KR_RESTART_STOP_BOUND_SECONDS) } : {}),
+                  ...(env.KR_RESTART_READY_TIMEOUT_SECONDS ? { readyTimeoutSeconds: Number(env.KR_RESTART_READY_TIMEOUT_SECONDS) } : {}),
+                },
+              },
           diagnosisTimeoutMs: 30_000,
           operations: {
             ...(noHosts ? {} : { kafkaBin: binDir(s) }),

@@ -5,6 +5,8 @@ export const OPS_ACTIONS = {
   cancel: 'ops:cancel',
   /** Any one approver stops a running operation (in-flight reassignments cancelled, throttles removed). */
   stop: 'ops:stop',
+  /** Any one approver resumes a paused run (a restart whose live can-restart said no): it checks again. */
+  resume: 'ops:resume',
   /** A human closes a run that keeps failing to resume (lease expired) as FAILED; the sweep still removes its throttles. */
   abandon: 'ops:abandon',
   /** Value: an OpsPlanButton (JSON), from a finding or a refused full drain. */

@@ -11,6 +11,7 @@ import type { PlanResult } from './types.ts';
 import { hostTargets, type ExecutorFactory } from '../hosts/executors.ts';
 import { toConnectionConfig } from '../kafka/cluster-connection.ts';
 import type { OpsRequest } from './requests.ts';
+import type { AssessRestart, RestartIo } from './restart.ts';
 
 export interface OperationsBackend {
   /** Snapshot → (leader override: replica data and consumer offsets) → planner. Changes nothing. */
@@ -25,9 +26,67 @@ export class OperationsUnavailableError extends Error {
 
 export const DEFAULT_THROTTLE_BYTES_PER_SEC = 50 * 1024 * 1024;
 
-export function createDefaultOperations(executorFor: ExecutorFactory): OperationsBackend {
+export function createDefaultOperations(executorFor: ExecutorFactory, opts: { assessRestart?: AssessRestart } = {}): OperationsBackend {
   const timeoutOf = (cluster: ClusterConfig) => Math.max(20_000, cluster.diagnosisTimeoutMs);
+  /** Host control for restarts: the fixed service script and the probe, where the cluster has host access. */
+  const restartIo = async (cluster: ClusterConfig): Promise<RestartIo | null> => {
+    const executor = await executorFor(cluster);
+    if (!executor || cluster.hosts.executor === 'none' || !opts.assessRestart) return null;
+    const targetOf = (brokerId: number) => {
+      const t = hostTargets(cluster, [brokerId])[0];
+      if (!t) throw new Error(`broker ${brokerId} has no host in the cluster config`);
+      return t;
+    };
+    const { probeHosts } = await import('../hosts/probe-runner.ts');
+    const service = await import('../hosts/service-control.ts');
+    return {
+      assess: opts.assessRestart,
+      async probe(brokerId) {
+        const [outcome] = await probeHosts(executor, [targetOf(brokerId)], { timeoutMs: 30_000 });
+        return outcome?.ok ? outcome.report : null;
+      },
+      service: (brokerId, call) => service.runServiceControl(executor, targetOf(brokerId), call),
+      async status(brokerId, host) {
+        const r = await service.runServiceControl(executor, targetOf(brokerId), { action: 'status', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
+        if (!r.ok) throw new Error(r.detail);
+        return service.parseServiceStatus(r.stdout);
+      },
+    };
+  };
+
+  const planRestartOn = async (cluster: ClusterConfig, request: Extract<OpsRequest, { kind: 'restart-brokers' }>): Promise<PlanResult> => {
+    if (cluster.hosts.executor === 'none') {
+      return { ok: false, reason: `${cluster.name} has no host access (hosts.executor "none", e.g. Amazon MSK): restart its brokers with the provider's own reboot (MSK: RebootBroker, one broker at a time).` };
+    }
+    const hosts = await restartIo(cluster);
+    if (!hosts) return { ok: false, reason: 'broker restarts are not available in this worker' };
+    const { planRestart } = await import('./restart.ts');
+    const { lastShutdownSeconds, systemdSeconds } = await import('../hosts/service-control.ts');
+    const snapshot = await io(cluster).snapshot(null);
+    const live = snapshot.brokers.map((b) => b.id);
+    const brokers = request.brokers.length ? request.brokers : live;
+    const service = cluster.hosts.service;
+    const facts = await Promise.all(
+      brokers.filter((b) => live.includes(b)).map(async (brokerId) => {
+        const probe = await hosts.probe(brokerId).catch(() => null);
+        const host = { unit: service.unit, logsDir: probe?.process.logsDir ?? null, logDirs: (probe?.logDirs ?? []).filter((d) => d.exists).map((d) => d.path) };
+        const status = await hosts.status(brokerId, host).catch(() => null);
+        const timeout = systemdSeconds(status?.timeoutStopRaw ?? probe?.systemd?.timeoutStopRaw ?? null) ?? probe?.systemd?.timeoutStopSec ?? null;
+        return {
+          brokerId,
+          probe,
+          host,
+          pid: status?.pid ?? probe?.process.pid ?? null,
+          lastShutdownSeconds: status ? lastShutdownSeconds(status.lines) : null,
+          systemdStopTimeoutSeconds: timeout === Infinity ? -1 : timeout,
+        };
+      }),
+    );
+    return planRestart(snapshot, { brokers, rolling: request.rolling, service, facts, assess: hosts.assess, activeControllerId: null });
+  };
+
   const io = (cluster: ClusterConfig): OperationIo => ({
+    restart: () => restartIo(cluster),
     async snapshot(topics: string[] | null): Promise<ClusterSnapshot> {
       const { takeSnapshot } = await import('../kafka/snapshot.ts');
       return takeSnapshot(toConnectionConfig(cluster), { topics, timeoutMs: timeoutOf(cluster) });
@@ -61,6 +120,8 @@ export function createDefaultOperations(executorFor: ExecutorFactory): Operation
       const throttle = { throttleBytesPerSec: cluster.operations?.throttleBytesPerSec ?? DEFAULT_THROTTLE_BYTES_PER_SEC };
       const kafka = io(cluster);
       switch (request.kind) {
+        case 'restart-brokers':
+          return planRestartOn(cluster, request);
         case 'drain-broker':
           return ops.planDrain(await kafka.snapshot(null), { broker: request.broker, partial: request.partial }, throttle);
         case 'raise-replication-factor':

@@ -228,6 +228,23 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
       const posted = await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch(() => undefined);
       if (posted) await ctx.store.create(progressKey, { ts: posted.ts }, MESSAGE_REF_TTL_SECONDS).catch(() => false);
     },
+    async paused(reason, request) {
+      await say({
+        text: `:double_vertical_bar: Paused: ${clip(reason, 1500)}`,
+        blocks: [
+          section(`:double_vertical_bar: *Paused* at step ${(request.run?.cursor ?? 0) + 1} of ${request.plan.steps.length}: ${escapeMrkdwn(clip(reason, 2500))}\nNothing was stopped. *Resume* (any one approver) checks again and continues only if it is safe; *Cancel* ends the operation.`),
+          {
+            type: 'actions',
+            block_id: `ops-paused:${request.id}`,
+            elements: [
+              button({ text: 'Resume', actionId: OPS_ACTIONS.resume, value: request.id, style: 'primary' }),
+              button({ text: 'Cancel operation', actionId: OPS_ACTIONS.stop, value: request.id, style: 'danger' }),
+            ],
+          },
+        ],
+      });
+      await refreshPlanMessage(ctx, request, ref);
+    },
     async finished(request, outcome) {
       if (outcome.status === 'STALE') {
         await say({ text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${request.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). Nothing ran. Request a new plan.` });

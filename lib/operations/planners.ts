@@ -96,6 +96,15 @@ export function preconditionsFor(target: PlanTarget, s: ClusterSnapshot): unknow
     case 'reassign': {
       return { kind, partitions: assignment(target.params.partitions), liveBrokers: live };
     }
+    case 'restart-brokers': {
+      // Leaders and ISRs move all the time; what the order was decided from is who is live and where replicas are.
+      const hosted = target.params.brokers.map((b) => {
+        let replicas = 0;
+        for (const t of s.topics) for (const p of t.partitions) if (p.replicas.includes(b)) replicas++;
+        return { broker: b, replicas };
+      });
+      return { kind, brokers: target.params.brokers, hosted, liveBrokers: live };
+    }
     case 'preferred-election': {
       return {
         kind,

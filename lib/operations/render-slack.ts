@@ -51,6 +51,19 @@ function candidatesText(plan: Plan): string | null {
   return `*Replicas:*\n${lines.join('\n')}`;
 }
 
+/** Restart: per broker, in order, what the plan was decided from. */
+function restartsText(plan: Plan): string | null {
+  const r = plan.impact.restarts;
+  if (!r?.length) return null;
+  const timeout = (t: number | null) => (t === null ? 'unknown' : t < 0 ? 'infinity' : `${t} s`);
+  const lines = r.slice(0, 20).map((b, i) => {
+    const offsets = b.offsetsPartitionsLed.length ? `leads __consumer_offsets ${b.offsetsPartitionsLed.slice(0, 12).join(', ')}${b.offsetsPartitionsLed.length > 12 ? '…' : ''}` : 'leads no __consumer_offsets partition';
+    const verdict = b.verdict === 'yes' ? 'can-restart: yes' : `can-restart: *no* (${escapeMrkdwn(clip(b.reasons[0] ?? '', 200))})`;
+    return `${i + 1}. broker ${b.brokerId}: ${verdict} · last controlled shutdown ${b.lastShutdownSeconds === null ? 'not in the log' : `${b.lastShutdownSeconds.toFixed(1)} s`} · systemd stop timeout ${timeout(b.systemdStopTimeoutSeconds)} · ${b.leaders} leader(s), ${offsets}`;
+  });
+  return `*Restart order:*\n${lines.join('\n')}`;
+}
+
 function approvalsText(r: ApprovalRequest<Plan>): string {
   const who = r.approvals.map((a) => `<@${a.user}>${a.user === r.requester ? ' (requester)' : ''}`).join(', ');
   return `*Approvals:* ${r.approvals.length} of ${r.requiredApprovals}${who ? ` — ${who}` : ''}`;
@@ -76,6 +89,8 @@ export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
   // Leader override: the loss headline ("unknown — at least N…") and the consumer groups it strands, before anyone clicks.
   const loss = leaderOverrideLossLines(plan);
   if (loss.length) blocks.push(section(clip(loss.map((l, i) => (i === 0 ? `*${escapeMrkdwn(l)}*` : escapeMrkdwn(l))).join('\n'), SLACK_LIMITS.sectionText)));
+  const restarts = restartsText(plan);
+  if (restarts) blocks.push(section(clip(restarts, SLACK_LIMITS.sectionText)));
   const cands = candidatesText(plan);
   if (cands) blocks.push(section(cands));
   if (plan.warnings.length) blocks.push(section(`*Warnings:*\n${plan.warnings.slice(0, 8).map((w) => `• ${escapeMrkdwn(clip(w, 300))}`).join('\n')}`));

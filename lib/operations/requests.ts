@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { CLUSTER_NAME } from '../config/schema.ts';
 import { slackOriginSchema } from '../queue/job.ts';
-import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest } from './validate.ts';
+import { DrainRequest, LeaderOverrideRequest, RaiseReplicationFactorRequest, RestartRequest } from './validate.ts';
 
 export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh: 'ops.refresh', sweep: 'ops.sweep' } as const;
 
@@ -16,6 +16,7 @@ export const opsRequestSchema = z.discriminatedUnion('kind', [
   LeaderOverrideRequest.extend({ kind: z.literal('leader-override') }),
   DrainRequest.extend({ kind: z.literal('drain-broker') }),
   RaiseReplicationFactorRequest.extend({ kind: z.literal('raise-replication-factor') }),
+  RestartRequest.extend({ kind: z.literal('restart-brokers') }),
 ]);
 export type OpsRequest = z.infer<typeof opsRequestSchema>;
 
@@ -47,5 +48,7 @@ export function describeOpsRequest(r: OpsRequest): string {
       return `${r.partial ? 'partially drain' : 'drain'} broker ${r.broker}`;
     case 'raise-replication-factor':
       return `raise the replication factor of ${r.topic} to ${r.replicationFactor}`;
+    case 'restart-brokers':
+      return r.rolling ? `rolling restart of ${r.brokers.length ? `brokers ${r.brokers.join(', ')}` : 'every broker'}` : `restart broker ${r.brokers[0]}`;
   }
 }

@@ -24,11 +24,14 @@ import { StepFailed, reassignedBy, runStep, stillMoving, type StepContext } from
 import { removeThrottles, type ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanTarget, TopicPartition } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
+import { restartLeftover, type RestartIo } from './restart.ts';
 
 /** The cluster as a run sees it: the protocol admin and snapshots. */
 export interface OperationIo {
   openAdmin(): Promise<KafkaAdmin>;
   snapshot(topics: string[] | null): Promise<ClusterSnapshot>;
+  /** Broker restarts: host control; absent or null without host access. */
+  restart?(): Promise<RestartIo | null>;
 }
 
 /** What the thread hears about a run. Failures to post never stop the run. */
@@ -37,6 +40,8 @@ export interface RunReporter {
   resumed?(request: ApprovalRequest<Plan>): Promise<void>;
   step(report: StepReport, request: ApprovalRequest<Plan>): Promise<void>;
   progress(text: string, request: ApprovalRequest<Plan>): Promise<void>;
+  /** The run paused and waits for a human: say why, with Resume and Cancel. */
+  paused?(reason: string, request: ApprovalRequest<Plan>): Promise<void>;
   finished(request: ApprovalRequest<Plan>, outcome: { status: FinalOutcome; summary: string }): Promise<void>;
 }
 
@@ -73,6 +78,8 @@ const PARK_MARGIN_MS = 5_000;
 /** Transient failures (cluster unreachable...) are retried on later ticks; this many in a row fail the run. */
 const MAX_CONSECUTIVE_ERRORS = 20;
 export const LEDGER_NAME = 'throttles';
+/** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
+export const PAUSE_PARK_MS = 15 * 60_000;
 
 const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -80,6 +87,7 @@ const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export function snapshotTopics(plan: PlanTarget): string[] | null {
   switch (plan.kind) {
     case 'drain-broker':
+    case 'restart-brokers':
       return null;
     case 'leader-override':
     case 'raise-replication-factor':
@@ -120,7 +128,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   const finish = async (status: FinalOutcome, summary: string): Promise<TickResult> => {
     const cleanup = admin ? await settle(admin, plan, status, ledger) : { text: '', complete: false };
     const finalRun: RunState = { ...run, ...(cleanup.complete ? {} : { cleanupPending: true }) };
-    const text = `${summary}${cleanup.text}`;
+    const leftover = status !== 'SUCCEEDED' && plan.kind === 'restart-brokers' ? restartLeftover(plan.steps, run.cursor, run.progress?.data) : null;
+    const text = `${summary}${cleanup.text}${leftover ? `; ${leftover}` : ''}`;
     const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations }, finalRun);
     const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
     await quietly(report.finished(after, { status, summary: text }));
@@ -139,7 +148,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
 
   try {
     admin = await input.io.openAdmin();
-    const ctxFor = (): StepContext => ({ plan, admin: admin!, snapshot: () => input.io.snapshot(topics), run, now, ledger });
+    const restartIo = plan.kind === 'restart-brokers' ? ((await input.io.restart?.()) ?? null) : null;
+    const ctxFor = (): StepContext => ({ plan, admin: admin!, snapshot: () => input.io.snapshot(topics), run, now, ledger, restart: restartIo, resumeRequestedAt: request.resumeRequested?.at ?? null });
     for (;;) {
       if (input.signal?.aborted) return { kind: 'aborted' };
       const fresh = await approvals.get(requestId);
@@ -185,6 +195,11 @@ export async function runTick(input: TickInput): Promise<TickResult> {
         // No audit record, no next step: the lease may be gone or the table unreachable.
         if (!recorded.ok) throw new Error(`audit of step ${done.index + 1} failed: ${recorded.message}`);
         await quietly(report.step(done, recorded.request));
+      } else if (outcome.status === 'paused') {
+        run = { ...run, progress: { text: `paused: ${outcome.reason}`, at: now(), data: outcome.data }, data: { ...run.data, errors: 0 } };
+        const parked = await park(PAUSE_PARK_MS);
+        if (!outcome.quiet && parked.kind === 'parked') await quietly(report.paused?.(outcome.reason, (await approvals.get(requestId)) ?? request));
+        return parked;
       } else {
         run = { ...run, progress: { text: outcome.progress, at: now(), ...(outcome.data ? { data: outcome.data } : {}) }, data: { ...run.data, errors: 0 } };
         if (!(await approvals.saveRun(requestId, workerId, run, lease()))) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
@@ -304,6 +319,8 @@ function successSummary(plan: Plan): string {
   switch (plan.kind) {
     case 'leader-override':
       return `broker ${plan.params.replica} leads ${plan.params.topic}-${plan.params.partition}`;
+    case 'restart-brokers':
+      return `restarted broker ${plan.params.brokers.join(', ')} one at a time; each is back in every ISR`;
     case 'drain-broker':
       return plan.params.partial
         ? `moved every replica of broker ${plan.params.broker} that had somewhere to go`

@@ -74,6 +74,29 @@ export function parseRaiseRf(args: string[], config: Config): Parsed {
   return validated({ kind: 'raise-replication-factor', topic: s.args[0], replicationFactor: s.args[1] }, s.cluster, config);
 }
 
+export function parseRestart(args: string[], config: Config): Parsed {
+  const s = splitCluster(args, config);
+  if (s.args.length !== 1) return { error: 'name exactly one broker id' };
+  return validated({ kind: 'restart-brokers', brokers: [s.args[0]], rolling: false }, s.cluster, config);
+}
+
+export function parseRollingRestart(args: string[], config: Config): Parsed {
+  const flag = args.findIndex((a) => a === '--brokers' || a.startsWith('--brokers='));
+  let brokers: string[] = [];
+  let rest = args;
+  if (flag >= 0) {
+    const inline = args[flag]!.startsWith('--brokers=') ? args[flag]!.slice('--brokers='.length) : args[flag + 1];
+    if (!inline) return { error: '--brokers needs a list like 1,2,3' };
+    brokers = inline.split(',').filter(Boolean);
+    rest = args.filter((_, i) => i !== flag && (args[flag]!.includes('=') || i !== flag + 1));
+  }
+  // The only word left, if any, is the cluster.
+  if (rest.length > 1) return { error: `unexpected ${rest.map((a) => `\`${a}\``).join(' ')}` };
+  const cluster = findCluster(config, rest[0]);
+  if (rest[0] !== undefined && !cluster) return { error: `unknown cluster \`${rest[0]}\`` };
+  return validated({ kind: 'restart-brokers', brokers, rolling: true }, cluster, config);
+}
+
 /**
  * Validated, authorized requests become a plan job; the worker posts the plan
  * for approval. Null when queued, else the reply saying nothing was started.
@@ -114,6 +137,8 @@ function opsCommand(name: string, usage: string, summary: string, parse: (args: 
 
 export const electLeaderCommand = opsCommand('elect-leader', 'elect-leader <topic> <partition> [replica] [cluster]', 'plan a leader override (two approvals needed to run it)', parseElectLeader);
 export const drainCommand = opsCommand('drain', 'drain <broker> [partial] [cluster]', 'plan moving every replica off a broker before a planned stop', parseDrain);
+export const restartCommand = opsCommand('restart', 'restart <broker> [cluster]', 'plan a safe restart of one broker (graceful stop, never kill -9)', parseRestart);
+export const rollingRestartCommand = opsCommand('rolling-restart', 'rolling-restart [cluster] [--brokers 1,2,3]', 'plan a rolling restart, one broker at a time', parseRollingRestart);
 export const raiseRfCommand = opsCommand('raise-rf', 'raise-rf <topic> <n> [cluster]', 'plan raising a topic’s replication factor', parseRaiseRf);
 
 /** Why a click did not count, as the clicker reads it. */
@@ -185,6 +210,7 @@ export const approveAction = decisionHandler(OPS_ACTIONS.approve, (inv, deps, id
 export const rejectAction = decisionHandler(OPS_ACTIONS.reject, (inv, deps, id) => deps.approvals!.reject(id, inv.userId));
 export const cancelAction = decisionHandler(OPS_ACTIONS.cancel, (inv, deps, id) => deps.approvals!.cancel(id, inv.userId));
 export const stopAction = decisionHandler(OPS_ACTIONS.stop, (inv, deps, id) => deps.approvals!.requestCancel(id, inv.userId, 'cancel pressed in Slack'), true);
+export const resumeAction = decisionHandler(OPS_ACTIONS.resume, (inv, deps, id) => deps.approvals!.requestResume(id, inv.userId), true);
 export const abandonAction = decisionHandler(OPS_ACTIONS.abandon, (inv, deps, id) => deps.approvals!.abandon(id, inv.userId, 'marked failed from Slack'));
 
 /** Where a button was clicked: the thread it sits in, so the plan joins the conversation. */
@@ -218,7 +244,7 @@ export const planAction: OpsActionHandler = {
 export function operationsSlack(approvals: ApprovalService<Plan> | undefined): SlackContribution {
   const withApprovals = (deps: AckDeps): OpsAckDeps => ({ ...deps, ...(approvals ? { approvals } : {}) });
   return {
-    commands: [electLeaderCommand, drainCommand, raiseRfCommand].map((c): SlashSubcommand => ({ ...c, run: (inv, deps) => c.run(inv, withApprovals(deps)) })),
-    actions: [approveAction, rejectAction, cancelAction, stopAction, abandonAction, planAction].map((a): ActionHandler => ({ ...a, run: (inv, deps) => a.run(inv, withApprovals(deps)) })),
+    commands: [electLeaderCommand, drainCommand, raiseRfCommand, restartCommand, rollingRestartCommand].map((c): SlashSubcommand => ({ ...c, run: (inv, deps) => c.run(inv, withApprovals(deps)) })),
+    actions: [approveAction, rejectAction, cancelAction, stopAction, resumeAction, abandonAction, planAction].map((a): ActionHandler => ({ ...a, run: (inv, deps) => a.run(inv, withApprovals(deps)) })),
   };
 }

@@ -9,6 +9,7 @@ import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
 import { applyThrottles, describeLedger, removeThrottles, setThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanStep, TopicPartition } from './types.ts';
 import type { PartitionAssignment } from './validate.ts';
+import { runRestartStep, type RestartIo } from './restart.ts';
 
 export class StepFailed extends Error {
   override name = 'StepFailed';
@@ -16,7 +17,9 @@ export class StepFailed extends Error {
 
 export type StepOutcome =
   | { status: 'done'; detail: string; data?: Record<string, unknown> }
-  | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
+  | { status: 'waiting'; progress: string; data?: Record<string, unknown> }
+  /** Stop here until a human resumes (or cancels); `quiet` when it was already paused and nothing new is to be said. */
+  | { status: 'paused'; reason: string; data: Record<string, unknown>; quiet: boolean };
 
 export interface StepContext {
   plan: Plan;
@@ -28,6 +31,10 @@ export interface StepContext {
   now(): number;
   /** The throttle ledger, stored beside the run so a later worker or the sweep can undo it. */
   ledger: { get(): Promise<ThrottleLedger | null>; put(ledger: ThrottleLedger): Promise<void> };
+  /** Broker restarts: host control; null when the cluster has no host access. */
+  restart?: RestartIo | null;
+  /** When an approver last pressed Resume on this run; null if never. */
+  resumeRequestedAt?: number | null;
 }
 
 /** How long a leader may take to show up after an election before the step fails. */
@@ -85,6 +92,21 @@ export async function runStep(step: PlanStep, ctx: StepContext): Promise<StepOut
       return verifyAssignment(step, ctx);
     case 'commit-offsets':
       return commitOffsets(step, ctx);
+    case 'restart-check':
+    case 'stop-broker':
+    case 'start-broker':
+    case 'wait-broker-ready':
+      return runRestartStep(step, {
+        restart: ctx.restart ?? null,
+        snapshot: ctx.snapshot,
+        progress: ctx.run.progress?.data,
+        stepStartedAt: ctx.run.stepStartedAt,
+        resumeRequestedAt: ctx.resumeRequestedAt ?? null,
+        now: ctx.now,
+        fail: (message) => {
+          throw new StepFailed(message);
+        },
+      });
   }
 }
 

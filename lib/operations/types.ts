@@ -17,9 +17,11 @@ export interface PlanParamsByKind {
   'raise-replication-factor': { topic: string; replicationFactor: number; throttleBytesPerSec: number };
   reassign: { partitions: TopicPartition[]; assignment: PartitionAssignment[]; throttleBytesPerSec: number };
   'preferred-election': { partitions: TopicPartition[] };
+  /** One broker (`rolling: false`) or several, one at a time, in `brokers` order. */
+  'restart-brokers': { brokers: number[]; rolling: boolean; unit: string; stopBoundSeconds: number; readyTimeoutSeconds: number };
 }
 export type PlanKind = keyof PlanParamsByKind;
-export const PLAN_KINDS = ['leader-override', 'drain-broker', 'raise-replication-factor', 'reassign', 'preferred-election'] as const satisfies readonly PlanKind[];
+export const PLAN_KINDS = ['leader-override', 'drain-broker', 'raise-replication-factor', 'reassign', 'preferred-election', 'restart-brokers'] as const satisfies readonly PlanKind[];
 
 /** A kind with its params: narrowing on `kind` types `params`. */
 export type PlanTarget = { [K in PlanKind]: { kind: K; params: PlanParamsByKind[K] } }[PlanKind];
@@ -160,7 +162,64 @@ export type PlanStep =
       topic: string;
       partition: number;
       groups: string[];
+    }
+  | {
+      /**
+       * Restart: can-restart, live, right before this broker stops. On "no" the run
+       * pauses (nothing stops) and says why; an approver's Resume checks again.
+       */
+      action: 'restart-check';
+      description: string;
+      broker: number;
+    }
+  | {
+      /**
+       * Graceful stop through the host's service (never SIGKILL), then waits,
+       * across invocations, for the process to exit, up to `boundSeconds`. Past the
+       * bound the run stops and reports: the broker is left stopping. Once it has
+       * exited, the clean-shutdown marker must be in every visible log dir.
+       */
+      action: 'stop-broker';
+      description: string;
+      broker: number;
+      boundSeconds: number;
+      host: BrokerHostPaths;
+    }
+  | { action: 'start-broker'; description: string; broker: number; host: BrokerHostPaths }
+  | {
+      /** Registered again, log loading done, and back in the ISR of every partition it hosts. */
+      action: 'wait-broker-ready';
+      description: string;
+      broker: number;
+      timeoutSeconds: number;
+      host: BrokerHostPaths;
     };
+
+/** What a restart step passes to the host's service script (from the planning-time probe). */
+export interface BrokerHostPaths {
+  unit: string;
+  /** Directory of server.log; null when the probe could not tell. */
+  logsDir: string | null;
+  /** Data log dirs (clean-shutdown markers). */
+  logDirs: string[];
+}
+
+/** Per broker, what a restart plan was decided from. */
+export interface RestartBrokerInfo {
+  brokerId: number;
+  verdict: 'yes' | 'no';
+  reasons: string[];
+  /** The newest complete controlled shutdown in the broker's log, seconds; null when not in the log (or no host access). */
+  lastShutdownSeconds: number | null;
+  /** The unit's TimeoutStopSec in seconds (null: unknown, -1: infinity). */
+  systemdStopTimeoutSeconds: number | null;
+  /** __consumer_offsets partitions it leads (their groups move coordinator while it is down). */
+  offsetsPartitionsLed: number[];
+  /** Partition leaders it holds. */
+  leaders: number;
+  /** Its process at planning time; the restart is confirmed by a new one. */
+  pid: number | null;
+}
 
 export type PlanStepAction = PlanStep['action'];
 
@@ -180,6 +239,8 @@ export interface PlanImpact {
   groupsBeyondEnd?: GroupBeyondEnd[];
   /** Leader override: why committed offsets could not all be read; absent when every group answered. */
   groupsUnread?: string;
+  /** Restart: each broker in restart order. */
+  restarts?: RestartBrokerInfo[];
 }
 
 export interface PlanBase extends ApprovablePlan {

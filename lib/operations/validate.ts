@@ -27,6 +27,13 @@ export const RaiseReplicationFactorRequest = z.object({
 });
 export type RaiseReplicationFactorRequest = z.infer<typeof RaiseReplicationFactorRequest>;
 
+export const RestartRequest = z.object({
+  /** The brokers to restart; a rolling restart orders them itself. Empty with `rolling`: every broker. */
+  brokers: z.array(fromText(BrokerId)).max(64).refine((b) => new Set(b).size === b.length, 'a broker appears twice'),
+  rolling: z.boolean().default(false),
+});
+export type RestartRequest = z.infer<typeof RestartRequest>;
+
 export const PartitionAssignment = z.object({
   topic: TopicName,
   partition: PartitionId,

@@ -6,6 +6,7 @@ import { alertJobs } from '../alerts/triage.ts';
 import { auditJobs, createDefaultAuditor, type Auditor } from '../audit/jobs.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
+import { assessRestart } from '../diagnose/can-restart.ts';
 import { createDefaultDiagnoser, type Diagnoser } from '../diagnose/diagnoser.ts';
 import { diagnoseJobs } from '../diagnose/jobs.ts';
 import { singleFlightDiagnoser } from '../diagnose/single-flight.ts';
@@ -35,7 +36,12 @@ export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [d
 /** The real diagnosis and operations backends, reaching hosts through SSM or the local executor. */
 export function defaultFeatureDeps(approvals?: ApprovalService<Plan>): FeatureDeps {
   const executors = executorFactory();
-  return { diagnoser: createDefaultDiagnoser(executors), auditor: createDefaultAuditor(executors), operations: createDefaultOperations(executors), ...(approvals ? { approvals } : {}) };
+  return {
+    diagnoser: createDefaultDiagnoser(executors),
+    auditor: createDefaultAuditor(executors),
+    operations: createDefaultOperations(executors, { assessRestart }),
+    ...(approvals ? { approvals } : {}),
+  };
 }
 
 /** The worker's infrastructure, without the per-invocation limits. */

@@ -464,3 +464,21 @@ describe('audit trail', () => {
     expect(JSON.stringify(r.events.at(-1)).length).toBeLessThan(6_000);
   });
 });
+
+describe('request-resume (a paused run checks again)', () => {
+  it('any one approver resumes a running operation; audited, the run and lease untouched', () => {
+    const before = executing();
+    const r = ok(decide(before, { type: 'request-resume', user: CAROL }, policy(), T0 + 5 * MIN));
+    expect(r.status).toBe('EXECUTING');
+    expect(r.resumeRequested).toEqual({ user: CAROL, at: T0 + 5 * MIN });
+    expect(r.lease).toEqual(before.lease);
+    expect(r.run).toEqual(before.run);
+    expect(r.events.at(-1)).toMatchObject({ type: 'resume-requested', actor: CAROL });
+  });
+  it('is refused for a non-approver, before execution, and after a cancel was asked', () => {
+    expect(refusal(decide(executing(), { type: 'request-resume', user: MALLORY }, policy(), T0 + 5 * MIN))).toBe('unauthorized');
+    expect(refusal(decide(approvedByAliceBob(), { type: 'request-resume', user: CAROL }, policy(), T0 + 5 * MIN))).toBe('not-executing');
+    const cancelling = ok(decide(executing(), { type: 'request-cancel', user: BOB }, policy(), T0 + 5 * MIN));
+    expect(refusal(decide(cancelling, { type: 'request-resume', user: CAROL }, policy(), T0 + 6 * MIN))).toBe('closed');
+  });
+});

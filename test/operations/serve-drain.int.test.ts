@@ -11,31 +11,26 @@
 //   - afterwards broker 3 holds no replica that could move, and
 //     kafka-configs.sh shows no throttle on any broker or the topic;
 //   - the cluster is configured with no host access (hosts.executor "none").
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
-import { signSlackRequest } from '../../lib/slack/verify.ts';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { createTopic, produce, withAdmin } from '../../sandbox/client.ts';
 import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
-import { closedPort } from '../helpers/net.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
-import { SIGNING_SECRET, blockActionsPayload, slashBody } from '../slack/helpers/signed.ts';
+import { slashBody } from '../slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, sleep, waitFor } from './serve-harness.ts';
 
 const up = hasSandbox();
 const settings = sandboxSettings();
 const bootstrap = bootstrapServers(settings);
 const bin = binDir(settings);
 const TOPIC = 'drain-e2e';
-const REQUESTER = 'U0REQ';
-const ALICE = 'U0ALICE';
-const BOB = 'U0BOB';
-const CHANNEL = 'C0OPS';
 /**
  * A low throttle and ~28 MiB to copy: well over two minutes. Kafka 4.1's replication
  * quota is coarse (a fetch already under way returns whole batches): measured on the
@@ -47,79 +42,23 @@ function kafkaCli(tool: string, args: string[]): string {
   return execFileSync(`${bin}/${tool}`, ['--bootstrap-server', bootstrap, ...args], { encoding: 'utf8', timeout: 120_000 });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, everyMs = 1_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-timeout 30`, surviving a killed serve', () => {
   let stub: SlackStub;
   let dynamo: LocalDynamo;
-  let serve: ChildProcess | undefined;
-  let url = '';
-  let seq = 0;
-  const logs: string[] = [];
-
-  async function startServe(): Promise<void> {
-    const port = await closedPort();
-    const child = spawn(process.execPath, ['bin/kafka-responder.js', 'serve', '--port', String(port), '--worker-timeout', '30'], {
-      env: {
-        ...process.env,
-        KR_FROM_SOURCE: '1',
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_BOT_TOKEN: 'xoxb-test',
-        SLACK_API_URL: stub.apiUrl,
-        ALERTMANAGER_TOKEN: 'alertmanager-token-for-tests',
-        KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
-        KR_APPROVERS: `${ALICE},${BOB}`,
-        KR_INCIDENT_CHANNEL: 'C0INCIDENT',
-        KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
-        KR_SWEEP_SECONDS: '5',
-        KR_THROTTLE_BYTES_PER_SEC: String(THROTTLE),
-        KR_OPERATIONS_POLL_SECONDS: '2',
-        // As on Amazon MSK: no host access at all; the drain runs over the Kafka protocol only.
-        KR_HOST_EXECUTOR: 'none',
-        LOG_LEVEL: 'WARN',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d: Buffer) => logs.push(d.toString()));
-    child.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
-    serve = child;
-    await waitFor('serve to listen', () => logs.join('').includes(`listening on http://127.0.0.1:${port}`), 60_000, 200);
-    url = `http://127.0.0.1:${port}`;
-  }
-
-  async function post(path: string, body: string): Promise<Record<string, unknown>> {
-    const ts = Math.floor(Date.now() / 1000);
-    const res = await fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlackRequest(SIGNING_SECRET, ts, body) },
-      body,
-    });
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  }
-
-  async function click(actionId: string, value: string, user: string, message: StubMessage): Promise<void> {
-    const id = `c${++seq}`;
-    const payload = blockActionsPayload({ actionId, value, user, message, responseUrl: stub.responseUrl(id), actionTs: `${Math.floor(Date.now() / 1000)}.${String(seq).padStart(6, '0')}` });
-    await post('/slack/interactivity', new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
-    const answer = stub.responses.find((r) => r.path === `/response/${id}`);
-    expect(answer?.body.text, `click ${actionId} by ${user}`).toBeUndefined();
-  }
+  let harness: ServeHarness;
+  const startServe = () => harness.start();
+  const post = (path: string, body: string) => harness.post(path, body);
+  const click = (actionId: string, value: string, user: string, message: StubMessage) => harness.click(actionId, value, user, message);
 
   beforeAll(async () => {
     stub = await new SlackStub().start();
     dynamo = await startLocalDynamo();
+    harness = new ServeHarness(stub, dynamo.endpoint, {
+      KR_THROTTLE_BYTES_PER_SEC: String(THROTTLE),
+      KR_OPERATIONS_POLL_SECONDS: '2',
+      // As on Amazon MSK: no host access at all; the drain runs over the Kafka protocol only.
+      KR_HOST_EXECUTOR: 'none',
+    });
     await runScenario(new Sandbox(settings, () => {}), 'healthy');
     await withAdmin(bootstrap, async (admin) => {
       if ((await admin.listTopics()).includes(TOPIC)) await admin.deleteTopics({ topics: [TOPIC] });
@@ -130,7 +69,7 @@ describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-t
   }, 300_000);
 
   afterAll(async () => {
-    serve?.kill('SIGTERM');
+    harness?.stop();
     await stub?.stop();
     await dynamo?.close();
     await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [TOPIC] })).catch(() => undefined);
@@ -172,8 +111,8 @@ describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-t
         return r?.status === 'EXECUTING' && r.lease && !r.lease.parked && (r.run?.invocations ?? 0) >= 2;
       }, 120_000, 250);
       const before = (await store.get(id))!;
-      serve!.kill('SIGKILL');
-      await new Promise((r) => serve!.once('exit', r));
+      harness.serve!.kill('SIGKILL');
+      await new Promise((r) => harness.serve!.once('exit', r));
       const killedAt = Date.now();
       expect(before.status).toBe('EXECUTING');
 

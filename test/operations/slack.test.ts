@@ -33,6 +33,7 @@ const CAROL = 'U0CAROL';
 const OUTSIDER = 'U0DAVE';
 
 function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot): Plan {
+  if (request.kind === 'restart-brokers') throw new Error('restart plans are not faked here');
   const title = request.kind === 'leader-override' ? `make broker ${request.replica ?? 3} lead ${request.topic}-${request.partition}` : request.kind === 'drain-broker' ? `drain broker ${request.broker}` : `raise ${request.topic} to RF ${request.replicationFactor}`;
   const target: PlanTarget =
     request.kind === 'leader-override'

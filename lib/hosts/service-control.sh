@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# kafka-responder broker service control: a fixed script with typed arguments.
+#
+# Usage: service-control.sh <stop|start|status> <unit> <logs-dir|-> [<log-dir>...]
+#   stop    asks the service to stop gracefully and returns at once (the caller
+#           polls `status`). systemd: a runtime drop-in sets TimeoutStopSec=infinity
+#           and SendSIGKILL=no for this stop, so systemd never SIGKILLs a broker
+#           whose controlled shutdown takes long; then `systemctl stop --no-block`.
+#   start   removes that drop-in and starts the service (`systemctl start --no-block`).
+#   status  prints key=value lines: state, pid, one `marker=<0|1> <log-dir>` per log
+#           dir (the clean-shutdown file), and the broker's last shutdown lines.
+# Nothing here ever sends SIGKILL.
+#
+# Every argument is checked against a fixed pattern before use (these are the
+# allowedPattern values of the matching SSM document parameters).
+# On a sandbox host directory (the working directory holds sandbox-service.sh,
+# written by `kafka-responder sandbox`), the same actions drive the sandbox
+# broker: SIGTERM to its pid, and sandbox-service.sh to start it.
+set -u
+export LC_ALL=C
+
+ACTION=${1:-}
+UNIT=${2:-}
+LOGS_DIR=${3:-}
+if [ $# -ge 3 ]; then shift 3; else set --; fi
+
+fail() { echo "$1" >&2; exit 64; }
+[[ $ACTION =~ ^(stop|start|status)$ ]] || fail "action must be stop, start or status"
+[[ $UNIT =~ ^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$ ]] || fail "bad unit name"
+[[ $LOGS_DIR == - || $LOGS_DIR =~ ^/[A-Za-z0-9._/-]{0,254}$ ]] || fail "bad logs dir"
+[ $# -le 16 ] || fail "at most 16 log dirs"
+for d in "$@"; do [[ $d =~ ^/[A-Za-z0-9._/-]{0,254}$ ]] || fail "bad log dir"; done
+case $UNIT in *.service) ;; *) UNIT="$UNIT.service" ;; esac
+DROP_IN_DIR="/run/systemd/system/$UNIT.d"
+DROP_IN="$DROP_IN_DIR/50-kafka-responder-graceful-stop.conf"
+
+SANDBOX=0
+[ -x ./sandbox-service.sh ] && SANDBOX=1
+
+# ------------------------------------------------------------------ the process
+sandbox_pid() {
+  local pid
+  pid=$(cat ./broker.pid 2>/dev/null) || return 1
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  # Ours only if it still runs this host's config (pids get reused).
+  tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qx "$PWD/config/server.properties" || return 1
+  echo "$pid"
+}
+
+main_pid() {
+  if [ $SANDBOX = 1 ]; then
+    sandbox_pid || echo 0
+  else
+    local p
+    p=$(systemctl show -p MainPID --value "$UNIT" 2>/dev/null)
+    [[ $p =~ ^[0-9]+$ ]] && echo "$p" || echo 0
+  fi
+}
+
+service_state() {
+  if [ $SANDBOX = 1 ]; then
+    if sandbox_pid >/dev/null; then echo active; else echo inactive; fi
+  else
+    systemctl show -p ActiveState --value "$UNIT" 2>/dev/null || echo unknown
+  fi
+}
+
+# ------------------------------------------------------------------ actions
+do_stop() {
+  if [ $SANDBOX = 1 ]; then
+    local pid delay=0
+    pid=$(sandbox_pid) || { echo "issued=0"; echo "note=not running"; return 0; }
+    # Test knob: a slow controlled shutdown (the SIGTERM arrives this many seconds later).
+    if [ -r ./slow-stop-seconds ]; then delay=$(head -c 8 ./slow-stop-seconds | tr -dc 0-9); fi
+    if [ "${delay:-0}" -gt 0 ]; then
+      rm -f ./slow-stop.pid
+      # In its own session (it must outlive this script's process group); wait until it is.
+      setsid -f bash -c 'echo $$ >./slow-stop.pid; sleep "$1"; kill -TERM "$2"; rm -f ./slow-stop.pid' _ "$delay" "$pid" </dev/null >/dev/null 2>&1
+      for _ in $(seq 1 50); do [ -s ./slow-stop.pid ] && break; sleep 0.1; done
+      [ -s ./slow-stop.pid ] || fail "the delayed stop did not start"
+    else
+      kill -TERM "$pid"
+    fi
+    echo "issued=1"
+    echo "pid=$pid"
+    return 0
+  fi
+  local pid
+  pid=$(main_pid)
+  mkdir -p "$DROP_IN_DIR" || fail "cannot write $DROP_IN_DIR"
+  printf '[Service]\nTimeoutStopSec=infinity\nSendSIGKILL=no\n' >"$DROP_IN" || fail "cannot write $DROP_IN"
+  systemctl daemon-reload || fail "systemctl daemon-reload failed"
+  systemctl stop --no-block "$UNIT" || fail "systemctl stop $UNIT failed"
+  echo "issued=1"
+  echo "pid=$pid"
+}
+
+do_start() {
+  if [ $SANDBOX = 1 ]; then
+    if pid=$(sandbox_pid); then echo "started=0"; echo "pid=$pid"; echo "note=already running"; return 0; fi
+    mkdir -p ./logs
+    # Own session: the broker must outlive this script's process group, which the
+    # executor ends when the script exits; so wait until it runs on its own.
+    setsid -f ./sandbox-service.sh </dev/null >>./logs/kafkaServer.out 2>&1
+    for _ in $(seq 1 100); do
+      if pid=$(sandbox_pid); then echo "started=1"; echo "pid=$pid"; return 0; fi
+      sleep 0.1
+    done
+    fail "the sandbox broker did not start"
+    return 0
+  fi
+  if [ -e "$DROP_IN" ]; then
+    rm -f "$DROP_IN"
+    systemctl daemon-reload || fail "systemctl daemon-reload failed"
+  fi
+  systemctl start --no-block "$UNIT" || fail "systemctl start $UNIT failed"
+  echo "started=1"
+}
+
+do_status() {
+  echo "state=$(service_state)"
+  echo "pid=$(main_pid)"
+  for d in "$@"; do
+    if [ -e "$d/.kafka_cleanshutdown" ]; then echo "marker=1 $d"; elif [ -d "$d" ]; then echo "marker=0 $d"; else echo "marker=- $d"; fi
+  done
+  local log=""
+  if [ $SANDBOX = 1 ]; then log=./logs/server.log; elif [ "$LOGS_DIR" != - ]; then log="$LOGS_DIR/server.log"; fi
+  if [ -n "$log" ] && [ -r "$log" ]; then
+    # The newest start and stop lines of the broker's own lifecycle (see service-status.ts).
+    tail -c 4000000 "$log" | grep -E '\[(KafkaServer|BrokerServer) id=[0-9]+\] (shutting down|shut down completed)' | tail -n 12 | sed 's/^/line=/'
+  fi
+  if [ $SANDBOX = 0 ]; then
+    echo "timeoutStop=$(systemctl show -p TimeoutStopUSec --value "$UNIT" 2>/dev/null)"
+  fi
+}
+
+case $ACTION in
+  stop) do_stop ;;
+  start) do_start ;;
+  status) do_status "$@" ;;
+esac

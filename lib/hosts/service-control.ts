@@ -1,0 +1,152 @@
+// Stops, starts and reads the broker's service on its host through the fixed
+// script service-control.sh (SSM Run Command, or the local executor on a
+// sandbox host directory). Arguments are typed and checked here with the same
+// patterns the script checks again; stdout is parsed with zod-free line rules
+// into a ServiceStatus.
+
+import { readFileSync } from 'node:fs';
+import { SERVICE_CONTROL_SCRIPT } from './service-control-script.generated.ts';
+import type { ExecutionResult, Executor, HostTarget } from './types.ts';
+
+export type ServiceAction = 'stop' | 'start' | 'status';
+
+/** The script's own argument patterns (they are also the SSM document's allowedPattern values). */
+export const SERVICE_ARG_PATTERNS = {
+  action: /^(stop|start|status)$/,
+  unit: /^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$/,
+  dir: /^\/[A-Za-z0-9._/-]{0,254}$/,
+} as const;
+const MAX_LOG_DIRS = 16;
+
+export function loadServiceControlScript(): string {
+  try {
+    return readFileSync(new URL('./service-control.sh', import.meta.url), 'utf8');
+  } catch {
+    return SERVICE_CONTROL_SCRIPT;
+  }
+}
+
+export interface ServiceCall {
+  action: ServiceAction;
+  unit: string;
+  /** The broker's log4j directory (server.log), when known. */
+  logsDir: string | null;
+  /** Data log dirs whose clean-shutdown marker `status` reports. */
+  logDirs: string[];
+}
+
+/** The script's parameters (lib/hosts/scripts.ts checks them again against the document's patterns), or why they cannot be sent. */
+export function serviceParams(call: ServiceCall): Record<string, string> | string {
+  if (!SERVICE_ARG_PATTERNS.action.test(call.action)) return `bad action ${call.action}`;
+  if (!SERVICE_ARG_PATTERNS.unit.test(call.unit)) return `bad systemd unit name ${JSON.stringify(call.unit)}`;
+  if (call.logsDir !== null && !SERVICE_ARG_PATTERNS.dir.test(call.logsDir)) return `logs dir ${JSON.stringify(call.logsDir)} is not a plain absolute path`;
+  const dirs = call.logDirs.filter((d) => SERVICE_ARG_PATTERNS.dir.test(d)).slice(0, MAX_LOG_DIRS);
+  return { action: call.action, unit: call.unit, logsDir: call.logsDir ?? '-', logDirs: dirs.join(',') };
+}
+
+export interface ServiceStatus {
+  /** systemd's ActiveState (active, deactivating, inactive, failed...); sandbox: active or inactive. */
+  state: string;
+  /** The service's main process; null when none runs. */
+  pid: number | null;
+  /** Per log dir: clean-shutdown marker present (true), absent (false), or the dir is missing (null). */
+  markers: { dir: string; present: boolean | null }[];
+  /** The broker's newest lifecycle lines from server.log (start, shutdown). */
+  lines: string[];
+  /** systemd's TimeoutStopUSec text ("1min 30s", "infinity"); null when not on systemd. */
+  timeoutStopRaw: string | null;
+}
+
+export function parseServiceStatus(stdout: string): ServiceStatus {
+  const status: ServiceStatus = { state: 'unknown', pid: null, markers: [], lines: [], timeoutStopRaw: null };
+  for (const raw of stdout.split('\n')) {
+    const line = raw.trimEnd();
+    const eq = line.indexOf('=');
+    if (eq < 0) continue;
+    const key = line.slice(0, eq);
+    const value = line.slice(eq + 1);
+    if (key === 'state') status.state = value || 'unknown';
+    else if (key === 'pid') status.pid = /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : null;
+    else if (key === 'marker') {
+      const m = /^([01-]) (\/.*)$/.exec(value);
+      if (m) status.markers.push({ dir: m[2]!, present: m[1] === '-' ? null : m[1] === '1' });
+    } else if (key === 'line') status.lines.push(value);
+    else if (key === 'timeoutStop') status.timeoutStopRaw = value || null;
+  }
+  return status;
+}
+
+export interface ServiceRunResult {
+  ok: boolean;
+  stdout: string;
+  /** Why it failed, as the transport or the script said. */
+  detail: string;
+  execution: ExecutionResult | null;
+}
+
+export async function runServiceControl(executor: Executor, target: HostTarget, call: ServiceCall, timeoutMs = 30_000): Promise<ServiceRunResult> {
+  const params = serviceParams(call);
+  if (typeof params === 'string') return { ok: false, stdout: '', detail: params, execution: null };
+  const [execution] = await executor.run([target], {
+    script: 'service-control',
+    params,
+    timeoutMs,
+    comment: `kafka-responder broker service ${call.action} (broker ${target.brokerId})`.slice(0, 100),
+  });
+  if (!execution) return { ok: false, stdout: '', detail: 'the executor returned no result', execution: null };
+  if (execution.status !== 'Success') {
+    const why = execution.stderr.trim().split('\n').slice(-2).join(' ') || execution.detail || execution.status;
+    return { ok: false, stdout: execution.stdout, detail: `${call.action} on broker ${target.brokerId}'s host: ${why}`, execution };
+  }
+  return { ok: true, stdout: execution.stdout, detail: '', execution };
+}
+
+// ---------------------------------------------------------------- shutdown timing
+
+/** A timestamp at the start of a log4j line: "[2026-11-30 18:40:01,123]". */
+const LOG_TIME = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}),(\d{3})\]/;
+/**
+ * The broker's own shutdown: KafkaServer (ZooKeeper mode) and BrokerServer
+ * (KRaft) log "shutting down" when it begins and "shut down completed" at the
+ * end, with their log ident ("[BrokerServer id=1] ").
+ */
+const SHUTDOWN_START = /\[(?:KafkaServer|BrokerServer) id=\d+\] shutting down\b/;
+const SHUTDOWN_DONE = /\[(?:KafkaServer|BrokerServer) id=\d+\] shut down completed\b/;
+
+function lineTime(line: string): number | null {
+  const m = LOG_TIME.exec(line);
+  if (!m) return null;
+  // Host-local time without a zone: only differences are used.
+  const t = Date.parse(`${m[1]}T${m[2]}.${m[3]}Z`);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** How long the newest complete shutdown in these lines took, in seconds; null when none is there. */
+export function lastShutdownSeconds(lines: readonly string[]): number | null {
+  let start: number | null = null;
+  let result: number | null = null;
+  for (const line of lines) {
+    if (SHUTDOWN_START.test(line)) start = lineTime(line);
+    else if (SHUTDOWN_DONE.test(line) && start !== null) {
+      const end = lineTime(line);
+      if (end !== null && end >= start) result = (end - start) / 1000;
+      start = null;
+    }
+  }
+  return result;
+}
+
+/** systemd's TimeoutStopUSec text ("1min 30s", "90s", "500ms", "infinity") in seconds; null when unreadable, Infinity for infinity. */
+export function systemdSeconds(raw: string | null): number | null {
+  if (!raw) return null;
+  const text = raw.trim();
+  if (text === 'infinity') return Infinity;
+  const units: Record<string, number> = { us: 1e-6, ms: 1e-3, s: 1, min: 60, h: 3600, d: 86_400 };
+  let total = 0;
+  let matched = false;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(us|ms|min|s|h|d)\b/g)) {
+    total += Number(m[1]) * units[m[2]!]!;
+    matched = true;
+  }
+  return matched ? total : null;
+}

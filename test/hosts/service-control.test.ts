@@ -1,0 +1,71 @@
+// The broker service script's contract: typed arguments (refused by the TS side
+// and by the script itself), its status output, and the log wording it reads.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SERVICE_CONTROL_SCRIPT } from '../../lib/hosts/service-control-script.generated.ts';
+import { lastShutdownSeconds, parseServiceStatus, serviceParams, systemdSeconds } from '../../lib/hosts/service-control.ts';
+
+const script = readFileSync(new URL('../../lib/hosts/service-control.sh', import.meta.url), 'utf8');
+
+describe('service-control.sh', () => {
+  it('is bundled unchanged (run `npx tsx lib/hosts/gen-probe-script.ts` after editing it)', () => {
+    expect(SERVICE_CONTROL_SCRIPT).toBe(script);
+  });
+
+  it('refuses anything but its typed arguments, before touching the host', () => {
+    const run = (...args: string[]) => spawnSync('bash', ['-s', '--', ...args], { input: script, encoding: 'utf8', cwd: '/tmp' });
+    expect(run('restart', 'kafka', '-').status).toBe(64);
+    expect(run('stop', 'kafka;reboot', '-').status).toBe(64);
+    expect(run('stop', '--now', '-').status).toBe(64);
+    expect(run('status', 'kafka', 'relative/logs').status).toBe(64);
+    expect(run('status', 'kafka', '-', '/data/$(id)').status).toBe(64);
+    expect(serviceParams({ action: 'stop', unit: 'kafka.service', logsDir: null, logDirs: ['/data/kafka', 'bad dir'] })).toEqual({ action: 'stop', unit: 'kafka.service', logsDir: '-', logDirs: '/data/kafka' });
+    expect(serviceParams({ action: 'stop', unit: '-kafka', logsDir: null, logDirs: [] })).toMatch(/bad systemd unit name/);
+  });
+
+  it('status reads state, pid, markers and lifecycle lines', () => {
+    const s = parseServiceStatus('state=deactivating\npid=4242\nmarker=1 /data/a\nmarker=0 /data/b\nmarker=- /data/c\nline=[x] shutting down\ntimeoutStop=1min 30s\n');
+    expect(s).toEqual({
+      state: 'deactivating',
+      pid: 4242,
+      markers: [
+        { dir: '/data/a', present: true },
+        { dir: '/data/b', present: false },
+        { dir: '/data/c', present: null },
+      ],
+      lines: ['[x] shutting down'],
+      timeoutStopRaw: '1min 30s',
+    });
+    expect(parseServiceStatus('state=inactive\npid=0\n').pid).toBeNull();
+  });
+});
+
+describe('last controlled shutdown from server.log', () => {
+  it('KRaft broker (BrokerServer, Kafka 3.x–4.x): "shutting down" to "shut down completed"', () => {
+    const lines = [
+      '[2026-11-30 18:21:14,094] INFO [BrokerServer id=1] shutting down (kafka.server.BrokerServer)',
+      '[2026-11-30 18:21:14,441] INFO [BrokerServer id=1] shut down completed (kafka.server.BrokerServer)',
+      '[2026-11-30 18:30:00,000] INFO [BrokerServer id=1] shutting down (kafka.server.BrokerServer)',
+      '[2026-11-30 18:31:05,500] INFO [BrokerServer id=1] shut down completed (kafka.server.BrokerServer)',
+    ];
+    expect(lastShutdownSeconds(lines)).toBe(65.5);
+  });
+
+  it('ZooKeeper mode (KafkaServer); an unfinished shutdown (killed) does not count', () => {
+    const lines = [
+      '[2024-03-01 10:00:00,000] INFO [KafkaServer id=2] shutting down (kafka.server.KafkaServer)',
+      '[2024-03-01 10:02:00,250] INFO [KafkaServer id=2] shut down completed (kafka.server.KafkaServer)',
+      '[2024-03-02 10:00:00,000] INFO [KafkaServer id=2] shutting down (kafka.server.KafkaServer)',
+    ];
+    expect(lastShutdownSeconds(lines)).toBe(120.25);
+    expect(lastShutdownSeconds(['[2024-03-02 10:00:00,000] INFO [KafkaServer id=2] shutting down (kafka.server.KafkaServer)'])).toBeNull();
+  });
+
+  it('systemd TimeoutStopUSec text in seconds', () => {
+    expect(systemdSeconds('1min 30s')).toBe(90);
+    expect(systemdSeconds('infinity')).toBe(Infinity);
+    expect(systemdSeconds('500ms')).toBe(0.5);
+    expect(systemdSeconds('')).toBeNull();
+  });
+});

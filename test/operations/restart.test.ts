@@ -1,0 +1,191 @@
+// Broker restarts: the pure planner (order, refusals that teach) and the steps
+// against a scripted host (stop bound, clean-shutdown marker, pause/resume).
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../lib/config/schema.ts';
+import { assessRestart } from '../../lib/diagnose/can-restart.ts';
+import type { ServiceStatus } from '../../lib/hosts/service-control.ts';
+import type { ProbeReport } from '../../lib/hosts/types.ts';
+import { planRestart, restartLeftover, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/restart.ts';
+import { parseRestart, parseRollingRestart } from '../../lib/operations/slack.ts';
+import { plan, reason, snapshot } from './plan-fixtures.ts';
+
+const service = { unit: 'kafka', stopBoundSeconds: 60, readyTimeoutSeconds: 300 };
+const host = { unit: 'kafka', logsDir: '/var/log/kafka', logDirs: ['/data/kafka'] };
+const facts = (ids: number[], extra: Partial<RestartFacts> = {}): RestartFacts[] =>
+  ids.map((brokerId) => ({ brokerId, probe: null, lastShutdownSeconds: 12.5, systemdStopTimeoutSeconds: 90, pid: 1000 + brokerId, host, ...extra }));
+
+// RF 3 everywhere; broker 3 leads the most partitions, broker 1 leads __consumer_offsets-0.
+const healthy = snapshot([1, 2, 3], {
+  orders: [[3, [3, 1, 2], [3, 1, 2]], [3, [3, 2, 1], [3, 2, 1]], [2, [2, 3, 1], [2, 3, 1]]],
+  __consumer_offsets: [[1, [1, 2, 3], [1, 2, 3]], [2, [2, 3, 1], [2, 3, 1]]],
+});
+
+describe('restart planning', () => {
+  it('restarts the broker leading the most partitions last, the others by fewest leaders first', () => {
+    const p = plan(planRestart(healthy, { brokers: [], rolling: true, service, facts: facts([1, 2, 3]), assess: assessRestart, activeControllerId: null }));
+    expect(p.kind === 'restart-brokers' && p.params.brokers).toEqual([1, 2, 3]);
+    expect(restartOrder([1, 2, 3], new Map([[1, 5], [2, 1], [3, 2]]), null)).toEqual([2, 3, 1]);
+    // ZooKeeper mode: the active controller goes last whatever it leads.
+    expect(restartOrder([1, 2, 3], new Map([[1, 5], [2, 1], [3, 2]]), 2)).toEqual([3, 1, 2]);
+  });
+
+  it('plans, per broker in order, a live check, a bounded graceful stop, a start and a wait until it is back', () => {
+    const p = plan(planRestart(healthy, { brokers: [], rolling: true, service, facts: facts([1, 2, 3]), assess: assessRestart, activeControllerId: null }));
+    expect(p.steps.map((s) => `${s.action}:${'broker' in s ? s.broker : ''}`)).toEqual(
+      [1, 2, 3].flatMap((b) => [`restart-check:${b}`, `stop-broker:${b}`, `start-broker:${b}`, `wait-broker-ready:${b}`]),
+    );
+    const stop = p.steps.find((s) => s.action === 'stop-broker');
+    expect(stop?.action === 'stop-broker' && stop.boundSeconds).toBe(60);
+    const restarts = p.impact.restarts!;
+    expect(restarts.map((r) => [r.brokerId, r.verdict, r.lastShutdownSeconds, r.systemdStopTimeoutSeconds])).toEqual([
+      [1, 'yes', 12.5, 90],
+      [2, 'yes', 12.5, 90],
+      [3, 'yes', 12.5, 90],
+    ]);
+    expect(restarts.find((r) => r.brokerId === 1)!.offsetsPartitionsLed).toEqual([0]);
+    expect(restarts.find((r) => r.brokerId === 3)!.offsetsPartitionsLed).toEqual([]);
+  });
+
+  it('refuses a restart that would take partitions offline, naming them and the fix', () => {
+    const s = snapshot([1, 2, 3], { 'logs-rf1': [[2, [2], [2]], [2, [2], [2]]], orders: [[1, [1, 2, 3], [1, 2, 3]]] });
+    const why = reason(planRestart(s, { brokers: [2], rolling: false, service, facts: facts([2]), assess: assessRestart, activeControllerId: null }));
+    expect(why).toMatch(/would go offline/);
+    expect(why).toContain('logs-rf1-0');
+    expect(why).toContain('logs-rf1-1');
+    expect(why).toMatch(/drain/);
+    expect(why).toMatch(/replication factor/);
+    // A rolling restart touching that broker is refused the same way.
+    expect(reason(planRestart(s, { brokers: [], rolling: true, service, facts: facts([1, 2, 3]), assess: assessRestart, activeControllerId: null }))).toContain('logs-rf1-0');
+  });
+
+  it('refuses a broker that is still recovering logs', () => {
+    const probe = { recoveryInProgress: true, consumerOffsets: [], process: { running: true, pid: 1 }, logs: { uncleanShutdownRecovery: [] } } as unknown as ProbeReport;
+    const why = reason(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1], { probe }), assess: assessRestart, activeControllerId: null }));
+    expect(why).toMatch(/still recovering logs/);
+  });
+
+  it('warns when the stop bound is not longer than systemd\'s stop timeout', () => {
+    const p = plan(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1], { systemdStopTimeoutSeconds: 120 }), assess: assessRestart, activeControllerId: null }));
+    expect(p.warnings.join('\n')).toMatch(/not longer than systemd's TimeoutStopSec \(120 s\)/);
+  });
+
+  it('takes one broker for restart and only live brokers', () => {
+    expect(reason(planRestart(healthy, { brokers: [1, 2], rolling: false, service, facts: facts([1, 2]), assess: assessRestart, activeControllerId: null }))).toMatch(/exactly one broker/);
+    expect(reason(planRestart(healthy, { brokers: [7], rolling: false, service, facts: [], assess: assessRestart, activeControllerId: null }))).toMatch(/broker 7 is not a live broker/);
+  });
+});
+
+// ---------------------------------------------------------------- steps against a scripted host
+
+function scriptedHost(statuses: Partial<ServiceStatus>[], verdicts: ('yes' | 'no')[] = ['yes']) {
+  const calls: string[] = [];
+  let i = 0;
+  let v = 0;
+  const io: RestartIo = {
+    assess: () => {
+      const verdict = verdicts[Math.min(v++, verdicts.length - 1)]!;
+      return { verdict, reasons: verdict === 'no' ? ['2 partitions would fall below min.insync.replicas.'] : [], wouldGoOffline: [], recovering: false };
+    },
+    probe: async () => null,
+    service: async (_b, call) => {
+      calls.push(call.action);
+      return { ok: true, stdout: '', detail: '', execution: null };
+    },
+    status: async () => ({ state: 'active', pid: 42, markers: [], lines: [], timeoutStopRaw: null, ...statuses[Math.min(i++, statuses.length - 1)] }),
+  };
+  return { io, calls };
+}
+
+function ctxFor(io: RestartIo, over: Partial<RestartStepContext> = {}): RestartStepContext {
+  return {
+    restart: io,
+    snapshot: async () => healthy,
+    progress: undefined,
+    stepStartedAt: 0,
+    resumeRequestedAt: null,
+    now: () => 10_000,
+    fail: (m) => {
+      throw new Error(m);
+    },
+    ...over,
+  };
+}
+
+const stop: RestartStep = { action: 'stop-broker', description: '', broker: 1, boundSeconds: 30, host };
+
+describe('restart steps', () => {
+  it('asks for a graceful stop once, then waits for the process to exit, within the bound', async () => {
+    const { io, calls } = scriptedHost([{ pid: 42 }]);
+    const first = await runRestartStep(stop, ctxFor(io));
+    expect(first).toMatchObject({ status: 'waiting', data: { issuedAt: 10_000, pid: 42 } });
+    const later = await runRestartStep(stop, ctxFor(io, { progress: { issuedAt: 10_000, pid: 42 }, now: () => 25_000 }));
+    expect(later.status).toBe('waiting');
+    expect(calls).toEqual(['stop']);
+  });
+
+  it('past the bound it stops the operation and leaves the broker stopping, never killing it', async () => {
+    const { io, calls } = scriptedHost([{ pid: 42, state: 'deactivating' }]);
+    await expect(runRestartStep(stop, ctxFor(io, { progress: { issuedAt: 10_000 }, now: () => 41_000 }))).rejects.toThrow(/still stopping after 31 s \(bound 30 s; pid 42\).*left stopping: no SIGKILL was sent/);
+    expect(calls).toEqual([]);
+  });
+
+  it('once stopped, needs the clean-shutdown marker in every visible log dir', async () => {
+    const clean = scriptedHost([{ pid: null, state: 'inactive', markers: [{ dir: '/data/kafka', present: true }] }]);
+    expect(await runRestartStep(stop, ctxFor(clean.io, { progress: { issuedAt: 10_000 }, now: () => 14_000 }))).toMatchObject({ status: 'done', data: { stopSeconds: 4 } });
+    const unclean = scriptedHost([{ pid: null, state: 'inactive', markers: [{ dir: '/data/kafka', present: false }] }]);
+    await expect(runRestartStep(stop, ctxFor(unclean.io, { progress: { issuedAt: 10_000 } }))).rejects.toThrow(/no clean-shutdown marker in \/data\/kafka/);
+  });
+
+  it('pauses on a live "no", stays paused until an approver resumes, then checks again', async () => {
+    const check: RestartStep = { action: 'restart-check', description: '', broker: 1 };
+    const { io } = scriptedHost([{}], ['no', 'yes']);
+    const paused = await runRestartStep(check, ctxFor(io));
+    expect(paused).toMatchObject({ status: 'paused', quiet: false, data: { pausedAt: 10_000 } });
+    if (paused.status !== 'paused') return;
+    expect(paused.reason).toMatch(/min.insync.replicas/);
+    // A sweep's tick: still paused, nothing new said, can-restart not asked again.
+    expect(await runRestartStep(check, ctxFor(io, { progress: paused.data, now: () => 20_000 }))).toMatchObject({ status: 'paused', quiet: true });
+    expect(await runRestartStep(check, ctxFor(io, { progress: paused.data, resumeRequestedAt: 15_000 }))).toMatchObject({ status: 'done' });
+  });
+
+  it('waits until the broker is back in the ISR of every partition it hosts', async () => {
+    const ready: RestartStep = { action: 'wait-broker-ready', description: '', broker: 1, timeoutSeconds: 60, host };
+    const { io } = scriptedHost([{}]);
+    const lagging = snapshot([1, 2, 3], { orders: [[2, [1, 2, 3], [2, 3]]] });
+    expect(await runRestartStep(ready, ctxFor(io, { snapshot: async () => lagging }))).toMatchObject({ status: 'waiting', progress: expect.stringMatching(/out of the ISR of 1 partition \(orders-0\)/) });
+    await expect(runRestartStep(ready, ctxFor(io, { snapshot: async () => lagging, now: () => 61_000 }))).rejects.toThrow(/not back after 61 s/);
+    expect(await runRestartStep(ready, ctxFor(io))).toMatchObject({ status: 'done' });
+  });
+});
+
+describe('restart commands', () => {
+  const config = parseConfig({
+    clusters: [{ name: 'prod', bootstrap: ['k:9092'], hosts: { executor: 'ssm', instances: { '1': 'i-0123456789abcdef0' } } }],
+    slack: { allowEveryone: true, incidentChannel: 'C0INC' },
+  });
+  it('restart takes one broker id, rolling-restart an optional --brokers list', () => {
+    expect(parseRestart(['2'], config)).toMatchObject({ request: { kind: 'restart-brokers', brokers: [2], rolling: false } });
+    expect(parseRestart(['2', '3'], config)).toMatchObject({ error: expect.stringMatching(/exactly one broker/) });
+    expect(parseRestart(['two'], config)).toHaveProperty('error');
+    expect(parseRollingRestart([], config)).toMatchObject({ request: { brokers: [], rolling: true } });
+    expect(parseRollingRestart(['prod', '--brokers', '3,1,2'], config)).toMatchObject({ request: { brokers: [3, 1, 2] }, cluster: { name: 'prod' } });
+    expect(parseRollingRestart(['--brokers=1,1'], config)).toMatchObject({ error: expect.stringMatching(/appears twice/) });
+    expect(parseRollingRestart(['--brokers', '1;reboot'], config)).toHaveProperty('error');
+  });
+  it('the systemd unit comes from the cluster config, checked strictly', () => {
+    const cluster = config.clusters[0]!;
+    expect(cluster.hosts.executor === 'ssm' && cluster.hosts.service).toEqual({ unit: 'kafka', stopBoundSeconds: 900, readyTimeoutSeconds: 3600 });
+    expect(() => parseConfig({ ...config, clusters: [{ name: 'x', bootstrap: ['k:9092'], hosts: { executor: 'ssm', instances: {}, service: { unit: 'kafka;reboot' } } }] })).toThrow(/unit/);
+  });
+});
+
+describe('a restart that ends early', () => {
+  it('says which broker it leaves stopping or stopped', () => {
+    const p = plan(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1]), assess: assessRestart, activeControllerId: null }));
+    expect(restartLeftover(p.steps, 0, undefined)).toBeNull();
+    expect(restartLeftover(p.steps, 1, undefined)).toBeNull();
+    expect(restartLeftover(p.steps, 1, { issuedAt: 1 })).toMatch(/broker 1 was asked to stop/);
+    expect(restartLeftover(p.steps, 2, undefined)).toMatch(/broker 1 was stopped by this run/);
+    expect(restartLeftover(p.steps, 3, undefined)).toMatch(/may not be back in every ISR/);
+  });
+});

@@ -1,0 +1,238 @@
+// Broker restarts on the real sandbox, through signed Slack requests to the
+// real `kafka-responder serve` (worker time limit 30 s, so waits park and
+// resume across invocations), with two approvals each:
+//   - a restart that would take an RF-1 partition offline is refused, naming it;
+//   - a rolling restart of all three brokers while an acks=all producer runs:
+//     no failed produce request, no partition ever without a leader (polled),
+//     every broker has a new pid, no broker recovered logs uncleanly;
+//   - a broker whose graceful stop outlasts the bound: the operation stops and
+//     says so, the broker is left stopping (still alive), nothing kills it; it
+//     exits later by itself, with its clean-shutdown marker.
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Partitioners, type Producer } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalStore } from '../../lib/approvals/store.ts';
+import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
+import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
+import type { Plan } from '../../lib/operations/types.ts';
+import { SLOW_STOP_FILE, Sandbox, isAlive, markLog, readSince, type LogMark } from '../../sandbox/cluster.ts';
+import { createTopic, kafkaClient, withAdmin } from '../../sandbox/client.ts';
+import { BROKER_IDS, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+import { runScenario } from '../../sandbox/scenarios.ts';
+import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { hasSandbox } from '../sandbox/helpers.ts';
+import { slashBody } from '../slack/helpers/signed.ts';
+import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, sleep, waitFor } from './serve-harness.ts';
+
+const up = hasSandbox();
+const settings = sandboxSettings();
+const bootstrap = bootstrapServers(settings);
+const RF1_TOPIC = 'restart-rf1';
+const TOPIC = 'restart-rf3';
+/** Short on purpose: a sandbox broker stops in about a second. */
+const STOP_BOUND_SECONDS = 12;
+/** Kafka's LogManager lines when a log dir had no clean-shutdown marker (2.6–4.x wordings). */
+const UNCLEAN_RECOVERY = /since no clean shutdown file was found/;
+
+describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a stop that overruns its bound', () => {
+  let stub: SlackStub;
+  let dynamo: LocalDynamo;
+  let store: ApprovalStore;
+  let harness: ServeHarness;
+  let seq = 0;
+  const sandbox = new Sandbox(settings, () => {});
+  const post = (path: string, body: string) => harness.post(path, body);
+  const click = (actionId: string, value: string, user: string, message: StubMessage) => harness.click(actionId, value, user, message);
+
+  /** Slash command → plan message → two approvals → the run's terminal state. */
+  async function approvedRun(text: string, expectPlan: RegExp, timeoutMs: number) {
+    const before = stub.topLevel(CHANNEL).length;
+    const ack = await post('/slack/events', slashBody({ text, user: REQUESTER, channel: CHANNEL, responseUrl: stub.responseUrl(`slash-${++seq}`) }));
+    expect(String(ack.text)).toMatch(/Planning:/);
+    const plan = await waitFor('the plan message', () => stub.topLevel(CHANNEL).slice(before).find((m) => m.text.startsWith('REQUESTED: ')), 120_000);
+    expect(plan.text).toMatch(expectPlan);
+    const id = (plan.blocks as { elements?: { action_id: string; value: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'ops:approve')!.value;
+    await click('ops:approve', id, ALICE, plan);
+    await click('ops:approve', id, BOB, plan);
+    const startedAt = Date.now();
+    const finished = await waitFor(
+      'the run to finish',
+      async () => {
+        const r = await store.get(id);
+        return r && ['SUCCEEDED', 'FAILED', 'CANCELLED', 'STALE'].includes(r.status) ? r : undefined;
+      },
+      timeoutMs,
+      1_000,
+    );
+    return { plan, finished, seconds: (Date.now() - startedAt) / 1000 };
+  }
+
+  beforeAll(async () => {
+    stub = await new SlackStub().start();
+    dynamo = await startLocalDynamo();
+    store = new ApprovalStore(dynamo.client, { tableName: 'kafka-responder-approvals' });
+    await runScenario(sandbox, 'healthy');
+    for (const id of BROKER_IDS) await rm(join(nodeLayout(settings, id).hostDir, SLOW_STOP_FILE), { force: true });
+    // Brokers started before the sandbox wrote its service script get one now.
+    for (const id of BROKER_IDS) {
+      if (!existsSync(join(nodeLayout(settings, id).hostDir, 'sandbox-service.sh'))) {
+        await sandbox.stop(id);
+        await sandbox.start(id);
+      }
+    }
+    await withAdmin(bootstrap, async (admin) => {
+      const existing = await admin.listTopics();
+      const stale = [RF1_TOPIC, TOPIC].filter((t) => existing.includes(t));
+      if (stale.length) await admin.deleteTopics({ topics: stale });
+      await sleep(1_000);
+      await createTopic(admin, RF1_TOPIC, { assignment: [[2], [2]] });
+      await createTopic(admin, TOPIC, { assignment: [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 3, 2], [2, 1, 3], [3, 2, 1]], configs: { 'min.insync.replicas': '2' } });
+    });
+    harness = new ServeHarness(stub, dynamo.endpoint, {
+      KR_OPERATIONS_POLL_SECONDS: '1',
+      KR_RESTART_STOP_BOUND_SECONDS: String(STOP_BOUND_SECONDS),
+      KR_RESTART_READY_TIMEOUT_SECONDS: '240',
+    });
+    await harness.start();
+  }, 300_000);
+
+  afterAll(async () => {
+    harness?.stop();
+    await stub?.stop();
+    await dynamo?.close();
+    for (const id of BROKER_IDS) await rm(join(nodeLayout(settings, id).hostDir, SLOW_STOP_FILE), { force: true });
+    await sandbox.up().catch(() => undefined);
+    await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [RF1_TOPIC, TOPIC] })).catch(() => undefined);
+  }, 300_000);
+
+  it('refuses to restart a broker that is the only replica of a partition, naming the partitions and the fix', async () => {
+    const before = stub.topLevel(CHANNEL).length;
+    await post('/slack/events', slashBody({ text: 'restart 2', user: REQUESTER, channel: CHANNEL, responseUrl: stub.responseUrl('slash-refused') }));
+    const refusal = await waitFor('the refusal', () => stub.topLevel(CHANNEL).slice(before).find((m) => m.text.startsWith('No plan for restart broker 2')), 120_000);
+    expect(refusal.text).toMatch(/would go offline/);
+    expect(refusal.text).toContain(`${RF1_TOPIC}-0`);
+    expect(refusal.text).toContain(`${RF1_TOPIC}-1`);
+    expect(refusal.text).toMatch(/drain/);
+    expect(refusal.text).toMatch(/replication factor/);
+    await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [RF1_TOPIC] }));
+    await waitFor('the RF-1 topic to be gone', () => withAdmin(bootstrap, async (a) => !(await a.listTopics()).includes(RF1_TOPIC)), 60_000);
+  }, 240_000);
+
+  it('rolls all three brokers while an acks=all producer runs: nothing fails, nothing goes offline, every pid changes, no unclean recovery', async () => {
+    const pidsBefore = new Map((await sandbox.status()).filter((s) => s.role === 'broker').map((s) => [s.id, s.pid]));
+    const marks = new Map<number, LogMark>();
+    for (const id of BROKER_IDS) marks.set(id, await markLog(join(nodeLayout(settings, id).logsDir, 'server.log')));
+
+    // Producer: acks=all, idempotent, one small batch at a time, for the whole run.
+    const producer: Producer = kafkaClient(bootstrap, 'restart-e2e-producer').producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 2_000 } });
+    await producer.connect();
+    let producing = true;
+    let sent = 0;
+    const failures: string[] = [];
+    const producerLoop = (async () => {
+      while (producing) {
+        try {
+          await producer.send({ topic: TOPIC, acks: -1, messages: [{ key: String(sent % 60), value: `m${sent}` }] });
+          sent++;
+        } catch (err) {
+          failures.push(`${new Date().toISOString()} ${(err as Error).message}`);
+        }
+        await sleep(20);
+      }
+    })();
+
+    // Availability: every partition of the topic and of __consumer_offsets has a leader, polled every second.
+    const connection = parseConnectionConfig({ bootstrap: bootstrap.split(',') });
+    let polls = 0;
+    const unavailable: string[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const s = await takeSnapshot(connection, { topics: [TOPIC, '__consumer_offsets'], timeoutMs: 10_000 }).catch(() => null);
+        if (s) {
+          polls++;
+          const live = new Set(s.brokers.map((b) => b.id));
+          for (const t of s.topics) for (const p of t.partitions) if (p.leader < 0 || !live.has(p.leader)) unavailable.push(`${t.name}-${p.partition} at ${new Date().toISOString()}`);
+        }
+        await sleep(1_000);
+      }
+    })();
+
+    let result;
+    try {
+      result = await approvedRun('rolling-restart', /rolling restart of 3 brokers/, 900_000);
+    } finally {
+      polling = false;
+      producing = false;
+      await poller;
+      await producerLoop;
+      await producer.disconnect().catch(() => undefined);
+    }
+    const { finished, plan, seconds } = result;
+    expect(finished.status, finished.outcome?.summary).toBe('SUCCEEDED');
+
+    const steps = finished.events.filter((e) => e.type === 'step');
+    const plannedPlan = finished.plan as Plan;
+    const perBroker = (plannedPlan.kind === 'restart-brokers' ? plannedPlan.params.brokers : []).map((b) => {
+      const check = steps.find((e) => e.data?.name === 'restart-check' && String(e.message).includes(`broker ${b}`));
+      const ready = steps.find((e) => e.data?.name === 'wait-broker-ready' && String(e.message).includes(`broker ${b} `));
+      return { broker: b, seconds: check && ready ? (ready.at - check.at) / 1000 : null };
+    });
+    console.log(
+      `[serve restart] rolling restart of 3 brokers: ${seconds.toFixed(0)} s from the second approval, ${finished.run?.invocations} worker invocations; ` +
+        `per broker ${perBroker.map((p) => `${p.broker}: ${p.seconds?.toFixed(0) ?? '?'} s`).join(', ')}; ` +
+        `${sent} acks=all sends, ${failures.length} failed; ${polls} availability polls, unavailable: ${unavailable.length}`,
+    );
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(100);
+    expect(unavailable).toEqual([]);
+    expect(polls).toBeGreaterThan(10);
+
+    const pidsAfter = new Map((await sandbox.status()).filter((s) => s.role === 'broker').map((s) => [s.id, s.pid]));
+    for (const id of BROKER_IDS) {
+      expect(pidsAfter.get(id), `broker ${id} runs`).not.toBeNull();
+      expect(pidsAfter.get(id), `broker ${id} has a new pid`).not.toBe(pidsBefore.get(id));
+      const written = await readSince(join(nodeLayout(settings, id).logsDir, 'server.log'), marks.get(id)!);
+      expect(written, `broker ${id} started again`).toMatch(/Kafka Server started|Transition from STARTING to STARTED/);
+      expect(written.split('\n').filter((l) => UNCLEAN_RECOVERY.test(l)), `broker ${id} recovered no log dir uncleanly`).toEqual([]);
+    }
+
+    // The plan showed the order and, per broker, the verdict, the last shutdown and the offsets partitions it leads.
+    const planText = JSON.stringify(plan.blocks);
+    expect(planText).toMatch(/Restart order/);
+    expect(planText).toMatch(/can-restart: yes/);
+    expect(planText).toMatch(/last controlled shutdown/);
+    expect(planText).toMatch(/__consumer_offsets/);
+    // The summary is posted right after the run is recorded as finished.
+    await waitFor('the summary in the thread', () => /: SUCCEEDED$/.test(stub.thread(plan.ts).at(-1)?.text ?? ''), 30_000, 250);
+  }, 1_000_000);
+
+  it('stops and reports when a graceful stop outlasts its bound, leaving the broker stopping; nothing kills it', async () => {
+    const broker = 1;
+    const host = nodeLayout(settings, broker).hostDir;
+    const pid = (await sandbox.status()).find((s) => s.id === broker)!.pid!;
+    // The sandbox's slow controlled shutdown: the stop takes effect 2.5 bounds later.
+    const delaySeconds = Math.round(STOP_BOUND_SECONDS * 2.5);
+    await writeFile(join(host, SLOW_STOP_FILE), String(delaySeconds));
+    try {
+      const { finished, plan } = await approvedRun(`restart ${broker}`, /restart broker 1/, 300_000);
+      expect(finished.status).toBe('FAILED');
+      expect(finished.outcome?.summary).toMatch(/still stopping after \d+ s \(bound 12 s/);
+      expect(finished.outcome?.summary).toMatch(/left stopping/);
+      expect(finished.outcome?.summary).toMatch(/no SIGKILL was sent/);
+      // Left as it was: still running (stopping), not killed by anyone.
+      expect(isAlive(pid)).toBe(true);
+      await waitFor('the failure in the thread', () => stub.thread(plan.ts).some((m) => /FAILED/.test(m.text)), 30_000, 250);
+      // It finishes its shutdown by itself, cleanly (the marker is written only by a completed shutdown).
+      await waitFor('the slow broker to exit by itself', () => !isAlive(pid), delaySeconds * 1000 + 60_000, 500);
+      const markerDir = join(host, 'data', 'kafka-logs');
+      expect(existsSync(join(markerDir, '.kafka_cleanshutdown'))).toBe(true);
+    } finally {
+      await rm(join(host, SLOW_STOP_FILE), { force: true });
+    }
+    await sandbox.start(broker);
+  }, 400_000);
+});
