@@ -154,7 +154,11 @@ describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-t
       expect(kafkaCli('kafka-reassign-partitions.sh', ['--list'])).not.toMatch(new RegExp(TOPIC));
 
       // The thread told the story: progress with bytes and rate, the resume, the summary.
-      const thread = stub.thread(plan.ts);
+      // Posts go out at Slack's pace per channel: the summary may trail the run's end by a few seconds.
+      const thread = await waitFor('the summary in the plan thread', () => {
+        const t = stub.thread(plan.ts);
+        return t.some((m) => /: SUCCEEDED$/.test(m.text)) ? t : undefined;
+      }, 60_000);
       const progress = thread.filter((m) => /copied/.test(m.text) || m.history.some((h) => /copied/.test(String(h))));
       expect(progress.length, thread.map((m) => m.text).join('\n')).toBeGreaterThan(0);
       expect(thread.some((m) => /Resumed at step \d+ of \d+/.test(m.text))).toBe(true);
