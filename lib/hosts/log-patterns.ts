@@ -36,7 +36,11 @@ export type LogLineKind =
   | 'unsupported-request-version'
   | 'offsets-load-started'
   | 'offsets-load-finished'
-  | 'offsets-load-failed';
+  | 'offsets-load-failed'
+  /** The broker began its controlled shutdown (SIGTERM or a stop request). */
+  | 'shutdown-started'
+  /** The broker's shutdown finished: it exits next. */
+  | 'shutdown-completed';
 
 export interface LogPattern {
   kind: LogLineKind;
@@ -334,6 +338,14 @@ export const LOG_PATTERNS: readonly LogPattern[] = [
     versions: '3.8–4.x',
     regex: /\bFailed to complete the loading of metadata for __consumer_offsets-(?<partition>\d+) in epoch (?<epoch>-?\d+) since the coordinator does not exist/,
   },
+
+  // ---------------------------------------------------------------- broker shutdown
+  // KafkaServer's logIdent was "[Kafka Server N], " up to 0.11, then "[KafkaServer id=N] " (ZooKeeper
+  // mode, 1.0–3.9); KRaft brokers log as "[BrokerServer id=N] " (2.8–4.x).
+  { kind: 'shutdown-started', versions: '0.11', regex: /\[Kafka Server (?<id>\d+)\], shutting down\b/ },
+  { kind: 'shutdown-started', versions: '1.0–4.x', regex: /\[(?:KafkaServer|BrokerServer) id=(?<id>\d+)\] shutting down\b/ },
+  { kind: 'shutdown-completed', versions: '0.11', regex: /\[Kafka Server (?<id>\d+)\], shut down completed\b/ },
+  { kind: 'shutdown-completed', versions: '1.0–4.x', regex: /\[(?:KafkaServer|BrokerServer) id=(?<id>\d+)\] shut down completed\b/ },
 ];
 
 export interface ClassifiedLine {

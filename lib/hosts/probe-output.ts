@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { classifyLogLine, isClusterMetadataLine, type ClassifiedLine } from './log-patterns.ts';
+import { lastShutdownSeconds } from './shutdown-timing.ts';
 import type {
   ConsumerOffsetsPartitionReport,
   LogDirReport,
@@ -84,6 +85,8 @@ export const rawProbeSchema = z.object({
     cleaner: rawLines,
     unsupported: rawLines,
     offsetsLoadErrors: rawLines,
+    // (Absent from probes older than the shutdown timing.)
+    shutdown: rawLines.default([]),
     cleanerLog: rawLines,
   }),
   limits: z.object({
@@ -336,6 +339,7 @@ function toReport(raw: RawProbeOutput): ProbeReport {
     consumerOffsets,
     limits: { ...raw.limits },
     systemd,
+    lastShutdownSeconds: lastShutdownSeconds(raw.logs.shutdown.flatMap((r) => parseNumbered(r)?.text ?? [])),
     warnings: [...raw.warnings],
     logLoading,
     logFiles: [...raw.logs.files],

@@ -452,6 +452,7 @@ category cleaner           server  1 12   1 "$P_CLEANER"
 category unsupported       server  0 10   1 'which is not enabled|Error getting request for apiKey|Error parsing request header|and unsupported version [0-9]|Received request for disabled api with key'
 category offsetsLoadErrors server  0 8    1 'Error loading offsets from __consumer_offsets-|Failed to load metadata from __consumer_offsets-|Failed to complete the loading of metadata for __consumer_offsets-'
 category offsetsLoad       server  0 4000 - '(Scheduling loading|Finished loading)( of)? (offsets and group metadata|metadata) from __consumer_offsets-[0-9]+'
+category shutdown          server  0 6    2 '(KafkaServer|BrokerServer) id=[0-9]+\] (shutting down|shut down completed)|Kafka Server [0-9]+\], (shutting down|shut down completed)'
 category cleanerLog        cleaner 1 24   0 "$P_CLEANER"
 
 # scan LOG CATEGORY...: ONE grep for all, then pick. Only the newest SCAN_BYTES

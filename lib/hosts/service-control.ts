@@ -5,6 +5,7 @@
 // into a ServiceStatus.
 
 import { readFileSync } from 'node:fs';
+import { parseSystemdTimespan } from './probe-output.ts';
 import { SERVICE_CONTROL_SCRIPT } from './service-control-script.generated.ts';
 import type { ExecutionResult, Executor, HostTarget } from './types.ts';
 
@@ -101,52 +102,8 @@ export async function runServiceControl(executor: Executor, target: HostTarget, 
   return { ok: true, stdout: execution.stdout, detail: '', execution };
 }
 
-// ---------------------------------------------------------------- shutdown timing
-
-/** A timestamp at the start of a log4j line: "[2026-11-30 18:40:01,123]". */
-const LOG_TIME = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}),(\d{3})\]/;
-/**
- * The broker's own shutdown: KafkaServer (ZooKeeper mode) and BrokerServer
- * (KRaft) log "shutting down" when it begins and "shut down completed" at the
- * end, with their log ident ("[BrokerServer id=1] ").
- */
-const SHUTDOWN_START = /\[(?:KafkaServer|BrokerServer) id=\d+\] shutting down\b/;
-const SHUTDOWN_DONE = /\[(?:KafkaServer|BrokerServer) id=\d+\] shut down completed\b/;
-
-function lineTime(line: string): number | null {
-  const m = LOG_TIME.exec(line);
-  if (!m) return null;
-  // Host-local time without a zone: only differences are used.
-  const t = Date.parse(`${m[1]}T${m[2]}.${m[3]}Z`);
-  return Number.isFinite(t) ? t : null;
-}
-
-/** How long the newest complete shutdown in these lines took, in seconds; null when none is there. */
-export function lastShutdownSeconds(lines: readonly string[]): number | null {
-  let start: number | null = null;
-  let result: number | null = null;
-  for (const line of lines) {
-    if (SHUTDOWN_START.test(line)) start = lineTime(line);
-    else if (SHUTDOWN_DONE.test(line) && start !== null) {
-      const end = lineTime(line);
-      if (end !== null && end >= start) result = (end - start) / 1000;
-      start = null;
-    }
-  }
-  return result;
-}
-
 /** systemd's TimeoutStopUSec text ("1min 30s", "90s", "500ms", "infinity") in seconds; null when unreadable, Infinity for infinity. */
 export function systemdSeconds(raw: string | null): number | null {
-  if (!raw) return null;
-  const text = raw.trim();
-  if (text === 'infinity') return Infinity;
-  const units: Record<string, number> = { us: 1e-6, ms: 1e-3, s: 1, min: 60, h: 3600, d: 86_400 };
-  let total = 0;
-  let matched = false;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(us|ms|min|s|h|d)\b/g)) {
-    total += Number(m[1]) * units[m[2]!]!;
-    matched = true;
-  }
-  return matched ? total : null;
+  if (raw?.trim() === 'infinity') return Infinity;
+  return parseSystemdTimespan(raw);
 }

@@ -149,6 +149,8 @@ export interface ProbeReport {
     maxMapCount: number | null;
   };
   systemd: SystemdReport | null;
+  /** How long the newest complete controlled shutdown in server.log took, in seconds; null when none is there. */
+  lastShutdownSeconds?: number | null;
   /** Things the probe tried and could not read (permissions, missing tools). */
   warnings: string[];
   logLoading?: LogLoadingReport;

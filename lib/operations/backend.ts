@@ -61,7 +61,8 @@ export function createDefaultOperations(executorFor: ExecutorFactory, opts: { as
     const hosts = await restartIo(cluster);
     if (!hosts) return { ok: false, reason: 'broker restarts are not available in this worker' };
     const { planRestart } = await import('./restart.ts');
-    const { lastShutdownSeconds, systemdSeconds } = await import('../hosts/service-control.ts');
+    const { systemdSeconds } = await import('../hosts/service-control.ts');
+    const { lastShutdownSeconds } = await import('../hosts/shutdown-timing.ts');
     const snapshot = await io(cluster).snapshot(null);
     const live = snapshot.brokers.map((b) => b.id);
     const brokers = request.brokers.length ? request.brokers : live;

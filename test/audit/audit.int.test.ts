@@ -38,6 +38,9 @@ describe.skipIf(!ready)('audit on the sandbox', () => {
 
   beforeAll(async () => {
     await stub.start();
+    // A controlled shutdown of broker 2 in its server.log, for the stop-timeout check to measure.
+    await cli('sandbox', 'stop', '2');
+    await cli('sandbox', 'start', '2');
     await deleteTopics();
     await tool('kafka-topics.sh', ['--create', '--topic', 'au-rf1', '--partitions', '2', '--replication-factor', '1']);
     await tool('kafka-topics.sh', ['--create', '--topic', 'au-strict', '--partitions', '1', '--replication-factor', '3', '--config', 'min.insync.replicas=3']);
@@ -61,6 +64,9 @@ describe.skipIf(!ready)('audit on the sandbox', () => {
     expect(topicsOf('unclean-election-enabled')).toEqual(['au-unclean']);
     expect(on('stop-timeout-below-shutdown').map((f) => f.affected.brokers)).toEqual([[2]]);
     expect(on('stop-timeout-below-shutdown')[0]!.evidence[0]!.value).toBe('60');
+    // Measured from the real broker's log: a quick sandbox shutdown, so the 120 s floor is what 60 s fails.
+    expect(on('stop-timeout-below-shutdown')[0]!.evidence[1]!.value).toMatch(/^\d+(\.\d)?s \(the last one in server\.log\); wanted at least 120s$/);
+    expect(on('stop-timeout-below-shutdown')[0]!.title).toContain('under 120s');
     expect(report.findings.every((f) => typeof f.prevents === 'string' && f.prevents.length > 0)).toBe(true);
     expect(report.findings.filter((f) => f.affected.partitions.some((p) => p.topic === 'au-clean'))).toEqual([]);
     expect(report.skippedChecks.join(' ')).toContain('no trend yet');

@@ -93,6 +93,28 @@ describe('audit checks', () => {
     expect(skippedAuditChecks({ hostAccess: true, brokerConfigs: new Map(), storageHistory: null }).join(' ')).toContain('no trend yet');
   });
 
+  it('stop timeout against the measured controlled shutdown: below it is critical, within 1.5× of it a warning, a quick one keeps the 120 s floor', () => {
+    const unit = (timeoutStopSec: number) => ({ unit: 'kafka.service', activeState: 'active', timeoutStopSec, timeoutStopRaw: `${timeoutStopSec}s`, restarts: 0, lastExitStatus: 0, lastExitCode: null, journalTail: [] });
+    const probes = [
+      okProbe(1, { systemd: unit(180), lastShutdownSeconds: 240.4 }),
+      okProbe(2, { systemd: unit(300), lastShutdownSeconds: 240 }),
+      okProbe(3, { systemd: unit(400), lastShutdownSeconds: 240 }),
+      okProbe(4, { systemd: unit(90), lastShutdownSeconds: 3.2 }),
+      okProbe(5, { systemd: unit(150), lastShutdownSeconds: 3.2 }),
+    ];
+    const found = runAuditChecks(input({ probes })).filter((f) => f.kind === 'stop-timeout-below-shutdown');
+    expect(found.map((f) => [f.affected.brokers[0], f.severity])).toEqual([
+      [1, 'critical'],
+      [2, 'warning'],
+      [4, 'warning'],
+    ]);
+    expect(found[0]!.title).toBe('Broker 1: systemd kills it after 180s, its last controlled shutdown took 240.4s');
+    expect(found[1]!.title).toContain('less than 1.5× its last controlled shutdown (240s)');
+    expect(found[1]!.evidence[1]!.value).toContain('wanted at least 360s');
+    expect(found[2]!.title).toContain('under 120s');
+    expect(found[2]!.evidence[1]!.value).toContain('3.2s (the last one in server.log)');
+  });
+
   it('disk trend: a steady climb that fills the dir within 7 days is reported, a flat one is not', () => {
     const day = 86_400_000;
     const now = 10 * day;

@@ -1,8 +1,7 @@
 // Consumer findings on the real sandbox: a group that retention passed, a
-// stalled consumer; and our numbers against kafka-consumer-groups.sh
-// --describe on the same cluster. (Committed beyond the end after a leader
-// override is covered by the detector's unit tests; on the sandbox the commit
-// past the new end did not go through reliably, so it is not asserted here.)
+// group committed beyond the new end after a leaderless partition is rescued
+// by an unclean election, a stalled consumer; and our numbers against
+// kafka-consumer-groups.sh --describe on the same cluster.
 
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
 import { diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
 import { consumerView } from '../../lib/diagnose/detectors/consumers.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
+import { testSandbox } from '../sandbox/helpers.ts';
 
 const exec = promisify(execFile);
 const bootstrap = process.env.KAFKA_BOOTSTRAP_SERVERS ?? '';
@@ -88,14 +88,12 @@ async function diagnose(lagWindowMs = 0): Promise<Finding[]> {
 }
 
 describe.skipIf(!ready)('consumer findings on the sandbox', () => {
-  beforeAll(async () => {
-    await tool('kafka-topics.sh', ['--delete', '--if-exists', '--topic', 'cg-retention']).catch(() => '');
-    await tool('kafka-topics.sh', ['--delete', '--if-exists', '--topic', 'cg-stall']).catch(() => '');
-  }, 120_000);
-  afterAll(async () => {
-    await tool('kafka-topics.sh', ['--delete', '--if-exists', '--topic', 'cg-retention']).catch(() => '');
-    await tool('kafka-topics.sh', ['--delete', '--if-exists', '--topic', 'cg-stall']).catch(() => '');
-  }, 120_000);
+  const topics = ['cg-retention', 'cg-stall', 'cg-truncate'];
+  const dropTopics = async () => {
+    for (const t of topics) await tool('kafka-topics.sh', ['--delete', '--if-exists', '--topic', t]).catch(() => '');
+  };
+  beforeAll(dropTopics, 120_000);
+  afterAll(dropTopics, 120_000);
 
   it('a group that retention passed: consumer-offset-below-log-start with the messages skipped, numbers as kafka-consumer-groups.sh', async () => {
     await tool('kafka-topics.sh', ['--create', '--topic', 'cg-retention', '--partitions', '1', '--replication-factor', '3', '--config', 'retention.ms=3000', '--config', 'segment.ms=1000']);
@@ -164,4 +162,44 @@ describe.skipIf(!ready)('consumer findings on the sandbox', () => {
       await consumer.disconnect().catch(() => {});
     }
   }, 240_000);
+
+  it('after a leaderless partition is rescued onto a replica with less data, a group committed beyond the new end: consumer-offset-above-log-end', async () => {
+    // The failure this rescues: the follower drops out of the ISR, the sole in-sync leader keeps
+    // taking writes that a group reads and commits, then the leader is killed (kill -9).
+    const sandbox = testSandbox();
+    await tool('kafka-topics.sh', ['--create', '--topic', 'cg-truncate', '--replica-assignment', '1:2', '--config', 'min.insync.replicas=1', '--config', 'unclean.leader.election.enable=false']);
+    try {
+      await produce('cg-truncate', 1_000);
+      await sandbox.stop(2);
+      await produce('cg-truncate', 500, 1_000);
+      // The group's coordinator may have lived on the broker just stopped: it moves within seconds.
+      await commit('cg-truncated', 'cg-truncate', 1_400);
+      await sandbox.kill(1);
+      await sandbox.start(2);
+      await waitFor('cg-truncate-0 leaderless', async () => /Leader: (none|-1)\b/.test(await tool('kafka-topics.sh', ['--describe', '--topic', 'cg-truncate'])), 120_000);
+      // The rescue: the out-of-sync replica is put in charge, with the 1,000 messages it holds.
+      await tool('kafka-leader-election.sh', ['--election-type', 'unclean', '--topic', 'cg-truncate', '--partition', '0']);
+      await waitFor('cg-truncate-0 led by broker 2', async () => /Leader: 2\b/.test(await tool('kafka-topics.sh', ['--describe', '--topic', 'cg-truncate'])));
+      const end = Number(/cg-truncate:0:(\d+)/.exec(await tool('kafka-get-offsets.sh', ['--topic', 'cg-truncate', '--time', '-1']))![1]);
+      expect(end).toBe(1_000);
+
+      let f: Finding | undefined;
+      await waitFor('the above-log-end finding', async () => {
+        f = (await diagnose()).find((x) => x.kind === 'consumer-offset-above-log-end' && x.affected.groups.includes('cg-truncated'));
+        return f !== undefined;
+      }, 60_000).catch(() => undefined);
+      expect(f, 'above-log-end finding').toBeDefined();
+      expect(f!.title).toContain(`committed ${1_400 - end} offsets past the log end`);
+      expect(f!.title).toContain('(Empty)');
+      expect(f!.affected.partitions).toEqual([{ topic: 'cg-truncate', partition: 0 }]);
+      expect(f!.runbook).toBeTruthy();
+
+      const [ours, theirs] = [await ourView('cg-truncated'), await describeGroup('cg-truncated')];
+      expect(theirs.get('cg-truncate-0')).toMatchObject({ current: 1_400, end });
+      expect(ours.get('cg-truncate-0')).toMatchObject({ current: 1_400, end });
+    } finally {
+      await sandbox.start(1);
+      await sandbox.start(2);
+    }
+  }, 480_000);
 });

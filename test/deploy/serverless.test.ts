@@ -1,7 +1,7 @@
 // `osls package` without AWS credentials, then the generated CloudFormation:
 // routes, queue, tables, per-function least-privilege IAM, and bundle sizes.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,9 @@ beforeAll(() => {
   // No credentials anywhere: a config that needed them (${ssm:}, ${aws:accountId}) would fail here.
   env.AWS_SHARED_CREDENTIALS_FILE = join(outDir, 'no-credentials');
   env.AWS_CONFIG_FILE = join(outDir, 'no-config');
+  // serverless-esbuild leaves its per-function build dirs in TMPDIR: keep them in ours, removed below.
+  env.TMPDIR = join(outDir, 'tmp');
+  mkdirSync(env.TMPDIR);
   execFileSync('npx', ['osls', 'package', '--stage', 'ci', '--package', outDir], { cwd: process.cwd(), env, stdio: 'pipe', timeout: 300_000 });
   template = JSON.parse(readFileSync(join(outDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Json;
   resources = template.Resources as Json;

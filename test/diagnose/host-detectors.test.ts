@@ -30,6 +30,8 @@ describe('host detectors', () => {
     ['fd-pressure', 'warning', { limits: { openFds: 900, maxFds: 1024, mapCount: 10, maxMapCount: 65530 } }],
     ['mmap-pressure', 'critical', { limits: { openFds: 10, maxFds: 1024, mapCount: 65000, maxMapCount: 65530 } }],
     ['short-stop-timeout', 'warning', { systemd: { unit: 'kafka.service', activeState: 'active', timeoutStopSec: 90, restarts: 0, lastExitStatus: 0, lastExitCode: 'exited' } }],
+    ['short-stop-timeout', 'warning', { systemd: { unit: 'kafka.service', activeState: 'active', timeoutStopSec: 600, restarts: 0, lastExitStatus: 0, lastExitCode: 'exited' }, lastShutdownSeconds: 450 }],
+    ['short-stop-timeout', 'critical', { systemd: { unit: 'kafka.service', activeState: 'active', timeoutStopSec: 600, restarts: 0, lastExitStatus: 0, lastExitCode: 'exited' }, lastShutdownSeconds: 640 }],
     ['broker-crash-loop', 'critical', { systemd: { unit: 'kafka.service', activeState: 'activating', timeoutStopSec: 600, restarts: 7, lastExitStatus: 1, lastExitCode: 'exited' } }],
   ] as const)('%s (%s)', (kind, severity, over) => {
     const findings = detect(healthyCluster(), [okProbe(2, over as never)]);

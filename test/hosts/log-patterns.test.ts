@@ -91,6 +91,14 @@ const CASES: Case[] = [
   ['0.11', `${TS} ERROR [Group Metadata Manager on Broker 0]: Error loading offsets from __consumer_offsets-12 (kafka.coordinator.group.GroupMetadataManager)`, 'offsets-load-failed', { partition: '12' }],
   ['3.8', `${TS} WARN [GroupCoordinator id=1] Failed to complete the loading of metadata for __consumer_offsets-12 in epoch 7 since the coordinator does not exist. (org.apache.kafka.coordinator.common.runtime.CoordinatorRuntime)`, 'offsets-load-failed', { partition: '12', epoch: '7' }],
   ['4.1', `${TS} ERROR [GroupCoordinator id=1] Failed to load metadata from __consumer_offsets-12 with epoch 7 due to org.apache.kafka.common.KafkaException: boom. (org.apache.kafka.coordinator.common.runtime.CoordinatorRuntime)`, 'offsets-load-failed', { partition: '12', epoch: '7' }],
+
+  // ------------------------------------------------------------------ broker shutdown
+  ['0.11', `${TS} INFO [Kafka Server 0], shutting down (kafka.server.KafkaServer)`, 'shutdown-started', { id: '0' }],
+  ['0.11', `${TS} INFO [Kafka Server 0], shut down completed (kafka.server.KafkaServer)`, 'shutdown-completed', { id: '0' }],
+  ['3.9', `${TS} INFO [KafkaServer id=2] shutting down (kafka.server.KafkaServer)`, 'shutdown-started', { id: '2' }],
+  ['3.9', `${TS} INFO [KafkaServer id=2] shut down completed (kafka.server.KafkaServer)`, 'shutdown-completed', { id: '2' }],
+  ['4.1', `${TS} INFO [BrokerServer id=3] shutting down (kafka.server.BrokerServer)`, 'shutdown-started', { id: '3' }],
+  ['4.1', `${TS} INFO [BrokerServer id=3] shut down completed (kafka.server.BrokerServer)`, 'shutdown-completed', { id: '3' }],
 ];
 
 describe('classifyLogLine: every Kafka wording from 0.11 to 4.x', () => {

@@ -42,6 +42,7 @@ function raw(over: Partial<RawProbeOutput> = {}, logs: Partial<RawProbeOutput['l
       cleaner: [],
       unsupported: [],
       offsetsLoadErrors: [],
+      shutdown: [],
       cleanerLog: [],
       ...logs,
     },
@@ -91,6 +92,17 @@ describe('parseProbeOutput: valid output', () => {
       [false, false],
     ]);
     expect(r.logDirs[2]).toMatchObject({ exists: false, realPath: null, partitionDirCount: 0, diskUsedPercent: null });
+  });
+
+  it('times the newest complete controlled shutdown from its numbered log lines; none when the probe printed none', () => {
+    const shutdown = [
+      '100:[2026-11-29 06:50:00,000] INFO [KafkaServer id=1] shutting down (kafka.server.KafkaServer)',
+      '180:[2026-11-29 06:51:12,500] INFO [KafkaServer id=1] shut down completed (kafka.server.KafkaServer)',
+    ];
+    expect(parseProbeOutput(text(raw({}, { shutdown }))).lastShutdownSeconds).toBe(72.5);
+    const older = raw();
+    delete (older.logs as Partial<RawProbeOutput['logs']>).shutdown;
+    expect(parseProbeOutput(text(older)).lastShutdownSeconds).toBeNull();
   });
 
   it('maps a killed main process', () => {

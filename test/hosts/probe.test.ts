@@ -381,6 +381,21 @@ describe('probe.sh: systemd', () => {
     expect(r.systemd).toMatchObject({ unit: 'kafka.service', timeoutStopSec: 30, timeoutStopRaw: '30s', activeState: null });
   });
 
+  it('times the last controlled shutdown from server.log, whatever else the log holds in between', async () => {
+    const h = host({ brokerId: 8 });
+    const KS = 'kafka.server.KafkaServer';
+    const lines = [
+      log4j('05:00:00,000', 'INFO', '[KafkaServer id=8] shutting down', KS),
+      log4j('05:00:30,000', 'INFO', '[KafkaServer id=8] shut down completed', KS),
+      log4j('06:00:00,000', 'INFO', 'Loading logs.', LM),
+      log4j('06:10:00,000', 'INFO', '[KafkaServer id=8] shutting down', KS),
+      ...Array.from({ length: 50 }, (_, i) => log4j('06:10:01,000', 'INFO', `[ReplicaFetcherManager on broker 8] Removed fetcher for partitions t-${i}`, 'kafka.server.ReplicaFetcherManager')),
+      log4j('06:11:35,250', 'INFO', '[KafkaServer id=8] shut down completed', KS),
+    ];
+    writeFileSync(join(h.logsDir, 'server.log'), lines.join('\n') + '\n');
+    expect((await probeOne(h, 8)).lastShutdownSeconds).toBe(95.25);
+  });
+
   it('reads the named unit with systemctl show when the broker is down', async () => {
     const h = host({ brokerId: 9 });
     const bin = join(root, 'fake-bin');
@@ -444,7 +459,7 @@ describe('probe.sh: time budget', () => {
     const { parseProbeOutput } = await import('../../lib/hosts/probe-output.ts');
     const [res] = await executor.run([{ brokerId: 10, address: h.hostDir }], { script: 'probe', params: { config: h.configPath, scanDeadline: '0' }, timeoutMs: 20_000, comment: 't' });
     const r = parseProbeOutput(res!.stdout);
-    expect(r.warnings).toEqual(['time budget spent: log scan skipped for lifecycle unclean recovery loadProgress corruptIndex indexAppend cleaner unsupported offsetsLoadErrors offsetsLoad']);
+    expect(r.warnings).toEqual(['time budget spent: log scan skipped for lifecycle unclean recovery loadProgress corruptIndex indexAppend cleaner unsupported offsetsLoadErrors offsetsLoad shutdown']);
     expect(r.logLoading?.startLine).toBeNull();
     expect(r.consumerOffsets).toHaveLength(1);
   });

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_CONTROL_SCRIPT } from '../../lib/hosts/service-control-script.generated.ts';
-import { lastShutdownSeconds, parseServiceStatus, serviceParams, systemdSeconds } from '../../lib/hosts/service-control.ts';
+import { parseServiceStatus, serviceParams, systemdSeconds } from '../../lib/hosts/service-control.ts';
 
 const script = readFileSync(new URL('../../lib/hosts/service-control.sh', import.meta.url), 'utf8');
 
@@ -39,33 +39,13 @@ describe('service-control.sh', () => {
     });
     expect(parseServiceStatus('state=inactive\npid=0\n').pid).toBeNull();
   });
-});
 
-describe('last controlled shutdown from server.log', () => {
-  it('KRaft broker (BrokerServer, Kafka 3.x–4.x): "shutting down" to "shut down completed"', () => {
-    const lines = [
-      '[2026-11-30 18:21:14,094] INFO [BrokerServer id=1] shutting down (kafka.server.BrokerServer)',
-      '[2026-11-30 18:21:14,441] INFO [BrokerServer id=1] shut down completed (kafka.server.BrokerServer)',
-      '[2026-11-30 18:30:00,000] INFO [BrokerServer id=1] shutting down (kafka.server.BrokerServer)',
-      '[2026-11-30 18:31:05,500] INFO [BrokerServer id=1] shut down completed (kafka.server.BrokerServer)',
-    ];
-    expect(lastShutdownSeconds(lines)).toBe(65.5);
-  });
-
-  it('ZooKeeper mode (KafkaServer); an unfinished shutdown (killed) does not count', () => {
-    const lines = [
-      '[2024-03-01 10:00:00,000] INFO [KafkaServer id=2] shutting down (kafka.server.KafkaServer)',
-      '[2024-03-01 10:02:00,250] INFO [KafkaServer id=2] shut down completed (kafka.server.KafkaServer)',
-      '[2024-03-02 10:00:00,000] INFO [KafkaServer id=2] shutting down (kafka.server.KafkaServer)',
-    ];
-    expect(lastShutdownSeconds(lines)).toBe(120.25);
-    expect(lastShutdownSeconds(['[2024-03-02 10:00:00,000] INFO [KafkaServer id=2] shutting down (kafka.server.KafkaServer)'])).toBeNull();
-  });
-
-  it('systemd TimeoutStopUSec text in seconds', () => {
-    expect(systemdSeconds('1min 30s')).toBe(90);
-    expect(systemdSeconds('infinity')).toBe(Infinity);
-    expect(systemdSeconds('500ms')).toBe(0.5);
-    expect(systemdSeconds('')).toBeNull();
+  describe('systemd stop timeout', () => {
+    it('systemd TimeoutStopUSec text in seconds', () => {
+      expect(systemdSeconds('1min 30s')).toBe(90);
+      expect(systemdSeconds('infinity')).toBe(Infinity);
+      expect(systemdSeconds('500ms')).toBe(0.5);
+      expect(systemdSeconds('')).toBeNull();
+    });
   });
 });

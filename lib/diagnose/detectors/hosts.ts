@@ -308,20 +308,26 @@ function limitPressure({ brokerId, r, b, id, out }: HostRuleContext): void {
   }
 }
 
-/** A systemd stop timeout that can SIGKILL a controlled shutdown. */
+/** A systemd stop timeout that can SIGKILL a controlled shutdown (or did: shorter than the last one measured). */
 function shortStopTimeout({ brokerId, r, b, id, out }: HostRuleContext): void {
   const sd = r.systemd;
-  if (sd && sd.timeoutStopSec !== null && sd.timeoutStopSec < MIN_STOP_TIMEOUT_SEC) {
+  const measured = r.lastShutdownSeconds ?? null;
+  const needed = Math.max(MIN_STOP_TIMEOUT_SEC, Math.ceil((measured ?? 0) * 1.5));
+  if (sd && sd.timeoutStopSec !== null && sd.timeoutStopSec < needed) {
+    const took = measured === null ? null : `${Math.round(measured * 10) / 10}s`;
     out.push(
       makeFinding({
         kind: 'short-stop-timeout',
-        severity: 'warning',
-        title: `Broker ${brokerId}: systemd stops it after ${sd.timeoutStopSec}s`,
+        severity: measured !== null && sd.timeoutStopSec < measured ? 'critical' : 'warning',
+        title: `Broker ${brokerId}: systemd stops it after ${sd.timeoutStopSec}s${took === null ? '' : `, its last controlled shutdown took ${took}`}`,
         summary: `${sd.unit} has TimeoutStopSec=${sd.timeoutStopSec}s. A large broker's controlled shutdown can take longer; systemd then sends SIGKILL and the next start runs a long log recovery (systemd's default is 90 s).`,
         brokers: b,
-        evidence: [{ label: 'TimeoutStopSec', value: String(sd.timeoutStopSec), source: `broker:${brokerId}` }],
+        evidence: [
+          { label: 'TimeoutStopSec', value: String(sd.timeoutStopSec), source: `broker:${brokerId}` },
+          ...(took === null ? [] : [{ label: 'last controlled shutdown', value: `${took} (server.log)`, source: `broker:${brokerId}` }]),
+        ],
         identity: id(),
-        nextActions: [`Set TimeoutStopSec=600 in a drop-in for ${sd.unit} and run systemctl daemon-reload.`],
+        nextActions: [`Set TimeoutStopSec=${Math.max(600, needed)} in a drop-in for ${sd.unit} and run systemctl daemon-reload.`],
       }),
     );
   }

@@ -1,0 +1,32 @@
+// How long a broker's controlled shutdown took, from its own server.log lines
+// (the start and end lines of log-patterns.ts). Both the restart feature and
+// the audit's stop-timeout check judge systemd's TimeoutStopSec against it.
+
+import { classifyLogLine } from './log-patterns.ts';
+
+/** A timestamp at the start of a log4j line: "[2026-11-30 18:40:01,123]". */
+const LOG_TIME = /^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}),(\d{3})\]/;
+
+function lineTime(line: string): number | null {
+  const m = LOG_TIME.exec(line);
+  if (!m) return null;
+  // Host-local time without a zone: only differences are used.
+  const t = Date.parse(`${m[1]}T${m[2]}.${m[3]}Z`);
+  return Number.isFinite(t) ? t : null;
+}
+
+/** How long the newest complete shutdown in these lines (oldest first) took, in seconds; null when none is there. */
+export function lastShutdownSeconds(lines: readonly string[]): number | null {
+  let start: number | null = null;
+  let result: number | null = null;
+  for (const line of lines) {
+    const kind = classifyLogLine(line)?.kind;
+    if (kind === 'shutdown-started') start = lineTime(line);
+    else if (kind === 'shutdown-completed' && start !== null) {
+      const end = lineTime(line);
+      if (end !== null && end >= start) result = (end - start) / 1000;
+      start = null;
+    }
+  }
+  return result;
+}
