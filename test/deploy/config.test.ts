@@ -1,12 +1,12 @@
 // The configuration: one zod schema, clear messages for every mistake.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findCluster, loadConfig, parseConfig } from '../../lib/config/schema.ts';
 import { hostTargets } from '../../lib/hosts/executors.ts';
 import { toConnectionConfig } from '../../lib/kafka/cluster-connection.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';
+import { scratchDir } from '../helpers/scratch.ts';
 
 const base = structuredClone(BASE_CONFIG);
 
@@ -65,7 +65,7 @@ describe('configuration', () => {
     expect(loadConfig({ KR_CONFIG: JSON.stringify(base) }).clusters).toHaveLength(2);
     expect(() => loadConfig({})).toThrow(/set KR_CONFIG \(JSON\) or KR_CONFIG_FILE/);
     expect(() => loadConfig({ KR_CONFIG: '{oops' })).toThrow(/KR_CONFIG is not valid JSON/);
-    const dir = mkdtempSync(join(tmpdir(), 'kr-config-'));
+    const dir = scratchDir('kr-config');
     writeFileSync(join(dir, 'c.json'), JSON.stringify(base));
     expect(loadConfig({ KR_CONFIG_FILE: join(dir, 'c.json') }).defaultCluster).toBe('sandbox');
     expect(() => loadConfig({ KR_CONFIG_FILE: join(dir, 'missing.json') })).toThrow(/cannot read KR_CONFIG_FILE/);

@@ -4,8 +4,7 @@
 // (aws-sdk-client-mock); each instance's answer is what the same probe prints
 // on the sandbox broker's host directory, so the findings can be compared with
 // the local executor's on the same cluster.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommandInvocationCommand, SendCommandCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -18,6 +17,7 @@ import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
 import { probeHosts } from '../../lib/hosts/probe-runner.ts';
 import { readSandboxCluster } from '../../sandbox/layout.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
+import { scratchDir } from '../helpers/scratch.ts';
 
 const instanceOf = (brokerId: number) => `i-0000000000000000${brokerId}`;
 
@@ -45,7 +45,7 @@ describe.skipIf(!hasSandbox())('CLI with the bot config: hosts over SSM', () => 
       clusters: [{ name: 'prod-eu', bootstrap: sandbox.bootstrapServers.split(','), hosts, diagnosisTimeoutMs: 30_000 }],
       slack: { allowedTeams: ['T0OPS'], allowedChannels: ['C0OPS'], incidentChannel: 'C0OPS' },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'kr-cli-config-'));
+    const dir = scratchDir('kr-cli-config');
     ssmFile = join(dir, 'ssm.json');
     localFile = join(dir, 'local.json');
     writeFileSync(ssmFile, JSON.stringify(cluster({ executor: 'ssm', instances: Object.fromEntries(sandbox.brokers.map((b) => [String(b.id), instanceOf(b.id)])) })));

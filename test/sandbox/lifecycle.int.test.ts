@@ -1,9 +1,8 @@
 // The sandbox is a tool people rely on: idempotent, precise about what it
 // signals, and clear when something is in the way.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -11,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { sandboxSettings } from '../../sandbox/layout.ts';
 import { hasSandbox, testSandbox } from './helpers.ts';
+import { scratchDir } from '../helpers/scratch.ts';
 
 const exec = promisify(execFile);
 const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
@@ -55,7 +55,7 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   });
 
   it('down signals only processes it started: a reused pid is left alone', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'kr-decoy-'));
+    const home = scratchDir('kr-decoy');
     const other = new Sandbox(sandboxSettings({ ...process.env, KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39090' }), () => {});
     const decoy = spawn('sleep', ['60'], { stdio: 'ignore' });
     try {
@@ -71,7 +71,7 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   });
 
   it('a busy port gives a clear error naming the fix', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'kr-busy-'));
+    const home = scratchDir('kr-busy');
     const server: Server = createServer();
     await new Promise<void>((r) => server.listen(39190, '127.0.0.1', () => r()));
     try {
@@ -83,7 +83,7 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   });
 
   it('missing Java gives a clear error naming the fix', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'kr-nojava-'));
+    const home = scratchDir('kr-nojava');
     const env = { ...process.env, PATH: '/nonexistent', KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39290' };
     const run = exec(process.execPath, ['bin/kafka-responder.js', 'sandbox', 'up'], { env });
     await expect(run).rejects.toMatchObject({ stderr: expect.stringMatching(/java.*not available.*Install Java 17/s) });

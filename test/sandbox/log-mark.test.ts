@@ -1,15 +1,15 @@
 // A broker's start is recognised from what its server.log gained since the
 // spawn, even when log4j rolled the old file away at start (it did, once an
 // hour had passed, and the sandbox then waited for a marker it could not see).
-import { appendFile, mkdtemp, rename, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markLog, readSince } from '../../sandbox/cluster.ts';
+import { scratchDir } from '../helpers/scratch.ts';
 
 describe('server.log marks', () => {
   it('reads only what was appended after the mark', async () => {
-    const log = join(await mkdtemp(join(tmpdir(), 'kr-mark-')), 'server.log');
+    const log = join(scratchDir('kr-mark'), 'server.log');
     await writeFile(log, 'old start\nKafka Server started\n');
     const mark = await markLog(log);
     expect(await readSince(log, mark)).toBe('');
@@ -18,7 +18,7 @@ describe('server.log marks', () => {
   });
 
   it('reads the whole new file after a rollover, shorter or longer than the old one', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kr-mark-'));
+    const dir = scratchDir('kr-mark');
     const log = join(dir, 'server.log');
     await writeFile(log, 'x'.repeat(10_000));
     const mark = await markLog(log);
@@ -30,7 +30,7 @@ describe('server.log marks', () => {
   });
 
   it('a missing log reads as empty, and a log created after the mark is read whole', async () => {
-    const log = join(await mkdtemp(join(tmpdir(), 'kr-mark-')), 'server.log');
+    const log = join(scratchDir('kr-mark'), 'server.log');
     const mark = await markLog(log);
     expect(await readSince(log, mark)).toBe('');
     await writeFile(log, 'first start\n');

@@ -1,13 +1,13 @@
 // `/kafka` end to end through the real handler and worker: ack contents, the
 // progress message edited as probes answer, findings in its thread, authz.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { BASE_CONFIG, ScriptedDiagnoser, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
 import { actionEvent, slashEvent } from './helpers/signed.ts';
 import { SlackStub } from './helpers/slack-stub.ts';
+import { scratchDir } from '../helpers/scratch.ts';
 
 let db: DynaliteHandle;
 let stub: SlackStub;
@@ -18,7 +18,7 @@ let seq = 0;
 beforeAll(async () => {
   db = await startDynalite();
   stub = await new SlackStub().start();
-  const dir = mkdtempSync(join(tmpdir(), 'kr-runbooks-'));
+  const dir = scratchDir('kr-runbooks');
   writeFileSync(join(dir, 'offline-partition.md'), '# Offline partition\n\nA partition has no leader.\n\n## Steps\n\n1. **Find** the replicas.');
   process.env.KR_RUNBOOKS_DIR = dir;
 });

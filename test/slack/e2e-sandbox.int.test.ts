@@ -9,8 +9,7 @@
 // KR_SANDBOX_PORT_BASE like the sandbox does, and is skipped when
 // the run has no sandbox (KR_SKIP_SANDBOX=1).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RestartAssessment } from '../../lib/diagnose/can-restart.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
@@ -23,6 +22,7 @@ import { sandboxConfig } from '../../lib/local/defaults.ts';
 import { buildHarness, type Harness } from './helpers/harness.ts';
 import { slashEvent } from './helpers/signed.ts';
 import { SlackStub } from './helpers/slack-stub.ts';
+import { scratchDir } from '../helpers/scratch.ts';
 
 /** The installed CLI's output; throws (with its stderr) on an exit code not in `ok`. */
 function kafkaResponder(args: string[], ok: number[]): string {
@@ -55,7 +55,7 @@ describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 top
     const { config } = sandboxConfig({ ...process.env, KR_SLACK_USERS: 'U0ALICE', KR_INCIDENT_CHANNEL: 'C0INCIDENT' });
     db = await startDynalite();
     h = buildHarness({ stub, store: db.store, diagnoser: createDefaultDiagnoser(executorFactory()), config });
-    configFile = join(mkdtempSync(join(tmpdir(), 'kr-config-')), 'kafka-responder.json');
+    configFile = join(scratchDir('kr-config'), 'kafka-responder.json');
     writeFileSync(configFile, JSON.stringify(config, null, 2));
   }, 300_000);
 
