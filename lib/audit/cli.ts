@@ -19,7 +19,7 @@ export async function run(argv: string[]): Promise<number> {
   const target = await resolveClusterTarget(args);
   const report = await runAudit(target);
   if (args.format === 'json') console.log(JSON.stringify(report, null, 2));
-  else if (args.format === 'markdown') process.stdout.write(renderReportMarkdown(report));
+  else if (args.format === 'markdown') process.stdout.write(renderReportMarkdown(report, { heading: 'Kafka risk audit', nothingFound: 'No risks found: every check passed or was skipped (see below).' }));
   else console.log(renderReport(report, terminalStyle(), 'Audit'));
   return report.findings.some((f) => f.severity !== 'info') ? 3 : 0;
 }

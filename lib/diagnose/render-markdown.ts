@@ -25,6 +25,7 @@ function prose(text: string): string {
 
 function finding(f: Finding): string[] {
   const out = [`### ${f.severity.toUpperCase()}: ${prose(f.title)}`, '', prose(f.summary), ''];
+  if (f.prevents) out.push(`- **Prevents:** ${prose(f.prevents)}`);
   const a = f.affected;
   if (a.brokers.length) out.push(`- **Brokers:** ${a.brokers.join(', ')}`);
   if (a.groups.length) out.push(`- **${plural(a.groups.length, 'consumer group')}:** ${a.groups.slice(0, 10).map(code).join(', ')}${a.groups.length > 10 ? ', …' : ''}`);
@@ -42,10 +43,17 @@ function finding(f: Finding): string[] {
   return out;
 }
 
-export function renderReportMarkdown(report: DiagnosisReport): string {
-  const lines = [`## Kafka diagnosis: ${prose(report.cluster)}`, '', `${report.startedAt} · ${report.durationMs} ms`, ''];
+/** The audit reuses this with its own heading and its own word for "nothing found". */
+export interface MarkdownReportWording {
+  heading: string;
+  nothingFound: string;
+}
+const DIAGNOSIS_WORDING: MarkdownReportWording = { heading: 'Kafka diagnosis', nothingFound: 'No findings: the cluster looks healthy.' };
+
+export function renderReportMarkdown(report: DiagnosisReport, wording: MarkdownReportWording = DIAGNOSIS_WORDING): string {
+  const lines = [`## ${wording.heading}: ${prose(report.cluster)}`, '', `${report.startedAt} · ${report.durationMs} ms`, ''];
   const ordered = sortFindings(report.findings);
-  if (ordered.length === 0) lines.push('No findings: the cluster looks healthy.', '');
+  if (ordered.length === 0) lines.push(wording.nothingFound, '');
   else {
     lines.push('| Severity | Finding | Affected |', '|---|---|---|');
     for (const f of ordered) {

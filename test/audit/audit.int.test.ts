@@ -70,6 +70,12 @@ describe.skipIf(!ready)('audit on the sandbox', () => {
     expect(report.findings.every((f) => typeof f.prevents === 'string' && f.prevents.length > 0)).toBe(true);
     expect(report.findings.filter((f) => f.affected.partitions.some((p) => p.topic === 'au-clean'))).toEqual([]);
     expect(report.skippedChecks.join(' ')).toContain('no trend yet');
+
+    // For a ticket: the same findings as Markdown, each with the failure it prevents.
+    const md = await cli('audit', '--format', 'markdown');
+    expect(md).toMatch(/^## Kafka risk audit: /);
+    expect(md).toContain('`au-rf1-0`');
+    expect(md.match(/^- \*\*Prevents:\*\* /gm)?.length).toBe(report.findings.length);
   }, 180_000);
 
   it('the schedule posts the report once, nothing when nothing changed, then only the one setting that changed', async () => {
