@@ -87,6 +87,16 @@ async function diagnose(lagWindowMs = 0): Promise<Finding[]> {
   return (await runDiagnosis({ ...diagnosisInputFor(target), hostTargets: [], executor: null, lagWindowMs })).findings;
 }
 
+/** The group's finding of this kind, once a diagnosis has it (the group's coordinator and the partition's leader may take a moment to agree). */
+async function findingFor(kind: Finding['kind'], group: string): Promise<Finding | undefined> {
+  let f: Finding | undefined;
+  await waitFor(`a ${kind} finding for ${group}`, async () => {
+    f = (await diagnose()).find((x) => x.kind === kind && x.affected.groups.includes(group));
+    return f !== undefined;
+  }, 60_000).catch(() => undefined);
+  return f;
+}
+
 describe.skipIf(!ready)('consumer findings on the sandbox', () => {
   const topics = ['cg-retention', 'cg-stall', 'cg-truncate'];
   const dropTopics = async () => {
@@ -108,12 +118,7 @@ describe.skipIf(!ready)('consumer findings on the sandbox', () => {
     }, 90_000);
     const start = Number(/cg-retention:0:(\d+)/.exec(await tool('kafka-get-offsets.sh', ['--topic', 'cg-retention', '--time', '-2']))![1]);
 
-    // The diagnosis reads the group's coordinator and the partition's leader: give both a moment to agree.
-    let f: Finding | undefined;
-    await waitFor('the below-log-start finding', async () => {
-      f = (await diagnose()).find((x) => x.kind === 'consumer-offset-below-log-start' && x.affected.groups.includes('cg-behind'));
-      return f !== undefined;
-    }, 60_000).catch(() => undefined);
+    const f = await findingFor('consumer-offset-below-log-start', 'cg-behind');
     expect(f, 'below-log-start finding').toBeDefined();
     expect(f!.affected.partitions).toEqual([{ topic: 'cg-retention', partition: 0 }]);
     expect(f!.title).toContain(`lost ${start - 10} messages`);
@@ -183,11 +188,7 @@ describe.skipIf(!ready)('consumer findings on the sandbox', () => {
       const end = Number(/cg-truncate:0:(\d+)/.exec(await tool('kafka-get-offsets.sh', ['--topic', 'cg-truncate', '--time', '-1']))![1]);
       expect(end).toBe(1_000);
 
-      let f: Finding | undefined;
-      await waitFor('the above-log-end finding', async () => {
-        f = (await diagnose()).find((x) => x.kind === 'consumer-offset-above-log-end' && x.affected.groups.includes('cg-truncated'));
-        return f !== undefined;
-      }, 60_000).catch(() => undefined);
+      const f = await findingFor('consumer-offset-above-log-end', 'cg-truncated');
       expect(f, 'above-log-end finding').toBeDefined();
       expect(f!.title).toContain(`committed ${1_400 - end} offsets past the log end`);
       expect(f!.title).toContain('(Empty)');
