@@ -1,36 +1,26 @@
 // Alerts all the way to Slack: intake → queue → worker → stub. One group keeps
 // one thread, resolution edits it, flapping is called out, and the routed
 // diagnosis lands in the thread.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createAlertmanagerHandler, createSnsHandler } from '../../lib/alerts/intake.ts';
 import { listIncidents } from '../../lib/state/activity.ts';
-import { startDynalite, type DynaliteHandle } from './helpers/dynalite.ts';
 import { ScriptedDiagnoser, buildHarness, type Harness } from '../slack/helpers/harness.ts';
 import { slashEvent } from '../slack/helpers/signed.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
+import { useSlackStubAndDynalite } from '../slack/helpers/slack-and-dynalite.ts';
 import { alertmanagerPayload, cloudwatchAlarm, snsEvent } from './fixtures/samples.ts';
 
 const TOKEN = 'am-token-0123456789abcdef';
-let db: DynaliteHandle;
-let stub: SlackStub;
+const env = useSlackStubAndDynalite();
+const { stub } = env;
 let h: Harness;
 let diagnoser: ScriptedDiagnoser;
 let am: ReturnType<typeof createAlertmanagerHandler>;
 let sns: ReturnType<typeof createSnsHandler>;
 let group = 0;
 
-beforeAll(async () => {
-  db = await startDynalite();
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-  await db.close();
-});
 beforeEach(() => {
-  stub.reset();
   diagnoser = new ScriptedDiagnoser();
-  h = buildHarness({ stub, store: db.store, diagnoser });
+  h = buildHarness({ stub, store: env.db.store, diagnoser });
   am = createAlertmanagerHandler({ queue: h.queue, log: h.log, bearerToken: TOKEN });
   sns = createSnsHandler({ queue: h.queue, log: h.log });
   group++;
@@ -88,7 +78,7 @@ describe('alert triage threads', () => {
 
   it('a resolved alert marks its thread resolved and says when it cleared fast', async () => {
     await sendAm('firing', 100_000);
-    expect((await listIncidents(db.store)).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(true);
+    expect((await listIncidents(env.db.store)).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(true);
     await sendAm('resolved', 100_000, 60_000);
     const [parent] = stub.topLevel();
     expect(parent!.text).toBe('RESOLVED: KafkaUnderReplicatedPartitions on sandbox');
@@ -97,7 +87,7 @@ describe('alert triage threads', () => {
     const resolved = replies.at(-1)!;
     expect(resolved.text).toMatch(/^Resolved at/);
     expect(JSON.stringify(resolved.blocks)).toMatch(/cleared after 4\d s.*a broker dropping whole request batches/);
-    expect((await listIncidents(db.store)).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(false);
+    expect((await listIncidents(env.db.store)).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(false);
   });
 
   it('a resolution for a group we never announced posts nothing', async () => {

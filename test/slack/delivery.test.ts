@@ -2,32 +2,22 @@
 // Retry-After honoured, 5xx retried with backoff, posts paced per channel in
 // order, and a message that still cannot be delivered is logged and listed by
 // `/kafka status` (state on dynalite).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { statusCommand } from '../../lib/slack/commands.ts';
 import { webApiPoster } from '../../lib/slack/web.ts';
 import { InProcessJobQueue } from '../../lib/queue/queue.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { recordingLog } from '../helpers/recording-log.ts';
 import { BASE_CONFIG } from './helpers/harness.ts';
-import { SlackStub } from './helpers/slack-stub.ts';
+import { useSlackStubAndDynalite } from './helpers/slack-and-dynalite.ts';
 
-let db: DynaliteHandle;
-let stub: SlackStub;
-beforeAll(async () => {
-  db = await startDynalite();
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-  await db.close();
-});
-beforeEach(() => stub.reset());
+const env = useSlackStubAndDynalite();
+const { stub } = env;
 
 describe('Slack delivery', () => {
   it('while Slack answers 429 for a while, every message is delivered afterwards, in order per thread', async () => {
     const log = recordingLog();
-    const slack = webApiPoster('xoxb-test', stub.apiUrl, { postIntervalMs: 20, store: db.store, log });
+    const slack = webApiPoster('xoxb-test', stub.apiUrl, { postIntervalMs: 20, store: env.db.store, log });
     const a = await slack.post({ channel: 'C0INC', text: 'parent A' });
     const b = await slack.post({ channel: 'C0INC', text: 'parent B' });
     stub.rateLimitFor(1500, 1);
@@ -70,7 +60,7 @@ describe('Slack delivery', () => {
 
   it('a message that still cannot be delivered is logged as an error and shown by /kafka status', async () => {
     const log = recordingLog();
-    const slack = webApiPoster('xoxb-test', stub.apiUrl, { postIntervalMs: 0, backoffMs: 5, maxAttempts: 3, store: db.store, log });
+    const slack = webApiPoster('xoxb-test', stub.apiUrl, { postIntervalMs: 0, backoffMs: 5, maxAttempts: 3, store: env.db.store, log });
     stub.serverErrors.set('chat.postMessage', { remaining: 100, status: 500 });
     await expect(slack.post({ channel: 'C0INC', thread_ts: '1700000000.000001', text: 'Diagnosis of sandbox: 2 findings' })).rejects.toThrow(/500/);
     expect(stub.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(3);
@@ -78,7 +68,7 @@ describe('Slack delivery', () => {
     expect(error?.fields).toMatchObject({ method: 'chat.postMessage', channel: 'C0INC', attempts: 3 });
     const reply = await statusCommand.run(
       { args: [], userId: 'U0ALICE', channelId: 'C0OPS', correlationId: 'kr-test' },
-      { config: parseConfig(BASE_CONFIG), queue: new InProcessJobQueue(async () => {}), store: db.store, log },
+      { config: parseConfig(BASE_CONFIG), queue: new InProcessJobQueue(async () => {}), store: env.db.store, log },
     );
     expect(reply.text).toMatch(/1 undelivered messages/);
     expect(JSON.stringify(reply.blocks)).toContain('Diagnosis of sandbox: 2 findings');

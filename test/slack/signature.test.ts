@@ -1,26 +1,16 @@
 // Signed requests into the real Slack handler: the good one is answered,
 // forged, stale, future-dated and replayed ones get 401 and enqueue nothing.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildHarness, type Harness } from './helpers/harness.ts';
 import { slashBody, slashEvent, signedEvent } from './helpers/signed.ts';
-import { SlackStub } from './helpers/slack-stub.ts';
+import { useSlackStubAndDynalite } from './helpers/slack-and-dynalite.ts';
 
-let db: DynaliteHandle;
-let stub: SlackStub;
+const env = useSlackStubAndDynalite();
+const { stub } = env;
 let h: Harness;
 
-beforeAll(async () => {
-  db = await startDynalite();
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-  await db.close();
-});
 beforeEach(() => {
-  stub.reset();
-  h = buildHarness({ stub, store: db.store });
+  h = buildHarness({ stub, store: env.db.store });
 });
 
 const now = () => Math.floor(Date.now() / 1000);
