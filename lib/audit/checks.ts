@@ -6,6 +6,7 @@
 
 import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
+import { SHUTDOWN_MARGIN, stopTimeoutShortfall } from '../hosts/shutdown-timing.ts';
 import type { Finding, FindingKind } from '../diagnose/types.ts';
 import { makeFinding, type FindingInput } from '../diagnose/finding.ts';
 import { detectHostFindings } from '../diagnose/detectors/hosts.ts';
@@ -68,8 +69,6 @@ export const MIN_DEFAULT_RF = 2;
  * little about one under load with thousands of leaders to move).
  */
 export const UNMEASURED_SHUTDOWN_SEC = 120;
-/** Headroom over the measured controlled shutdown that the stop timeout should leave. */
-export const SHUTDOWN_MARGIN = 1.5;
 /** fd / mmap use above this share of the limit leaves less than 20% headroom. */
 export const HEADROOM_USED_PERCENT = 80;
 
@@ -212,20 +211,18 @@ function stopTimeoutBelowShutdown({ probes }: AuditInput): Finding[] {
   return okReports(probes).flatMap(({ brokerId, report }) => {
     const sd = report.systemd;
     if (!sd || sd.timeoutStopSec === null) return [];
-    const measured = report.lastShutdownSeconds ?? null;
-    const needed = Math.max(UNMEASURED_SHUTDOWN_SEC, Math.ceil((measured ?? 0) * SHUTDOWN_MARGIN));
-    if (sd.timeoutStopSec >= needed) return [];
-    const took = measured === null ? null : `${Math.round(measured * 10) / 10}s`;
-    const killedNextTime = measured !== null && sd.timeoutStopSec < measured;
-    const why = killedNextTime
+    const short = stopTimeoutShortfall(sd.timeoutStopSec, report.lastShutdownSeconds ?? null, UNMEASURED_SHUTDOWN_SEC);
+    if (!short) return [];
+    const took = short.measuredText;
+    const why = short.belowMeasured
       ? `its last controlled shutdown took ${took}`
-      : measured !== null && needed > UNMEASURED_SHUTDOWN_SEC
+      : short.neededSec > UNMEASURED_SHUTDOWN_SEC
         ? `less than ${SHUTDOWN_MARGIN}× its last controlled shutdown (${took})`
         : `under ${UNMEASURED_SHUTDOWN_SEC}s`;
     return [
       makeFinding({
         kind: 'stop-timeout-below-shutdown',
-        severity: killedNextTime ? 'critical' : 'warning',
+        severity: short.belowMeasured ? 'critical' : 'warning',
         title: `Broker ${brokerId}: systemd kills it after ${sd.timeoutStopSec}s, ${why}`,
         summary: `${sd.unit} has TimeoutStopSec=${sd.timeoutStopSec}s. A stop that takes longer is SIGKILLed: no clean shutdown, a long recovery at the next start, and possibly a leaderless partition.`,
         brokers: [brokerId],
@@ -233,11 +230,11 @@ function stopTimeoutBelowShutdown({ probes }: AuditInput): Finding[] {
           { label: 'TimeoutStopSec', value: sd.timeoutStopRaw ?? String(sd.timeoutStopSec), source: `broker:${brokerId}` },
           {
             label: 'controlled shutdown',
-            value: took === null ? `not in server.log (assumed ${UNMEASURED_SHUTDOWN_SEC}s)` : `${took} (the last one in server.log); wanted at least ${needed}s`,
+            value: took === null ? `not in server.log (assumed ${UNMEASURED_SHUTDOWN_SEC}s)` : `${took} (the last one in server.log); wanted at least ${short.neededSec}s`,
             source: `broker:${brokerId}`,
           },
         ],
-        nextActions: [`Set TimeoutStopSec=${Math.max(600, needed)} in a drop-in for ${sd.unit} and run systemctl daemon-reload.`],
+        nextActions: [`Set TimeoutStopSec=${Math.max(600, short.neededSec)} in a drop-in for ${sd.unit} and run systemctl daemon-reload.`],
       }),
     ];
   });

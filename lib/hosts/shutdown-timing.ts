@@ -30,3 +30,26 @@ export function lastShutdownSeconds(lines: readonly string[]): number | null {
   }
   return result;
 }
+
+/** Headroom a stop timeout should leave over the last measured controlled shutdown. */
+export const SHUTDOWN_MARGIN = 1.5;
+
+export interface StopTimeoutShortfall {
+  /** The least timeout wanted: the floor, or the measured shutdown with its margin. */
+  neededSec: number;
+  /** The last measured shutdown as people read it ("95.3s"); null when none was measured. */
+  measuredText: string | null;
+  /** Shorter than the last shutdown itself: the next stop of the same kind is SIGKILLed. */
+  belowMeasured: boolean;
+}
+
+/** Whether a systemd stop timeout is too short for this broker; null when it is long enough. */
+export function stopTimeoutShortfall(timeoutStopSec: number, measuredSec: number | null, floorSec: number): StopTimeoutShortfall | null {
+  const neededSec = Math.max(floorSec, Math.ceil((measuredSec ?? 0) * SHUTDOWN_MARGIN));
+  if (timeoutStopSec >= neededSec) return null;
+  return {
+    neededSec,
+    measuredText: measuredSec === null ? null : `${Math.round(measuredSec * 10) / 10}s`,
+    belowMeasured: measuredSec !== null && timeoutStopSec < measuredSec,
+  };
+}

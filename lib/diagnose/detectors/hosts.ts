@@ -4,6 +4,7 @@
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
 import type { HostProbeOutcome, ProbeReport } from '../../hosts/types.ts';
+import { stopTimeoutShortfall } from '../../hosts/shutdown-timing.ts';
 import type { Evidence, Finding, Severity } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 
@@ -311,14 +312,13 @@ function limitPressure({ brokerId, r, b, id, out }: HostRuleContext): void {
 /** A systemd stop timeout that can SIGKILL a controlled shutdown (or did: shorter than the last one measured). */
 function shortStopTimeout({ brokerId, r, b, id, out }: HostRuleContext): void {
   const sd = r.systemd;
-  const measured = r.lastShutdownSeconds ?? null;
-  const needed = Math.max(MIN_STOP_TIMEOUT_SEC, Math.ceil((measured ?? 0) * 1.5));
-  if (sd && sd.timeoutStopSec !== null && sd.timeoutStopSec < needed) {
-    const took = measured === null ? null : `${Math.round(measured * 10) / 10}s`;
+  const short = sd && sd.timeoutStopSec !== null ? stopTimeoutShortfall(sd.timeoutStopSec, r.lastShutdownSeconds ?? null, MIN_STOP_TIMEOUT_SEC) : null;
+  if (sd && short) {
+    const took = short.measuredText;
     out.push(
       makeFinding({
         kind: 'short-stop-timeout',
-        severity: measured !== null && sd.timeoutStopSec < measured ? 'critical' : 'warning',
+        severity: short.belowMeasured ? 'critical' : 'warning',
         title: `Broker ${brokerId}: systemd stops it after ${sd.timeoutStopSec}s${took === null ? '' : `, its last controlled shutdown took ${took}`}`,
         summary: `${sd.unit} has TimeoutStopSec=${sd.timeoutStopSec}s. A large broker's controlled shutdown can take longer; systemd then sends SIGKILL and the next start runs a long log recovery (systemd's default is 90 s).`,
         brokers: b,
@@ -327,7 +327,7 @@ function shortStopTimeout({ brokerId, r, b, id, out }: HostRuleContext): void {
           ...(took === null ? [] : [{ label: 'last controlled shutdown', value: `${took} (server.log)`, source: `broker:${brokerId}` }]),
         ],
         identity: id(),
-        nextActions: [`Set TimeoutStopSec=${Math.max(600, needed)} in a drop-in for ${sd.unit} and run systemctl daemon-reload.`],
+        nextActions: [`Set TimeoutStopSec=${Math.max(600, short.neededSec)} in a drop-in for ${sd.unit} and run systemctl daemon-reload.`],
       }),
     );
   }
