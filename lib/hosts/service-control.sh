@@ -8,7 +8,8 @@
 #           whose controlled shutdown takes long; then `systemctl stop --no-block`.
 #   start   removes that drop-in and starts the service (`systemctl start --no-block`).
 #   status  prints key=value lines: state, pid, one `marker=<0|1> <log-dir>` per log
-#           dir (the clean-shutdown file), and the broker's last shutdown lines.
+#           dir (the clean-shutdown file), and systemd's stop timeout. (The last
+#           controlled shutdown is timed by the probe, from the same server.log.)
 # Nothing here ever sends SIGKILL.
 #
 # Every argument is checked against a fixed pattern before use (these are the
@@ -123,12 +124,6 @@ do_status() {
   for d in "$@"; do
     if [ -e "$d/.kafka_cleanshutdown" ]; then echo "marker=1 $d"; elif [ -d "$d" ]; then echo "marker=0 $d"; else echo "marker=- $d"; fi
   done
-  local log=""
-  if [ $SANDBOX = 1 ]; then log=./logs/server.log; elif [ "$LOGS_DIR" != - ]; then log="$LOGS_DIR/server.log"; fi
-  if [ -n "$log" ] && [ -r "$log" ]; then
-    # The newest start and stop lines of the broker's own lifecycle (see service-status.ts).
-    tail -c 4000000 "$log" | grep -E '\[(KafkaServer|BrokerServer) id=[0-9]+\] (shutting down|shut down completed)' | tail -n 12 | sed 's/^/line=/'
-  fi
   if [ $SANDBOX = 0 ]; then
     echo "timeoutStop=$(systemctl show -p TimeoutStopUSec --value "$UNIT" 2>/dev/null)"
   fi

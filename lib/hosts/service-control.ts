@@ -52,14 +52,12 @@ export interface ServiceStatus {
   pid: number | null;
   /** Per log dir: clean-shutdown marker present (true), absent (false), or the dir is missing (null). */
   markers: { dir: string; present: boolean | null }[];
-  /** The broker's newest lifecycle lines from server.log (start, shutdown). */
-  lines: string[];
   /** systemd's TimeoutStopUSec text ("1min 30s", "infinity"); null when not on systemd. */
   timeoutStopRaw: string | null;
 }
 
 export function parseServiceStatus(stdout: string): ServiceStatus {
-  const status: ServiceStatus = { state: 'unknown', pid: null, markers: [], lines: [], timeoutStopRaw: null };
+  const status: ServiceStatus = { state: 'unknown', pid: null, markers: [], timeoutStopRaw: null };
   for (const raw of stdout.split('\n')) {
     const line = raw.trimEnd();
     const eq = line.indexOf('=');
@@ -71,8 +69,7 @@ export function parseServiceStatus(stdout: string): ServiceStatus {
     else if (key === 'marker') {
       const m = /^([01-]) (\/.*)$/.exec(value);
       if (m) status.markers.push({ dir: m[2]!, present: m[1] === '-' ? null : m[1] === '1' });
-    } else if (key === 'line') status.lines.push(value);
-    else if (key === 'timeoutStop') status.timeoutStopRaw = value || null;
+    } else if (key === 'timeoutStop') status.timeoutStopRaw = value || null;
   }
   return status;
 }

@@ -1,6 +1,7 @@
 // How long a broker's controlled shutdown took, from its own server.log lines
-// (the start and end lines of log-patterns.ts). Both the restart feature and
-// the audit's stop-timeout check judge systemd's TimeoutStopSec against it.
+// (the start and end lines of log-patterns.ts, which the probe collects). The
+// restart plan, the audit's stop-timeout check and the diagnosis's
+// short-stop-timeout rule all judge systemd's TimeoutStopSec against it.
 
 import { classifyLogLine } from './log-patterns.ts';
 

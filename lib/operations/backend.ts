@@ -62,7 +62,6 @@ export function createDefaultOperations(executorFor: ExecutorFactory, opts: { as
     if (!hosts) return { ok: false, reason: 'broker restarts are not available in this worker' };
     const { planRestart } = await import('./restart.ts');
     const { systemdSeconds } = await import('../hosts/service-control.ts');
-    const { lastShutdownSeconds } = await import('../hosts/shutdown-timing.ts');
     const snapshot = await io(cluster).snapshot(null);
     const live = snapshot.brokers.map((b) => b.id);
     const brokers = request.brokers.length ? request.brokers : live;
@@ -78,7 +77,7 @@ export function createDefaultOperations(executorFor: ExecutorFactory, opts: { as
           probe,
           host,
           pid: status?.pid ?? probe?.process.pid ?? null,
-          lastShutdownSeconds: status ? lastShutdownSeconds(status.lines) : null,
+          lastShutdownSeconds: probe?.lastShutdownSeconds ?? null,
           systemdStopTimeoutSeconds: timeout === Infinity ? -1 : timeout,
         };
       }),

@@ -24,7 +24,7 @@ describe('service-control.sh', () => {
     expect(serviceParams({ action: 'stop', unit: '-kafka', logsDir: null, logDirs: [] })).toMatch(/bad systemd unit name/);
   });
 
-  it('status reads state, pid, markers and lifecycle lines', () => {
+  it('status reads state, pid, markers and the stop timeout; keys it does not know (an older script\'s line=) are ignored', () => {
     const s = parseServiceStatus('state=deactivating\npid=4242\nmarker=1 /data/a\nmarker=0 /data/b\nmarker=- /data/c\nline=[x] shutting down\ntimeoutStop=1min 30s\n');
     expect(s).toEqual({
       state: 'deactivating',
@@ -34,7 +34,6 @@ describe('service-control.sh', () => {
         { dir: '/data/b', present: false },
         { dir: '/data/c', present: null },
       ],
-      lines: ['[x] shutting down'],
       timeoutStopRaw: '1min 30s',
     });
     expect(parseServiceStatus('state=inactive\npid=0\n').pid).toBeNull();

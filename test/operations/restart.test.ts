@@ -91,7 +91,7 @@ function scriptedHost(statuses: Partial<ServiceStatus>[], verdicts: ('yes' | 'no
       calls.push(call.action);
       return { ok: true, stdout: '', detail: '', execution: null };
     },
-    status: async () => ({ state: 'active', pid: 42, markers: [], lines: [], timeoutStopRaw: null, ...statuses[Math.min(i++, statuses.length - 1)] }),
+    status: async () => ({ state: 'active', pid: 42, markers: [], timeoutStopRaw: null, ...statuses[Math.min(i++, statuses.length - 1)] }),
   };
   return { io, calls };
 }
