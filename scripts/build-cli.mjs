@@ -11,6 +11,8 @@
 //   - the host probe: lib/hosts/probe.sh, inlined (below) as the generated module's text;
 //   - runbooks/: bin/kafka-responder.js points KR_RUNBOOKS_DIR at the package's copy;
 //   - the sandbox: writes its own files, and finds Kafka in ~/.cache/kafka-responder.
+// `serve`'s DynamoDB-compatible store, dynalite, is bundled in its in-memory mode
+// only (below): the bundle loads no native module and needs nothing installed.
 // Commands stay lazily loaded: esbuild keeps each dynamic import() as a module
 // that is only evaluated when the command needs it.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -34,6 +36,40 @@ const probeFromSource = {
   },
 };
 
+// dynalite, as `serve`'s in-process store, bundled as it runs there (in memory, no native module):
+//   - it keeps tables in memory-level unless given a `path`, yet requires `level` (→ classic-level,
+//     a native addon found through node-gyp-build(__dirname)) eagerly, which an ESM bundle cannot
+//     load (`__dirname is not defined`). `serve` never gives a path, so `level` is replaced by a
+//     class that says so if anything ever tries;
+//   - it loads its actions with require('./actions/' + name): esbuild bundles every file of the
+//     folder under its file name, so the lookup gets the `.js` the file name has.
+// The build fails if dynalite's loader no longer looks like that (then review this plugin).
+const DYNALITE_LOADERS = [/require\('\.\/actions\/' \+ action\)/g, /require\('\.\/validations\/' \+ action\)/g];
+const dynaliteInMemory = {
+  name: 'kafka-responder-dynalite-in-memory',
+  setup(build) {
+    build.onResolve({ filter: /^level$/ }, (args) =>
+      /[\\/]node_modules[\\/]dynalite[\\/]/.test(args.importer) ? { path: 'level', namespace: 'dynalite-in-memory' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'dynalite-in-memory' }, () => ({
+      contents:
+        'exports.Level = class Level { constructor() { throw new Error("dynalite on disk (its path option) is not in the kafka-responder bundle: serve keeps dynalite in memory; set KR_APPROVALS_DYNAMODB_ENDPOINT for a store that outlives serve"); } };\n',
+      loader: 'js',
+    }));
+    build.onLoad({ filter: /[\\/]node_modules[\\/]dynalite[\\/]index\.js$/ }, async (args) => {
+      let contents = await readFile(args.path, 'utf8');
+      for (const loader of DYNALITE_LOADERS) {
+        if ((contents.match(loader) ?? []).length !== 1) throw new Error(`${args.path}: dynalite no longer loads its actions with ${loader.source}; review scripts/build-cli.mjs`);
+        contents = contents.replace(loader, (call) => `${call.slice(0, -1)} + '.js')`);
+      }
+      return { contents, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/** Native addons cannot load from the ESM bundle (no __dirname): the build fails if one comes in again. */
+const NATIVE = /[\\/]node_modules[\\/](classic-level|node-gyp-build)[\\/]/;
+
 /** Builds dist/kafka-responder.mjs (+ .map); files are replaced atomically, so a CLI started meanwhile never reads half a bundle. */
 export async function buildCli({ quiet = false } = {}) {
   const t0 = performance.now();
@@ -53,11 +89,13 @@ export async function buildCli({ quiet = false } = {}) {
     sourcesContent: false,
     legalComments: 'none',
     banner: { js: "import { createRequire as __krCreateRequire } from 'node:module'; const require = __krCreateRequire(import.meta.url);" },
-    plugins: [...handlerPlugins, probeFromSource],
+    plugins: [...handlerPlugins, probeFromSource, dynaliteInMemory],
     logLevel: 'warning',
     metafile: true,
     write: false,
   });
+  const native = Object.keys(result.metafile.inputs).filter((f) => NATIVE.test(f));
+  if (native.length) throw new Error(`the CLI bundle would load a native addon, which an ESM bundle cannot: ${native.join(', ')}`);
   await mkdir(dirname(CLI_BUNDLE), { recursive: true });
   for (const file of result.outputFiles) {
     const tmp = `${file.path}.${process.pid}.tmp`;

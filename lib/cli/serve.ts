@@ -92,8 +92,12 @@ export async function run(argv: string[]): Promise<number> {
     ...(process.env.KR_SWEEP_SECONDS && /^\d{1,4}$/.test(process.env.KR_SWEEP_SECONDS) ? { sweepIntervalMs: Number(process.env.KR_SWEEP_SECONDS) * 1000 } : {}),
     ...(process.env.SLACK_API_URL ? { slackApiUrl: process.env.SLACK_API_URL } : {}),
   });
+  notes.push(`local DynamoDB: ${server.storeNote}`);
   for (const n of notes) console.error(`note: ${n}`);
-  console.error(`kafka-responder listening on ${server.url} (worker timeout ${args.workerTimeout} s; clusters: ${config.clusters.map((c) => c.name).join(', ')}; Slack API: ${process.env.SLACK_API_URL ?? 'https://slack.com/api/'})`);
+  const operations = server.operations.on ? `operations on (${server.operations.approvers})` : `operations are off: ${server.operations.why}`;
+  console.error(
+    `kafka-responder listening on ${server.url} (worker timeout ${args.workerTimeout} s; clusters: ${config.clusters.map((c) => c.name).join(', ')}; ${operations}; Slack API: ${process.env.SLACK_API_URL ?? 'https://slack.com/api/'})`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

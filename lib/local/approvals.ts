@@ -3,8 +3,11 @@
 // endpoint you run (KR_APPROVALS_DYNAMODB_ENDPOINT, e.g. DynamoDB Local; tables
 // APPROVALS_TABLE and KR_STATE_TABLE, created if missing) or, by default, an
 // in-process dynalite (in memory: requests and audit are lost when `serve`
-// stops). dynalite is a devDependency: in an install without it, operations
-// are off, the bot state lives in process memory, and `serve` says so.
+// stops). The compiled CLI carries dynalite in its in-memory mode
+// (scripts/build-cli.mjs), so an installed `kafka-responder serve` needs
+// nothing else; from source (KR_FROM_SOURCE=1) it is the devDependency. If it
+// cannot be loaded, `serve` says why (the real error), keeps the bot state in
+// process memory and turns operations off.
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoStateStore, LIST_INDEX, STATE_TABLE_KEYS } from '../state/dynamo-state-store.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -42,10 +45,10 @@ export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv
     let dynalite: typeof import('dynalite').default;
     try {
       dynalite = (await import('dynalite')).default;
-    } catch {
+    } catch (err) {
       return {
         approvals: undefined,
-        note: `dynalite is not installed and KR_APPROVALS_DYNAMODB_ENDPOINT is not set: bot state in process memory${withApprovals ? ', operations are off' : ''}`,
+        note: `dynalite could not be loaded (${errorMessage(err)}) and KR_APPROVALS_DYNAMODB_ENDPOINT is not set: bot state in process memory${withApprovals ? ', operations are off' : ''}`,
         close: none,
       };
     }

@@ -14,6 +14,7 @@ import { OPS_JOB_KINDS } from '../operations/requests.ts';
 import type { Plan } from '../operations/types.ts';
 import { newJob } from '../queue/job.ts';
 import { InProcessJobQueue } from '../queue/queue.ts';
+import { approvalsConfigured } from '../approvals/runtime.ts';
 import { buildSlackHandler } from '../root/slack.ts';
 import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
 import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
@@ -56,6 +57,10 @@ export interface LocalServerOptions {
 export interface LocalServer {
   url: string;
   queue: InProcessJobQueue;
+  /** Where approvals and the bot state live (lib/local/approvals.ts), or why they could not be opened. */
+  storeNote: string;
+  /** Whether two-person operations can run, and if not why: `serve` prints it on its start-up line. */
+  operations: { on: true; approvers: string } | { on: false; why: string };
   close(): Promise<void>;
 }
 
@@ -108,19 +113,33 @@ export function toSnsEvent(body: string): unknown {
   return { Records: [{ EventSource: 'aws:sns', Sns: { MessageId: `local-${Date.now()}`, Message: body, Timestamp: new Date().toISOString() } }] };
 }
 
+/** "2 approvers", "user group S0123 as approvers": who may approve, for the start-up line. */
+function approverText(config: Config): string {
+  const { approvers, approverGroup, required } = config.approvals;
+  const who = [approvers.length ? `${approvers.length} approvers` : '', approverGroup ? `user group ${approverGroup}` : ''].filter(Boolean).join(' and ');
+  return `${who}, ${required} approvals per plan`;
+}
+
 export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
   const { log } = opts;
   let local: Awaited<ReturnType<typeof startLocalApprovals>> | null = null;
+  let storeNote = 'approvals given by the caller';
   if (!opts.approvals) {
     try {
       local = await startLocalApprovals(opts.config);
-      log.info(`local DynamoDB: ${local.note}`);
+      storeNote = local.note;
     } catch (err) {
       // An unreachable KR_APPROVALS_DYNAMODB_ENDPOINT turns operations off, not the whole server.
+      storeNote = `the approvals store could not be opened (${errorMessage(err)}): bot state in process memory`;
       log.warn('operations are off: the approvals store could not be opened', { error: errorMessage(err) });
     }
   }
   const approvals = opts.approvals ?? local?.approvals;
+  const operations: LocalServer['operations'] = !approvalsConfigured(opts.config)
+    ? { on: false, why: 'no approvers configured (approvals.approvers / KR_APPROVERS)' }
+    : approvals
+      ? { on: true, approvers: approverText(opts.config) }
+      : { on: false, why: `no approvals store: ${storeNote}` };
   const store = opts.store ?? local?.state ?? new MemoryStateStore();
   const defaults = defaultFeatureDeps(approvals);
   const worker = buildWorker(
@@ -196,6 +215,8 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   return {
     url: `http://${host}:${port}`,
     queue,
+    storeNote,
+    operations,
     close: async () => {
       clearInterval(sweepTimer);
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -72,8 +72,8 @@ export async function mutate<T>(
 }
 
 /**
- * In-process store, used by `serve` only when dynalite is not installed
- * (lib/local/state.ts): one process, so a plain Map gives the same
+ * In-process store, used by `serve` only when its DynamoDB-compatible store
+ * could not be opened (lib/local/approvals.ts): one process, so a plain Map gives the same
  * first-writer-wins answers. Production and every test of conditional writes
  * use DynamoStateStore (on dynalite in tests).
  */
