@@ -8,9 +8,10 @@ import { sandboxSettings } from '../sandbox/layout.ts';
 import { buildCli } from '../scripts/build-cli.mjs';
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
-  if (process.env.KR_SKIP_SANDBOX === '1') return undefined;
-  // Integration tests run bin/kafka-responder.js, i.e. the bundle: build it from the code under test.
+  // Integration tests run bin/kafka-responder.js, i.e. the bundle: build it from the code under test
+  // (also without a sandbox: serve's start-up and the packed tarball are tested without one).
   await buildCli({ quiet: true });
+  if (process.env.KR_SKIP_SANDBOX === '1') return undefined;
   process.env.KR_SANDBOX_HOME ??= join(tmpdir(), 'kafka-responder-test-sandbox');
   process.env.KR_SANDBOX_PORT_BASE ??= '29090';
   const sandbox = new Sandbox(sandboxSettings(), (m) => console.log(`[sandbox] ${m}`));

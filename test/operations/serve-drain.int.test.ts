@@ -53,12 +53,23 @@ describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-t
   beforeAll(async () => {
     stub = await new SlackStub().start();
     dynamo = await startLocalDynamo();
-    harness = new ServeHarness(stub, dynamo.endpoint, {
-      KR_THROTTLE_BYTES_PER_SEC: String(THROTTLE),
-      KR_OPERATIONS_POLL_SECONDS: '2',
-      // As on Amazon MSK: no host access at all; the drain runs over the Kafka protocol only.
-      KR_HOST_EXECUTOR: 'none',
-    });
+    harness = new ServeHarness(
+      stub,
+      {
+        // This test kills serve and starts another: only a DynamoDB outside the process (the
+        // README's KR_APPROVALS_DYNAMODB_ENDPOINT) keeps the approvals and the run between the two.
+        KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
+        // The new serve's sweep resumes the run whose lease ran out: every 5 s instead of every minute.
+        KR_SWEEP_SECONDS: '5',
+        // A copy of minutes (see THROTTLE), polled often enough to see its progress.
+        KR_THROTTLE_BYTES_PER_SEC: String(THROTTLE),
+        KR_OPERATIONS_POLL_SECONDS: '2',
+        // As on Amazon MSK: no host access at all; the drain runs over the Kafka protocol only.
+        KR_HOST_EXECUTOR: 'none',
+      },
+      // The deployed worker's time limit per job, here 30 s, so the copy outlives many invocations.
+      ['--worker-timeout', '30'],
+    );
     await runScenario(new Sandbox(settings, () => {}), 'healthy');
     await withAdmin(bootstrap, async (admin) => {
       if ((await admin.listTopics()).includes(TOPIC)) await admin.deleteTopics({ topics: [TOPIC] });

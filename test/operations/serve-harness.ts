@@ -1,7 +1,11 @@
 // The real `kafka-responder serve` process driven by signed Slack requests, as
-// the serve e2e tests use it: start it with test env, post slash commands,
-// click buttons, wait for things.
+// the serve e2e tests use it. It runs the installed bin (bin/kafka-responder.js,
+// i.e. the bundle the integration run's global setup builds) with what the
+// README's local bot needs and nothing more: the signing secret, the bot token,
+// KR_APPROVERS, SLACK_API_URL pointing at the test's Slack stub, and the
+// sandbox the test uses. A test that needs more adds it through `env`, and says why.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { signSlackRequest } from '../../lib/slack/verify.ts';
 import { closedPort } from '../helpers/net.ts';
@@ -13,6 +17,8 @@ export const REQUESTER = 'U0REQ';
 export const ALICE = 'U0ALICE';
 export const BOB = 'U0BOB';
 export const CHANNEL = 'C0OPS';
+
+export const BIN = fileURLToPath(new URL('../../bin/kafka-responder.js', import.meta.url));
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,46 +32,94 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
+/** What a user's shell has (PATH, HOME, Java…), without this test run's own settings. */
+const MACHINE = /^(PATH|HOME|USER|SHELL|TMPDIR|TEMP|TMP|LANG|LC_[A-Z]+|TZ|JAVA_HOME)$/;
+/** The sandbox the test run uses (test/global-setup.ts), so that serve's default cluster is it. */
+const SANDBOX = /^(KR_SANDBOX_[A-Z_]+|KR_KAFKA_CACHE)$/;
+
+/**
+ * The environment of a user who followed the README: their machine's, the sandbox, and
+ * the local bot's required settings. `adds` are a test's deviations, each for a reason it states.
+ */
+export function readmeServeEnv(stub: SlackStub, adds: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (MACHINE.test(k) || SANDBOX.test(k))) env[k] = v;
+  return {
+    ...env,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_API_URL: stub.apiUrl,
+    KR_APPROVERS: `${ALICE},${BOB}`,
+    ...adds,
+  };
+}
+
+/** The line `serve` prints once it listens: what it serves and whether operations are on. */
+export const STARTUP_LINE = /^kafka-responder listening on (http:\/\/\S+) \(.*$/m;
+
+/** The Approve button's value on a plan message: the request id (nothing else travels in buttons). */
+export function requestIdOf(plan: StubMessage): string {
+  const approve = (plan.blocks as { elements?: { action_id: string; value: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'ops:approve');
+  if (!approve) throw new Error(`no Approve button on: ${plan.text}`);
+  return approve.value;
+}
+
+export interface ThreadOutcome {
+  status: string;
+  /** The summary message's first section: title, status, duration and the run's own summary. */
+  summary: string;
+  /** The whole summary message (what ran, audit trail), as posted. */
+  blocks: string;
+}
+
+/** Waits for the run's summary in the plan's thread (posted once the run is recorded as finished). */
+export async function threadOutcome(stub: SlackStub, planTs: string, timeoutMs: number, everyMs = 1_000): Promise<ThreadOutcome> {
+  const summary = await waitFor('the run summary in the plan thread', () => stub.thread(planTs).find((m) => /: (SUCCEEDED|FAILED|CANCELLED|STALE|EXPIRED)$/.test(m.text)), timeoutMs, everyMs);
+  const first = (summary.blocks[0] as { text?: { text?: string } } | undefined)?.text?.text ?? '';
+  return { status: summary.text.split(': ').at(-1)!, summary: first, blocks: JSON.stringify(summary.blocks) };
+}
+
 export class ServeHarness {
   /** The running serve process (tests may kill it). */
   serve: ChildProcess | undefined;
   readonly logs: string[] = [];
+  /** The start-up line of the last start. */
+  startupLine = '';
   private url = '';
   private seq = 0;
 
-  /** `env`: what the test adds to the Slack and approvals settings every serve needs (approvals in DynamoDB at `dynamoEndpoint`). */
+  /**
+   * `env`: what the test adds to the README's environment (readmeServeEnv), each entry
+   * with its reason at the call site; `args`: extra `serve` flags, likewise.
+   */
   constructor(
     private readonly stub: SlackStub,
-    private readonly dynamoEndpoint: string,
-    private readonly env: Record<string, string>,
+    private readonly env: Record<string, string> = {},
+    private readonly args: string[] = [],
   ) {}
 
-  /** Starts serve with the deployed worker's time limit (30 s per job). */
   async start(): Promise<void> {
     const port = await closedPort();
-    const child = spawn(process.execPath, ['bin/kafka-responder.js', 'serve', '--port', String(port), '--worker-timeout', '30'], {
-      env: {
-        ...process.env,
-        KR_FROM_SOURCE: '1',
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
-        SLACK_BOT_TOKEN: 'xoxb-test',
-        SLACK_API_URL: this.stub.apiUrl,
-        ALERTMANAGER_TOKEN: 'alertmanager-token-for-tests',
-        KR_INCIDENT_CHANNEL: 'C0INCIDENT',
-        KR_SLACK_USERS: `${REQUESTER},${ALICE},${BOB}`,
-        KR_APPROVERS: `${ALICE},${BOB}`,
-        KR_APPROVALS_DYNAMODB_ENDPOINT: this.dynamoEndpoint,
-        KR_SWEEP_SECONDS: '5',
-        LOG_LEVEL: 'WARN',
-        ...this.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    this.logs.length = 0;
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...this.args], { env: readmeServeEnv(this.stub, this.env), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d: Buffer) => this.logs.push(d.toString()));
     child.stderr!.on('data', (d: Buffer) => this.logs.push(d.toString()));
     this.serve = child;
-    await waitFor('serve to listen', () => this.logs.join('').includes(`listening on http://127.0.0.1:${port}`), 60_000, 200);
-    this.url = `http://127.0.0.1:${port}`;
+    let exitCode: number | null | undefined;
+    child.once('exit', (code) => (exitCode = code));
+    const line = await waitFor(
+      'serve to listen',
+      () => {
+        if (exitCode !== undefined) throw new Error(`serve exited (${exitCode}) before listening:\n${this.logs.join('')}`);
+        return STARTUP_LINE.exec(this.logs.join(''))?.[0];
+      },
+      60_000,
+      100,
+    );
+    this.startupLine = line;
+    this.url = STARTUP_LINE.exec(line)![1]!;
+    // Approvers are configured: a serve that says operations are off is not the README's bot.
+    expect(line, this.logs.join('')).toMatch(/; operations on \(/);
   }
 
   async post(path: string, body: string): Promise<Record<string, unknown>> {
@@ -80,13 +134,18 @@ export class ServeHarness {
     return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   }
 
-  /** Clicks a button on `message` as `user`; the click must be accepted (no ephemeral refusal). */
-  async click(actionId: string, value: string, user: string, message: StubMessage): Promise<void> {
+  /** Clicks a button on `message` as `user` and returns what the bot answered the clicker (ephemeral), if anything. */
+  async clickAnswer(actionId: string, value: string, user: string, message: StubMessage): Promise<string | undefined> {
     const id = `c${++this.seq}`;
     const payload = blockActionsPayload({ actionId, value, user, message, responseUrl: this.stub.responseUrl(id), actionTs: `${Math.floor(Date.now() / 1000)}.${String(this.seq).padStart(6, '0')}` });
     await this.post('/slack/interactivity', new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
     const answer = this.stub.responses.find((r) => r.path === `/response/${id}`);
-    expect(answer?.body.text, `click ${actionId} by ${user}`).toBeUndefined();
+    return answer ? String(answer.body.text) : undefined;
+  }
+
+  /** Clicks a button on `message` as `user`; the click must be accepted (no ephemeral refusal). */
+  async click(actionId: string, value: string, user: string, message: StubMessage): Promise<void> {
+    expect(await this.clickAnswer(actionId, value, user, message), `click ${actionId} by ${user}`).toBeUndefined();
   }
 
   stop(): void {

@@ -13,19 +13,16 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Partitioners, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalStore } from '../../lib/approvals/store.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
-import type { Plan } from '../../lib/operations/types.ts';
 import { SLOW_STOP_FILE, Sandbox, isAlive, markLog, readSince, type LogMark } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, withAdmin } from '../../sandbox/client.ts';
 import { BROKER_IDS, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
-import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { slashBody } from '../slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
-import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, sleep, waitFor } from './serve-harness.ts';
+import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, requestIdOf, sleep, threadOutcome, waitFor } from './serve-harness.ts';
 
 const up = hasSandbox();
 const settings = sandboxSettings();
@@ -39,41 +36,29 @@ const UNCLEAN_RECOVERY = /since no clean shutdown file was found/;
 
 describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a stop that overruns its bound', () => {
   let stub: SlackStub;
-  let dynamo: LocalDynamo;
-  let store: ApprovalStore;
   let harness: ServeHarness;
   let seq = 0;
   const sandbox = new Sandbox(settings, () => {});
   const post = (path: string, body: string) => harness.post(path, body);
   const click = (actionId: string, value: string, user: string, message: StubMessage) => harness.click(actionId, value, user, message);
 
-  /** Slash command → plan message → two approvals → the run's terminal state. */
+  /** Slash command → plan message → two approvals → the run's outcome, as the thread's summary tells it. */
   async function approvedRun(text: string, expectPlan: RegExp, timeoutMs: number) {
     const before = stub.topLevel(CHANNEL).length;
     const ack = await post('/slack/events', slashBody({ text, user: REQUESTER, channel: CHANNEL, responseUrl: stub.responseUrl(`slash-${++seq}`) }));
     expect(String(ack.text)).toMatch(/Planning:/);
     const plan = await waitFor('the plan message', () => stub.topLevel(CHANNEL).slice(before).find((m) => m.text.startsWith('REQUESTED: ')), 120_000);
     expect(plan.text).toMatch(expectPlan);
-    const id = (plan.blocks as { elements?: { action_id: string; value: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'ops:approve')!.value;
+    const id = requestIdOf(plan);
     await click('ops:approve', id, ALICE, plan);
     await click('ops:approve', id, BOB, plan);
     const startedAt = Date.now();
-    const finished = await waitFor(
-      'the run to finish',
-      async () => {
-        const r = await store.get(id);
-        return r && ['SUCCEEDED', 'FAILED', 'CANCELLED', 'STALE'].includes(r.status) ? r : undefined;
-      },
-      timeoutMs,
-      1_000,
-    );
+    const finished = await threadOutcome(stub, plan.ts, timeoutMs, 500);
     return { plan, finished, seconds: (Date.now() - startedAt) / 1000 };
   }
 
   beforeAll(async () => {
     stub = await new SlackStub().start();
-    dynamo = await startLocalDynamo();
-    store = new ApprovalStore(dynamo.client, { tableName: 'kafka-responder-approvals' });
     await runScenario(sandbox, 'healthy');
     for (const id of BROKER_IDS) await rm(join(nodeLayout(settings, id).hostDir, SLOW_STOP_FILE), { force: true });
     // Brokers started before the sandbox wrote its service script get one now.
@@ -91,18 +76,24 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
       await createTopic(admin, RF1_TOPIC, { assignment: [[2], [2]] });
       await createTopic(admin, TOPIC, { assignment: [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 3, 2], [2, 1, 3], [3, 2, 1]], configs: { 'min.insync.replicas': '2' } });
     });
-    harness = new ServeHarness(stub, dynamo.endpoint, {
-      KR_OPERATIONS_POLL_SECONDS: '1',
-      KR_RESTART_STOP_BOUND_SECONDS: String(STOP_BOUND_SECONDS),
-      KR_RESTART_READY_TIMEOUT_SECONDS: '240',
-    });
+    harness = new ServeHarness(
+      stub,
+      {
+        // Waits polled every second rather than every few, so the test sees each broker's stop and start.
+        KR_OPERATIONS_POLL_SECONDS: '1',
+        // The bound a graceful stop may take (default 900 s), short for the last test.
+        KR_RESTART_STOP_BOUND_SECONDS: String(STOP_BOUND_SECONDS),
+        KR_RESTART_READY_TIMEOUT_SECONDS: '240',
+      },
+      // The deployed worker's time limit per job, here 30 s, so waits park and resume across invocations.
+      ['--worker-timeout', '30'],
+    );
     await harness.start();
   }, 300_000);
 
   afterAll(async () => {
     harness?.stop();
     await stub?.stop();
-    await dynamo?.close();
     for (const id of BROKER_IDS) await rm(join(nodeLayout(settings, id).hostDir, SLOW_STOP_FILE), { force: true });
     await sandbox.up().catch(() => undefined);
     await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [RF1_TOPIC, TOPIC] })).catch(() => undefined);
@@ -172,17 +163,18 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
       await producer.disconnect().catch(() => undefined);
     }
     const { finished, plan, seconds } = result;
-    expect(finished.status, finished.outcome?.summary).toBe('SUCCEEDED');
+    expect(finished.status, finished.summary).toBe('SUCCEEDED');
 
-    const steps = finished.events.filter((e) => e.type === 'step');
-    const plannedPlan = finished.plan as Plan;
-    const perBroker = (plannedPlan.kind === 'restart-brokers' ? plannedPlan.params.brokers : []).map((b) => {
-      const check = steps.find((e) => e.data?.name === 'restart-check' && String(e.message).includes(`broker ${b}`));
-      const ready = steps.find((e) => e.data?.name === 'wait-broker-ready' && String(e.message).includes(`broker ${b} `));
-      return { broker: b, seconds: check && ready ? (ready.at - check.at) / 1000 : null };
+    // Per broker, from the step messages in the thread (posted as each step finishes, at Slack's pace).
+    const stepPosts = stub.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === plan.ts);
+    const stepAt = (name: string, broker: number) => stepPosts.find((c) => String(c.args.text).endsWith(` ${name}: ok`) && JSON.stringify(c.args.blocks).includes(`broker ${broker}`))?.at;
+    const perBroker = BROKER_IDS.map((b) => {
+      const check = stepAt('restart-check', b);
+      const ready = stepAt('wait-broker-ready', b);
+      return { broker: b, seconds: check && ready ? (ready - check) / 1000 : null };
     });
     console.log(
-      `[serve restart] rolling restart of 3 brokers: ${seconds.toFixed(0)} s from the second approval, ${finished.run?.invocations} worker invocations; ` +
+      `[serve restart] rolling restart of 3 brokers: ${seconds.toFixed(0)} s from the second approval to the summary; ` +
         `per broker ${perBroker.map((p) => `${p.broker}: ${p.seconds?.toFixed(0) ?? '?'} s`).join(', ')}; ` +
         `${sent} acks=all sends, ${failures.length} failed; ${polls} availability polls, unavailable: ${unavailable.length}`,
     );
@@ -206,8 +198,6 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     expect(planText).toMatch(/can-restart: yes/);
     expect(planText).toMatch(/last controlled shutdown/);
     expect(planText).toMatch(/__consumer_offsets/);
-    // The summary is posted right after the run is recorded as finished.
-    await waitFor('the summary in the thread', () => /: SUCCEEDED$/.test(stub.thread(plan.ts).at(-1)?.text ?? ''), 30_000, 250);
   }, 1_000_000);
 
   it('stops and reports when a graceful stop outlasts its bound, leaving the broker stopping; nothing kills it', async () => {
@@ -218,14 +208,13 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     const delaySeconds = Math.round(STOP_BOUND_SECONDS * 2.5);
     await writeFile(join(host, SLOW_STOP_FILE), String(delaySeconds));
     try {
-      const { finished, plan } = await approvedRun(`restart ${broker}`, /restart broker 1/, 300_000);
-      expect(finished.status).toBe('FAILED');
-      expect(finished.outcome?.summary).toMatch(/still stopping after \d+ s \(bound 12 s/);
-      expect(finished.outcome?.summary).toMatch(/left stopping/);
-      expect(finished.outcome?.summary).toMatch(/no SIGKILL was sent/);
+      const { finished } = await approvedRun(`restart ${broker}`, /restart broker 1/, 300_000);
+      expect(finished.status, finished.summary).toBe('FAILED');
+      expect(finished.summary).toMatch(/still stopping after \d+ s \(bound 12 s/);
+      expect(finished.summary).toMatch(/left stopping/);
+      expect(finished.summary).toMatch(/no SIGKILL was sent/);
       // Left as it was: still running (stopping), not killed by anyone.
       expect(isAlive(pid)).toBe(true);
-      await waitFor('the failure in the thread', () => stub.thread(plan.ts).some((m) => /FAILED/.test(m.text)), 30_000, 250);
       // It finishes its shutdown by itself, cleanly (the marker is written only by a completed shutdown).
       await waitFor('the slow broker to exit by itself', () => !isAlive(pid), delaySeconds * 1000 + 60_000, 500);
       const markerDir = join(host, 'data', 'kafka-logs');
