@@ -57,6 +57,16 @@ const refusalText = (d: AuthzDecision): string => (!d.allowed && /workspace/.tes
 
 const unauthorized = (reason: string): HttpResult => ({ statusCode: 401, headers: { 'content-type': 'text/plain' }, body: reason });
 
+/** `help` first, then every feature's commands and buttons: the registry the handler answers from. */
+export function registerFeatures(registry: SlackRegistry, features: SlackContribution[]): SlackRegistry {
+  registry.registerCommand(helpCommand(registry));
+  for (const f of features) {
+    for (const c of f.commands ?? []) registry.registerCommand(c);
+    for (const a of f.actions ?? []) registry.registerAction(a);
+  }
+  return registry;
+}
+
 export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
   const registry = deps.registry ?? new SlackRegistry();
   const now = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
@@ -85,11 +95,7 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
       return out.users ?? [];
     });
   const listGroup: ListGroupMembers = async (usergroup) => (await app.client.usergroups.users.list({ token: deps.botToken, usergroup })).users ?? [];
-  registry.registerCommand(helpCommand(registry));
-  for (const f of deps.features({ listGroup })) {
-    for (const c of f.commands ?? []) registry.registerCommand(c);
-    for (const a of f.actions ?? []) registry.registerAction(a);
-  }
+  registerFeatures(registry, deps.features({ listGroup }));
   const ackDeps: AckDeps = { config: deps.config, queue: deps.queue, store: deps.store, log };
 
   app.command(/^\/kafka/, async ({ command, ack }) => {

@@ -41,14 +41,14 @@ const SANDBOX = /^(KR_SANDBOX_[A-Z_]+|KR_KAFKA_CACHE)$/;
  * The environment of a user who followed the README: their machine's, the sandbox, and
  * the local bot's required settings. `adds` are a test's deviations, each for a reason it states.
  */
-export function readmeServeEnv(stub: SlackStub, adds: Record<string, string> = {}): Record<string, string> {
+export function readmeServeEnv(slackApiUrl: string, adds: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (MACHINE.test(k) || SANDBOX.test(k))) env[k] = v;
   return {
     ...env,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_BOT_TOKEN: 'xoxb-test',
-    SLACK_API_URL: stub.apiUrl,
+    SLACK_API_URL: slackApiUrl,
     KR_APPROVERS: `${ALICE},${BOB}`,
     ...adds,
   };
@@ -90,18 +90,24 @@ export class ServeHarness {
 
   /**
    * `env`: what the test adds to the README's environment (readmeServeEnv), each entry
-   * with its reason at the call site; `args`: extra `serve` flags, likewise.
+   * with its reason at the call site; `args`: extra `serve` flags, likewise; `installed`:
+   * another installed copy's bin (a packed tarball's) and the directory to start it in.
    */
   constructor(
     private readonly stub: SlackStub,
     private readonly env: Record<string, string> = {},
     private readonly args: string[] = [],
+    private readonly installed: { bin: string; cwd?: string } = { bin: BIN },
   ) {}
 
   async start(): Promise<void> {
     const port = await closedPort();
     this.logs.length = 0;
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...this.args], { env: readmeServeEnv(this.stub, this.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [this.installed.bin, 'serve', '--port', String(port), ...this.args], {
+      env: readmeServeEnv(this.stub.apiUrl, this.env),
+      ...(this.installed.cwd ? { cwd: this.installed.cwd } : {}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (d: Buffer) => this.logs.push(d.toString()));
     child.stderr!.on('data', (d: Buffer) => this.logs.push(d.toString()));
     this.serve = child;

@@ -45,7 +45,7 @@ describe("serve's start-up line", () => {
   });
 
   it('with KR_APPROVERS: operations on, approvals in the in-process dynalite', async () => {
-    const out = await startupOutput(readmeServeEnv(stub));
+    const out = await startupOutput(readmeServeEnv(stub.apiUrl));
     const line = STARTUP_LINE.exec(out)?.[0];
     expect(line, out).toBeDefined();
     expect(line).toMatch(/; operations on \(2 approvers, 2 approvals per plan\);/);
@@ -54,7 +54,7 @@ describe("serve's start-up line", () => {
   });
 
   it('without approvers: operations are off, and the line says why', async () => {
-    const { KR_APPROVERS: _unset, ...env } = readmeServeEnv(stub);
+    const { KR_APPROVERS: _unset, ...env } = readmeServeEnv(stub.apiUrl);
     const line = STARTUP_LINE.exec(await startupOutput(env))?.[0];
     expect(line).toMatch(/; operations are off: no approvers configured \(approvals\.approvers \/ KR_APPROVERS\);/);
   });
