@@ -3,6 +3,7 @@
 // `npm run build` (scripts/build-cli.mjs), which `npm ci` runs as the package's
 // `prepare` script. After editing lib/, run `npm run build` again, or run this
 // from source with KR_FROM_SOURCE=1 (TypeScript through tsx, ~1.5 s slower).
+import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +17,11 @@ process.env.KR_RUNBOOKS_DIR ??= fileURLToPath(new URL('runbooks', pkg));
 
 let cli;
 if (process.env.KR_FROM_SOURCE === '1') {
+  // Sources and tsx exist in a checkout only (the package ships the bundle, not lib/).
+  if (!existsSync(new URL('lib/cli/main.ts', pkg))) {
+    console.error('kafka-responder: KR_FROM_SOURCE=1 runs lib/ from a checkout, and this install has only the bundle: unset it');
+    process.exit(1);
+  }
   const { register } = await import('tsx/esm/api');
   register();
   cli = await import(new URL('lib/cli/main.ts', pkg).href);
