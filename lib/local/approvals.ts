@@ -33,7 +33,11 @@ export interface LocalApprovals {
   close(): Promise<void>;
 }
 
-export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<LocalApprovals> {
+type Dynalite = typeof import('dynalite').default;
+const loadDynalite = async (): Promise<Dynalite> => (await import('dynalite')).default;
+
+/** `load`: how dynalite is imported (tests give one that fails, as a broken bundle would). */
+export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv = process.env, load: () => Promise<Dynalite> = loadDynalite): Promise<LocalApprovals> {
   const none = async () => {};
   const withApprovals = approvalsConfigured(config);
   const tableName = env.APPROVALS_TABLE ?? 'kafka-responder-approvals';
@@ -42,9 +46,9 @@ export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv
   let what: string;
   if (endpoint) what = `DynamoDB at ${endpoint}`;
   else {
-    let dynalite: typeof import('dynalite').default;
+    let dynalite: Dynalite;
     try {
-      dynalite = (await import('dynalite')).default;
+      dynalite = await load();
     } catch (err) {
       return {
         approvals: undefined,
