@@ -1,5 +1,6 @@
-// Lifecycle of the sandbox's JVMs: one dedicated KRaft controller and three
-// brokers on loopback. Only processes whose command line names our own config
+// Lifecycle of the sandbox's JVMs: three brokers on loopback beside node 100,
+// which holds the metadata: a dedicated KRaft controller, or in ZooKeeper mode
+// a standalone ZooKeeper server (there a broker is the controller). Only processes whose command line names our own config
 // file are ever signalled, so `down` cannot hit anything it did not start.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +10,7 @@ import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { checkJava, ensureKafkaDist, type KafkaDist } from './dist.ts';
-import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers } from './files.ts';
+import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers, zookeeperLog4jProperties, zookeeperProperties } from './files.ts';
 import {
   BROKER_IDS,
   CONTROLLER_ID,
@@ -18,6 +19,7 @@ import {
   clusterFile,
   clusterFileSchema,
   nodeLayout,
+  lineName,
   nodePorts,
   sandboxSettings,
   scramBootstrapServers,
@@ -38,7 +40,7 @@ const STOP_TIMEOUT_MS = 90_000;
 
 export interface NodeStatus {
   id: number;
-  role: 'broker' | 'controller';
+  role: NodeLayout['role'];
   running: boolean;
   pid: number | null;
   port: number;
@@ -62,13 +64,16 @@ async function readPid(node: NodeLayout): Promise<number | null> {
   }
 }
 
+const ZOOKEEPER_MAIN = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
+const mainClass = (node: NodeLayout) => (node.role === 'zookeeper' ? ZOOKEEPER_MAIN : 'kafka.Kafka');
+
 /** The pid is ours only if that process still runs our config (pids get reused). */
 async function ownedPid(node: NodeLayout): Promise<number | null> {
   const pid = await readPid(node);
   if (pid === null) return null;
   try {
     const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
-    return cmdline.includes(node.configFile) && cmdline.includes('kafka.Kafka') ? pid : null;
+    return cmdline.includes(node.configFile) && cmdline.includes(mainClass(node)) ? pid : null;
   } catch {
     return null;
   }
@@ -241,9 +246,10 @@ export class Sandbox {
   /** Idempotent: a running sandbox stays as it is; stopped nodes are started. */
   async up(): Promise<ClusterFile> {
     const existing = await this.readClusterFile();
-    if (existing && existing.kafkaVersion !== this.settings.kafkaVersion) {
+    const existingLine = existing && { kafkaVersion: existing.kafkaVersion, mode: existing.mode ?? 'kraft' };
+    if (existingLine && (existingLine.kafkaVersion !== this.settings.kafkaVersion || existingLine.mode !== this.settings.mode)) {
       throw new Error(
-        `the sandbox at ${this.settings.home} runs Kafka ${existing.kafkaVersion}, not ${this.settings.kafkaVersion}: ` +
+        `the sandbox at ${this.settings.home} runs ${lineName(existingLine)}, not ${lineName(this.settings)}: ` +
           '`npx kafka-responder sandbox down --purge` first, or set KR_SANDBOX_HOME to another folder',
       );
     }
@@ -267,6 +273,7 @@ export class Sandbox {
     const security = await this.ensureSecurity();
     const cluster: ClusterFile = {
       kafkaVersion: dist.version,
+      mode: this.settings.mode,
       clusterId: existing?.clusterId ?? randomClusterId(),
       portBase: this.settings.portBase,
       bootstrapServers: this.bootstrapServers,
@@ -282,7 +289,7 @@ export class Sandbox {
     if (!statuses.find((s) => s.id === CONTROLLER_ID)?.running) await this.startNode(CONTROLLER_ID, cluster);
     await Promise.all(statuses.filter((s) => s.role === 'broker' && !s.running).map((s) => this.startNode(s.id, cluster)));
     await this.ensureScramUser(cluster, security);
-    this.log(`sandbox up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${cluster.bootstrapServers}`);
+    this.log(`sandbox up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${lineName(this.settings)}, ${cluster.bootstrapServers}`);
     return cluster;
   }
 
@@ -314,20 +321,25 @@ export class Sandbox {
     await mkdir(join(node.hostDir, 'config'), { recursive: true });
     await mkdir(node.logsDir, { recursive: true });
     await mkdir(node.dataDir, { recursive: true });
+    if (node.role === 'zookeeper') {
+      await writeFile(node.configFile, zookeeperProperties(node));
+      await writeFile(join(node.hostDir, 'config', 'log4j.properties'), zookeeperLog4jProperties());
+      return;
+    }
     await writeFile(node.configFile, serverProperties(this.settings, node, node.role === 'broker' ? await this.ensureSecurity() : undefined));
     if (dist.logging === 'log4j2') await writeFile(node.log4jFile, log4j2Xml());
     else await writeFile(join(node.hostDir, 'config', 'log4j.properties'), log4jProperties());
   }
 
   private loggingOpt(node: NodeLayout, dist: KafkaDist): string {
-    return dist.logging === 'log4j2'
+    return dist.logging === 'log4j2' && node.role !== 'zookeeper'
       ? `-Dlog4j2.configurationFile=${node.log4jFile}`
       : `-Dlog4j.configuration=file:${join(node.hostDir, 'config', 'log4j.properties')}`;
   }
 
-  /** `kafka-storage.sh format`, needed before a node's first start and after a wipe. */
+  /** `kafka-storage.sh format`, needed before a KRaft node's first start and after a wipe (ZooKeeper mode has none). */
   private async formatIfNeeded(node: NodeLayout, dist: KafkaDist, clusterId: string): Promise<void> {
-    if (existsSync(join(node.dataDir, 'meta.properties'))) return;
+    if (this.settings.mode === 'zookeeper' || existsSync(join(node.dataDir, 'meta.properties'))) return;
     // The controller holds the cluster's bootstrap metadata: the SCRAM user goes in there.
     const security = node.role === 'controller' ? await this.ensureSecurity() : null;
     try {
@@ -365,7 +377,7 @@ export class Sandbox {
     await this.formatIfNeeded(node, dist, cluster.clusterId);
     const logMark = await markLog(join(node.logsDir, 'server.log'));
     const javaArgs = [
-      node.role === 'controller' ? '-Xmx256m' : '-Xmx512m',
+      node.role === 'broker' ? '-Xmx512m' : '-Xmx256m',
       '-Xms128m',
       '-XX:+UseSerialGC',
       '-XX:TieredStopAtLevel=1',
@@ -374,11 +386,12 @@ export class Sandbox {
       this.loggingOpt(node, dist),
       '-cp',
       dist.classpath,
-      'kafka.Kafka',
+      mainClass(node),
       node.configFile,
     ];
     if (node.role === 'broker') await writeServiceScript(node, javaArgs);
-    const out = openSync(join(node.logsDir, node.role === 'controller' ? 'controllerServer.out' : 'kafkaServer.out'), 'a');
+    const outFile = { broker: 'kafkaServer.out', controller: 'controllerServer.out', zookeeper: 'zookeeper.out' }[node.role];
+    const out = openSync(join(node.logsDir, outFile), 'a');
     const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out], cwd: node.hostDir });
     closeSync(out);
     child.unref();
@@ -387,15 +400,20 @@ export class Sandbox {
     await this.waitStarted(node, child.pid, logMark);
   }
 
-  /** Started = "Kafka Server started" written since `logMark`, and the port answers. */
+  /**
+   * Started = the start line written since `logMark` ("Kafka Server started" in
+   * KRaft, "[KafkaServer id=N] started" in ZooKeeper mode), and the port answers.
+   * The ZooKeeper server: its client port answers.
+   */
   private async waitStarted(node: NodeLayout, pid: number, logMark: LogMark): Promise<void> {
-    const serverLog = join(node.logsDir, 'server.log');
+    const serverLog = join(node.logsDir, node.role === 'zookeeper' ? 'zookeeper.log' : 'server.log');
     const deadline = Date.now() + START_TIMEOUT_MS;
+    const started = (text: string) => node.role === 'zookeeper' || /Kafka Server started|\[KafkaServer id=\d+\] started/.test(text);
     while (Date.now() < deadline) {
       if (!isAlive(pid)) {
         throw new Error(`node ${node.id} exited during start. Last lines of ${serverLog}:\n${await tail(serverLog)}`);
       }
-      if ((await readSince(serverLog, logMark)).includes('Kafka Server started') && (await portAccepts(node.port))) return;
+      if (started(await readSince(serverLog, logMark)) && (await portAccepts(node.port))) return;
       await sleep(250);
     }
     throw new Error(`node ${node.id} did not finish starting within ${START_TIMEOUT_MS / 1000} s. Last lines of ${serverLog}:\n${await tail(serverLog)}`);
