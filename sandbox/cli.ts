@@ -88,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
       if (args.json) {
         console.log(JSON.stringify({ home: sandbox.settings.home, kafkaVersion: sandbox.settings.kafkaVersion, mode: sandbox.settings.mode, nodes: statuses }, null, 2));
       } else {
-        console.log(`sandbox ${sandbox.settings.home} (${lineName(sandbox.settings)})`);
+        console.log(`sandbox ${sandbox.settings.home}: ${lineName(sandbox.settings)}`);
         for (const s of statuses) {
           const name = `${s.role} ${s.id}`;
           console.log(`${name.padEnd(15)} ${(s.running ? 'running' : 'stopped').padEnd(8)} pid ${String(s.pid ?? '-').padEnd(8)} port ${s.port}  ${s.hostDir}`);

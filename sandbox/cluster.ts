@@ -1,15 +1,16 @@
 // Lifecycle of the sandbox's JVMs: three brokers on loopback beside node 100,
 // which holds the metadata: a dedicated KRaft controller, or in ZooKeeper mode
-// a standalone ZooKeeper server (there a broker is the controller). Only processes whose command line names our own config
-// file are ever signalled, so `down` cannot hit anything it did not start.
+// a standalone ZooKeeper server (there a broker is the controller). Only
+// processes whose command line names our own config file are ever signalled,
+// so `down` cannot hit anything it did not start.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { checkJava, ensureKafkaDist, type KafkaDist } from './dist.ts';
+import { isAlive, markLog, portAccepts, portFree, readSince, tail, type LogMark } from './processes.ts';
 import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers, zookeeperLog4jProperties, zookeeperProperties } from './files.ts';
 import {
   BROKER_IDS,
@@ -30,6 +31,8 @@ import {
 } from './layout.ts';
 import { SCRAM_MECHANISM, SCRAM_USERNAME, addScramArg, alterScramConfig, ensureSecurityMaterial, type SecurityMaterial } from './security.ts';
 
+export { isAlive, markLog, readSince, type LogMark } from './processes.ts';
+
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,6 +40,8 @@ export const ALL_NODE_IDS = [CONTROLLER_ID, ...BROKER_IDS];
 // Generous: a 2-core machine under load takes a while to start four JVMs.
 const START_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 90_000;
+/** 3 s apart: outlasts a ZooKeeper session (18 s by default) with room for a loaded machine. */
+const ZOOKEEPER_RESTART_ATTEMPTS = 12;
 
 export interface NodeStatus {
   id: number;
@@ -76,73 +81,6 @@ async function ownedPid(node: NodeLayout): Promise<number | null> {
     return cmdline.includes(node.configFile) && cmdline.includes(mainClass(node)) ? pid : null;
   } catch {
     return null;
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-function portAccepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = connect({ port, host: '127.0.0.1' });
-    sock.setTimeout(1000);
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-    sock.once('timeout', () => {
-      sock.destroy();
-      resolve(false);
-    });
-  });
-}
-
-/** Where a log file ends now, so that only what a new process writes is read. */
-export interface LogMark {
-  ino: number | null;
-  size: number;
-}
-
-export async function markLog(file: string): Promise<LogMark> {
-  try {
-    const st = await stat(file);
-    return { ino: st.ino, size: st.size };
-  } catch {
-    return { ino: null, size: 0 };
-  }
-}
-
-/** What was written after the mark; log4j rolls server.log over at start, and then the whole new file counts. */
-export async function readSince(file: string, mark: LogMark): Promise<string> {
-  try {
-    const st = await stat(file);
-    const offset = st.ino === mark.ino && st.size >= mark.size ? mark.size : 0;
-    return (await readFile(file)).subarray(offset).toString('utf8');
-  } catch {
-    return '';
-  }
-}
-
-async function tail(file: string, lines = 25): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log yet)';
   }
 }
 
@@ -375,7 +313,6 @@ export class Sandbox {
     const node = this.node(id);
     await this.writeNodeFiles(node, dist);
     await this.formatIfNeeded(node, dist, cluster.clusterId);
-    const logMark = await markLog(join(node.logsDir, 'server.log'));
     const javaArgs = [
       node.role === 'broker' ? '-Xmx512m' : '-Xmx256m',
       '-Xms128m',
@@ -390,14 +327,34 @@ export class Sandbox {
       node.configFile,
     ];
     if (node.role === 'broker') await writeServiceScript(node, javaArgs);
+    const serverLog = join(node.logsDir, 'server.log');
+    for (let attempt = 1; ; attempt++) {
+      const logMark = await markLog(serverLog);
+      const pid = await this.launch(node, javaArgs);
+      try {
+        await this.waitStarted(node, pid, logMark);
+        return;
+      } catch (err) {
+        // ZooKeeper mode: a killed broker's registration lives until its ZooKeeper session expires
+        // (18 s), and a new process with the same id exits ("node already exists"). Kafka says so and
+        // stops; the sandbox starts it again, as systemd's Restart= would.
+        const sessionLeft = this.settings.mode === 'zookeeper' && node.role === 'broker' && /node already exists and owner/.test(await readSince(serverLog, logMark));
+        if (!sessionLeft || attempt >= ZOOKEEPER_RESTART_ATTEMPTS) throw err;
+        this.log(`broker ${id}: its killed predecessor's ZooKeeper session has not expired yet; starting again in 3 s`);
+        await sleep(3000);
+      }
+    }
+  }
+
+  private async launch(node: NodeLayout, javaArgs: string[]): Promise<number> {
     const outFile = { broker: 'kafkaServer.out', controller: 'controllerServer.out', zookeeper: 'zookeeper.out' }[node.role];
     const out = openSync(join(node.logsDir, outFile), 'a');
     const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out], cwd: node.hostDir });
     closeSync(out);
     child.unref();
-    if (!child.pid) throw new Error(`could not start java for node ${id}`);
+    if (!child.pid) throw new Error(`could not start java for node ${node.id}`);
     await writeFile(node.pidFile, String(child.pid));
-    await this.waitStarted(node, child.pid, logMark);
+    return child.pid;
   }
 
   /**

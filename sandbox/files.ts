@@ -191,6 +191,8 @@ const toolsLog4j = 'log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apa
  */
 export function toolClasses(version: string): Record<string, string> {
   const v4 = version.startsWith('4.');
+  // 4.4 has ConfigCommand and DumpLogSegments in kafka-tools too (4.1 still in kafka_2.13; 4.2 and 4.3 not run here).
+  const v44 = v4 && !/^4\.[01]\./.test(version);
   if (version.startsWith('2.')) {
     return {
       'kafka-topics.sh': 'kafka.admin.TopicCommand',
@@ -211,11 +213,11 @@ export function toolClasses(version: string): Record<string, string> {
   }
   return {
     'kafka-topics.sh': 'org.apache.kafka.tools.TopicCommand',
-    'kafka-configs.sh': 'kafka.admin.ConfigCommand',
+    'kafka-configs.sh': v44 ? 'org.apache.kafka.tools.ConfigCommand' : 'kafka.admin.ConfigCommand',
     'kafka-leader-election.sh': 'org.apache.kafka.tools.LeaderElectionCommand',
     'kafka-reassign-partitions.sh': 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
     'kafka-log-dirs.sh': 'org.apache.kafka.tools.LogDirsCommand',
-    'kafka-dump-log.sh': 'kafka.tools.DumpLogSegments',
+    'kafka-dump-log.sh': v44 ? 'org.apache.kafka.tools.DumpLogSegments' : 'kafka.tools.DumpLogSegments',
     'kafka-consumer-groups.sh': 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',
     'kafka-storage.sh': 'kafka.tools.StorageTool',
     'kafka-console-producer.sh': v4 ? 'org.apache.kafka.tools.ConsoleProducer' : 'kafka.tools.ConsoleProducer',
