@@ -2,13 +2,15 @@
 import { parseArgs } from 'node:util';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { BROKER_IDS, nodeLayout, sandboxSettings } from './layout.ts';
+import { BROKER_IDS, DEFAULT_KAFKA_VERSION, NEWEST_ZOOKEEPER_VERSION, SUPPORTED_KAFKA_VERSIONS, lineName, nodeLayout, sandboxSettings } from './layout.ts';
 import { Sandbox } from './cluster.ts';
 import { SCENARIOS, runScenario } from './scenarios.ts';
 
 const USAGE = `usage: kafka-responder sandbox <command>
   install            fetch Apache Kafka's jars from Maven Central (up does it when needed)
-  up                 start the controller and brokers ${BROKER_IDS.join(', ')} (no-op when running)
+  up [--zookeeper]   start the controller and brokers ${BROKER_IDS.join(', ')} (no-op when running);
+                     --zookeeper: ZooKeeper mode, a ZooKeeper server in the controller's place
+                     (Kafka ${NEWEST_ZOOKEEPER_VERSION} unless KAFKA_VERSION says 2.8.2); later commands keep the mode
   down [--purge]     stop every sandbox process (--purge: also delete its data)
   status [--json]    per node: running, pid, port, host dir
   env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME; once up also
@@ -23,23 +25,32 @@ const USAGE = `usage: kafka-responder sandbox <command>
                      (systemd/kafka.service, what the host probe reads there); none removes it
   scenario <name>    reproduce an incident: ${Object.keys(SCENARIOS).join(', ')}
 
-env: KR_SANDBOX_HOME, KR_SANDBOX_PORT_BASE (default 19090), KAFKA_VERSION (4.1.1 | 3.9.1), KR_KAFKA_CACHE`;
+env: KR_SANDBOX_HOME, KR_SANDBOX_PORT_BASE (default 19090), KR_KAFKA_CACHE,
+     KAFKA_VERSION (${SUPPORTED_KAFKA_VERSIONS.join(' | ')}; default ${DEFAULT_KAFKA_VERSION}, or what the sandbox already runs),
+     KR_SANDBOX_MODE (kraft | zookeeper, as --zookeeper; 2.8.2 runs in ZooKeeper mode only)`;
 
 function brokerArg(arg: string | undefined): number {
   if (!arg || !/^\d+$/.test(arg)) throw new Error(`a broker id is required (${BROKER_IDS.join(', ')})`);
   return Number(arg);
 }
 
-function parseSandboxArgs(argv: string[]): { cmd: string | undefined; arg: string | undefined; rest: string[]; purge: boolean; json: boolean; help: boolean } | { error: string } {
+function parseSandboxArgs(
+  argv: string[],
+): { cmd: string | undefined; arg: string | undefined; rest: string[]; purge: boolean; json: boolean; zookeeper: boolean; help: boolean } | { error: string } {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: { purge: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        purge: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        zookeeper: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     });
     const [cmd, arg, ...rest] = positionals;
-    return { cmd, arg, rest, purge: values.purge, json: values.json, help: values.help };
+    return { cmd, arg, rest, purge: values.purge, json: values.json, zookeeper: values.zookeeper, help: values.help };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -56,7 +67,11 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const { cmd, arg, rest } = args;
-  const sandbox = new Sandbox();
+  if (args.zookeeper && cmd !== 'up' && cmd !== 'install') {
+    console.error(`--zookeeper goes with up (or install); later commands keep the sandbox's mode\n\n${USAGE}`);
+    return 2;
+  }
+  const sandbox = new Sandbox(sandboxSettings(args.zookeeper ? { ...process.env, KR_SANDBOX_MODE: 'zookeeper' } : process.env));
   switch (cmd) {
     case 'install':
       await sandbox.install();
@@ -71,11 +86,11 @@ export async function run(argv: string[]): Promise<number> {
     case 'status': {
       const statuses = await sandbox.status();
       if (args.json) {
-        console.log(JSON.stringify({ home: sandbox.settings.home, nodes: statuses }, null, 2));
+        console.log(JSON.stringify({ home: sandbox.settings.home, kafkaVersion: sandbox.settings.kafkaVersion, mode: sandbox.settings.mode, nodes: statuses }, null, 2));
       } else {
-        console.log(`sandbox ${sandbox.settings.home} (Kafka ${sandbox.settings.kafkaVersion})`);
+        console.log(`sandbox ${sandbox.settings.home}: ${lineName(sandbox.settings)}`);
         for (const s of statuses) {
-          const name = s.role === 'controller' ? `controller ${s.id}` : `broker ${s.id}`;
+          const name = `${s.role} ${s.id}`;
           console.log(`${name.padEnd(15)} ${(s.running ? 'running' : 'stopped').padEnd(8)} pid ${String(s.pid ?? '-').padEnd(8)} port ${s.port}  ${s.hostDir}`);
         }
       }

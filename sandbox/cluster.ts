@@ -1,15 +1,17 @@
-// Lifecycle of the sandbox's JVMs: one dedicated KRaft controller and three
-// brokers on loopback. Only processes whose command line names our own config
-// file are ever signalled, so `down` cannot hit anything it did not start.
+// Lifecycle of the sandbox's JVMs: three brokers on loopback beside node 100,
+// which holds the metadata: a dedicated KRaft controller, or in ZooKeeper mode
+// a standalone ZooKeeper server (there a broker is the controller). Only
+// processes whose command line names our own config file are ever signalled,
+// so `down` cannot hit anything it did not start.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, connect } from 'node:net';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { checkJava, ensureKafkaDist, type KafkaDist } from './dist.ts';
-import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers } from './files.ts';
+import { isAlive, markLog, portAccepts, portFree, readSince, tail, type LogMark } from './processes.ts';
+import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers, zookeeperLog4jProperties, zookeeperProperties } from './files.ts';
 import {
   BROKER_IDS,
   CONTROLLER_ID,
@@ -18,6 +20,7 @@ import {
   clusterFile,
   clusterFileSchema,
   nodeLayout,
+  lineName,
   nodePorts,
   sandboxSettings,
   scramBootstrapServers,
@@ -28,6 +31,8 @@ import {
 } from './layout.ts';
 import { SCRAM_MECHANISM, SCRAM_USERNAME, addScramArg, alterScramConfig, ensureSecurityMaterial, type SecurityMaterial } from './security.ts';
 
+export { isAlive, markLog, readSince, type LogMark } from './processes.ts';
+
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -35,10 +40,12 @@ export const ALL_NODE_IDS = [CONTROLLER_ID, ...BROKER_IDS];
 // Generous: a 2-core machine under load takes a while to start four JVMs.
 const START_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 90_000;
+/** 3 s apart: outlasts a ZooKeeper session (18 s by default) with room for a loaded machine. */
+const ZOOKEEPER_RESTART_ATTEMPTS = 12;
 
 export interface NodeStatus {
   id: number;
-  role: 'broker' | 'controller';
+  role: NodeLayout['role'];
   running: boolean;
   pid: number | null;
   port: number;
@@ -62,82 +69,18 @@ async function readPid(node: NodeLayout): Promise<number | null> {
   }
 }
 
+const ZOOKEEPER_MAIN = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
+const mainClass = (node: NodeLayout) => (node.role === 'zookeeper' ? ZOOKEEPER_MAIN : 'kafka.Kafka');
+
 /** The pid is ours only if that process still runs our config (pids get reused). */
 async function ownedPid(node: NodeLayout): Promise<number | null> {
   const pid = await readPid(node);
   if (pid === null) return null;
   try {
     const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
-    return cmdline.includes(node.configFile) && cmdline.includes('kafka.Kafka') ? pid : null;
+    return cmdline.includes(node.configFile) && cmdline.includes(mainClass(node)) ? pid : null;
   } catch {
     return null;
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-function portAccepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = connect({ port, host: '127.0.0.1' });
-    sock.setTimeout(1000);
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-    sock.once('timeout', () => {
-      sock.destroy();
-      resolve(false);
-    });
-  });
-}
-
-/** Where a log file ends now, so that only what a new process writes is read. */
-export interface LogMark {
-  ino: number | null;
-  size: number;
-}
-
-export async function markLog(file: string): Promise<LogMark> {
-  try {
-    const st = await stat(file);
-    return { ino: st.ino, size: st.size };
-  } catch {
-    return { ino: null, size: 0 };
-  }
-}
-
-/** What was written after the mark; log4j rolls server.log over at start, and then the whole new file counts. */
-export async function readSince(file: string, mark: LogMark): Promise<string> {
-  try {
-    const st = await stat(file);
-    const offset = st.ino === mark.ino && st.size >= mark.size ? mark.size : 0;
-    return (await readFile(file)).subarray(offset).toString('utf8');
-  } catch {
-    return '';
-  }
-}
-
-async function tail(file: string, lines = 25): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log yet)';
   }
 }
 
@@ -241,9 +184,10 @@ export class Sandbox {
   /** Idempotent: a running sandbox stays as it is; stopped nodes are started. */
   async up(): Promise<ClusterFile> {
     const existing = await this.readClusterFile();
-    if (existing && existing.kafkaVersion !== this.settings.kafkaVersion) {
+    const existingLine = existing && { kafkaVersion: existing.kafkaVersion, mode: existing.mode ?? 'kraft' };
+    if (existingLine && (existingLine.kafkaVersion !== this.settings.kafkaVersion || existingLine.mode !== this.settings.mode)) {
       throw new Error(
-        `the sandbox at ${this.settings.home} runs Kafka ${existing.kafkaVersion}, not ${this.settings.kafkaVersion}: ` +
+        `the sandbox at ${this.settings.home} runs ${lineName(existingLine)}, not ${lineName(this.settings)}: ` +
           '`npx kafka-responder sandbox down --purge` first, or set KR_SANDBOX_HOME to another folder',
       );
     }
@@ -267,6 +211,7 @@ export class Sandbox {
     const security = await this.ensureSecurity();
     const cluster: ClusterFile = {
       kafkaVersion: dist.version,
+      mode: this.settings.mode,
       clusterId: existing?.clusterId ?? randomClusterId(),
       portBase: this.settings.portBase,
       bootstrapServers: this.bootstrapServers,
@@ -282,7 +227,7 @@ export class Sandbox {
     if (!statuses.find((s) => s.id === CONTROLLER_ID)?.running) await this.startNode(CONTROLLER_ID, cluster);
     await Promise.all(statuses.filter((s) => s.role === 'broker' && !s.running).map((s) => this.startNode(s.id, cluster)));
     await this.ensureScramUser(cluster, security);
-    this.log(`sandbox up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${cluster.bootstrapServers}`);
+    this.log(`sandbox up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${lineName(this.settings)}, ${cluster.bootstrapServers}`);
     return cluster;
   }
 
@@ -314,20 +259,25 @@ export class Sandbox {
     await mkdir(join(node.hostDir, 'config'), { recursive: true });
     await mkdir(node.logsDir, { recursive: true });
     await mkdir(node.dataDir, { recursive: true });
+    if (node.role === 'zookeeper') {
+      await writeFile(node.configFile, zookeeperProperties(node));
+      await writeFile(join(node.hostDir, 'config', 'log4j.properties'), zookeeperLog4jProperties());
+      return;
+    }
     await writeFile(node.configFile, serverProperties(this.settings, node, node.role === 'broker' ? await this.ensureSecurity() : undefined));
     if (dist.logging === 'log4j2') await writeFile(node.log4jFile, log4j2Xml());
     else await writeFile(join(node.hostDir, 'config', 'log4j.properties'), log4jProperties());
   }
 
   private loggingOpt(node: NodeLayout, dist: KafkaDist): string {
-    return dist.logging === 'log4j2'
+    return dist.logging === 'log4j2' && node.role !== 'zookeeper'
       ? `-Dlog4j2.configurationFile=${node.log4jFile}`
       : `-Dlog4j.configuration=file:${join(node.hostDir, 'config', 'log4j.properties')}`;
   }
 
-  /** `kafka-storage.sh format`, needed before a node's first start and after a wipe. */
+  /** `kafka-storage.sh format`, needed before a KRaft node's first start and after a wipe (ZooKeeper mode has none). */
   private async formatIfNeeded(node: NodeLayout, dist: KafkaDist, clusterId: string): Promise<void> {
-    if (existsSync(join(node.dataDir, 'meta.properties'))) return;
+    if (this.settings.mode === 'zookeeper' || existsSync(join(node.dataDir, 'meta.properties'))) return;
     // The controller holds the cluster's bootstrap metadata: the SCRAM user goes in there.
     const security = node.role === 'controller' ? await this.ensureSecurity() : null;
     try {
@@ -363,9 +313,8 @@ export class Sandbox {
     const node = this.node(id);
     await this.writeNodeFiles(node, dist);
     await this.formatIfNeeded(node, dist, cluster.clusterId);
-    const logMark = await markLog(join(node.logsDir, 'server.log'));
     const javaArgs = [
-      node.role === 'controller' ? '-Xmx256m' : '-Xmx512m',
+      node.role === 'broker' ? '-Xmx512m' : '-Xmx256m',
       '-Xms128m',
       '-XX:+UseSerialGC',
       '-XX:TieredStopAtLevel=1',
@@ -374,28 +323,54 @@ export class Sandbox {
       this.loggingOpt(node, dist),
       '-cp',
       dist.classpath,
-      'kafka.Kafka',
+      mainClass(node),
       node.configFile,
     ];
     if (node.role === 'broker') await writeServiceScript(node, javaArgs);
-    const out = openSync(join(node.logsDir, node.role === 'controller' ? 'controllerServer.out' : 'kafkaServer.out'), 'a');
+    const serverLog = join(node.logsDir, 'server.log');
+    for (let attempt = 1; ; attempt++) {
+      const logMark = await markLog(serverLog);
+      const pid = await this.launch(node, javaArgs);
+      try {
+        await this.waitStarted(node, pid, logMark);
+        return;
+      } catch (err) {
+        // ZooKeeper mode: a killed broker's registration lives until its ZooKeeper session expires
+        // (18 s), and a new process with the same id exits ("node already exists"). Kafka says so and
+        // stops; the sandbox starts it again, as systemd's Restart= would.
+        const sessionLeft = this.settings.mode === 'zookeeper' && node.role === 'broker' && /node already exists and owner/.test(await readSince(serverLog, logMark));
+        if (!sessionLeft || attempt >= ZOOKEEPER_RESTART_ATTEMPTS) throw err;
+        this.log(`broker ${id}: its killed predecessor's ZooKeeper session has not expired yet; starting again in 3 s`);
+        await sleep(3000);
+      }
+    }
+  }
+
+  private async launch(node: NodeLayout, javaArgs: string[]): Promise<number> {
+    const outFile = { broker: 'kafkaServer.out', controller: 'controllerServer.out', zookeeper: 'zookeeper.out' }[node.role];
+    const out = openSync(join(node.logsDir, outFile), 'a');
     const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out], cwd: node.hostDir });
     closeSync(out);
     child.unref();
-    if (!child.pid) throw new Error(`could not start java for node ${id}`);
+    if (!child.pid) throw new Error(`could not start java for node ${node.id}`);
     await writeFile(node.pidFile, String(child.pid));
-    await this.waitStarted(node, child.pid, logMark);
+    return child.pid;
   }
 
-  /** Started = "Kafka Server started" written since `logMark`, and the port answers. */
+  /**
+   * Started = the start line written since `logMark` ("Kafka Server started" in
+   * KRaft, "[KafkaServer id=N] started" in ZooKeeper mode), and the port answers.
+   * The ZooKeeper server: its client port answers.
+   */
   private async waitStarted(node: NodeLayout, pid: number, logMark: LogMark): Promise<void> {
-    const serverLog = join(node.logsDir, 'server.log');
+    const serverLog = join(node.logsDir, node.role === 'zookeeper' ? 'zookeeper.log' : 'server.log');
     const deadline = Date.now() + START_TIMEOUT_MS;
+    const started = (text: string) => node.role === 'zookeeper' || /Kafka Server started|\[KafkaServer id=\d+\] started/.test(text);
     while (Date.now() < deadline) {
       if (!isAlive(pid)) {
         throw new Error(`node ${node.id} exited during start. Last lines of ${serverLog}:\n${await tail(serverLog)}`);
       }
-      if ((await readSince(serverLog, logMark)).includes('Kafka Server started') && (await portAccepts(node.port))) return;
+      if (started(await readSince(serverLog, logMark)) && (await portAccepts(node.port))) return;
       await sleep(250);
     }
     throw new Error(`node ${node.id} did not finish starting within ${START_TIMEOUT_MS / 1000} s. Last lines of ${serverLog}:\n${await tail(serverLog)}`);

@@ -12,20 +12,30 @@ const exec = promisify(execFile);
 export interface KafkaDist {
   version: string;
   libsDir: string;
-  /** Kafka 4.x logs through log4j2; 3.9 through reload4j (log4j 1 API). */
+  /** Kafka 4.x logs through log4j2; 3.9 through reload4j, 2.8 through log4j 1.2 (both the log4j 1 API). */
   logging: 'log4j2' | 'log4j1';
   classpath: string;
 }
 
 const isV4 = (version: string) => version.startsWith('4.');
 
+/**
+ * The slf4j binding Kafka's release tarball ships, which its Maven artifacts
+ * leave out on 4.x: log4j-slf4j-impl at the version of the log4j-core that
+ * kafka-tools brings (a mismatched log4j-api breaks logging). 3.9's kafka-tools
+ * brings slf4j-reload4j and 2.8's slf4j-log4j12 with log4j 1.2.17 themselves.
+ * ZooKeeper (3.8.4 under 3.9, 3.5.9 under 2.8) comes with kafka_2.13.
+ */
+export function loggingDeps(version: string): [group: string, artifact: string, version: string][] {
+  if (isV4(version)) return [['org.apache.logging.log4j', 'log4j-slf4j-impl', version === '4.1.1' ? '2.24.3' : '2.25.5']];
+  if (version.startsWith('3.')) return [['org.slf4j', 'slf4j-reload4j', '1.7.36'], ['ch.qos.reload4j', 'reload4j', '1.2.25']];
+  return [];
+}
+
 function pomFor(version: string): string {
   const dep = (g: string, a: string, v: string) =>
     `<dependency><groupId>${g}</groupId><artifactId>${a}</artifactId><version>${v}</version></dependency>`;
-  // Kafka's own release tarball ships one slf4j binding; the Maven artifacts ship none.
-  const logging = isV4(version)
-    ? dep('org.apache.logging.log4j', 'log4j-slf4j-impl', '2.24.3')
-    : dep('org.slf4j', 'slf4j-reload4j', '1.7.36') + dep('ch.qos.reload4j', 'reload4j', '1.2.25');
+  const logging = loggingDeps(version).map(([g, a, v]) => dep(g, a, v)).join('');
   return `<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>kafka-responder</groupId><artifactId>kafka-dist</artifactId><version>${version}</version><packaging>pom</packaging>

@@ -30,14 +30,12 @@ function securityListenerProperties(node: NodeLayout, sec: SecurityMaterial): st
 
 /** Without `security` (older callers) a broker has its PLAINTEXT listener only. */
 export function serverProperties(s: SandboxSettings, node: NodeLayout, security?: SecurityMaterial): string {
-  const controller = nodeLayout(s, CONTROLLER_ID);
-  const voters = `${CONTROLLER_ID}@127.0.0.1:${controller.port}`;
-  const common = [
-    `node.id=${node.id}`,
-    `controller.quorum.voters=${voters}`,
-    'controller.listener.names=CONTROLLER',
-    `log.dirs=${node.dataDir}`,
-  ];
+  const quorum = nodeLayout(s, CONTROLLER_ID);
+  // ZooKeeper mode writes none of KRaft's keys: 2.8 and 3.9 brokers in ZooKeeper mode reject or warn on them.
+  const common =
+    s.mode === 'zookeeper'
+      ? [`broker.id=${node.id}`, `zookeeper.connect=127.0.0.1:${quorum.port}`, `log.dirs=${node.dataDir}`]
+      : [`node.id=${node.id}`, `controller.quorum.voters=${CONTROLLER_ID}@127.0.0.1:${quorum.port}`, 'controller.listener.names=CONTROLLER', `log.dirs=${node.dataDir}`];
   if (node.role === 'controller') {
     return [
       '# kafka-responder sandbox: dedicated KRaft controller',
@@ -52,15 +50,16 @@ export function serverProperties(s: SandboxSettings, node: NodeLayout, security?
   }
   const listeners = [`PLAINTEXT://127.0.0.1:${node.port}`];
   if (security) listeners.push(`SASL_PLAINTEXT://127.0.0.1:${node.saslPort}`, `SSL://127.0.0.1:${node.tlsPort}`);
+  const protocols = [...(s.mode === 'kraft' ? ['CONTROLLER:PLAINTEXT'] : []), 'PLAINTEXT:PLAINTEXT', ...(security ? ['SASL_PLAINTEXT:SASL_PLAINTEXT', 'SSL:SSL'] : [])];
   return [
-    `# kafka-responder sandbox: broker ${node.id}`,
-    'process.roles=broker',
+    `# kafka-responder sandbox: broker ${node.id} (${s.mode === 'zookeeper' ? 'ZooKeeper' : 'KRaft'} mode)`,
+    ...(s.mode === 'kraft' ? ['process.roles=broker'] : []),
     ...common,
     `listeners=${listeners.join(',')}`,
     // Each listener advertises itself, so a client bootstrapped over SCRAM or TLS stays on it.
     `advertised.listeners=${listeners.join(',')}`,
     'inter.broker.listener.name=PLAINTEXT',
-    `listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${security ? ',SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL' : ''}`,
+    `listener.security.protocol.map=${protocols.join(',')}`,
     ...(security ? securityListenerProperties(node, security) : []),
     'num.partitions=3',
     `default.replication.factor=${BROKER_IDS.length}`,
@@ -82,6 +81,39 @@ export function serverProperties(s: SandboxSettings, node: NodeLayout, security?
     'replica.lag.time.max.ms=10000',
     // Retention runs every few seconds (default 5 min), so a small retention.ms deletes segments while a test waits.
     'log.retention.check.interval.ms=2000',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The ZooKeeper server of ZooKeeper mode, standalone, on loopback. Its session
+ * timeout stays Kafka's default (18 s): a killed broker, the controller too, is
+ * noticed only once its session expires, as on a production cluster.
+ */
+export function zookeeperProperties(node: NodeLayout): string {
+  return [
+    '# kafka-responder sandbox: ZooKeeper server (standalone)',
+    `dataDir=${node.dataDir}`,
+    `clientPort=${node.port}`,
+    'clientPortAddress=127.0.0.1',
+    'tickTime=2000',
+    'maxClientCnxns=0',
+    // Its embedded admin server would take port 8080.
+    'admin.enableServer=false',
+    '4lw.commands.whitelist=srvr,ruok,stat',
+    '',
+  ].join('\n');
+}
+
+/** ZooKeeper logs through the log4j 1 API on both lines that have it (3.8 via reload4j, 3.5 via log4j 1.2). */
+export function zookeeperLog4jProperties(): string {
+  return [
+    'log4j.rootLogger=INFO, zkAppender',
+    'log4j.appender.zkAppender=org.apache.log4j.DailyRollingFileAppender',
+    "log4j.appender.zkAppender.DatePattern='.'yyyy-MM-dd-HH",
+    'log4j.appender.zkAppender.File=${kafka.logs.dir}/zookeeper.log',
+    'log4j.appender.zkAppender.layout=org.apache.log4j.PatternLayout',
+    'log4j.appender.zkAppender.layout.ConversionPattern=[%d] %p %m (%c)%n',
     '',
   ].join('\n');
 }
@@ -152,24 +184,53 @@ const toolsLog4j2 = `<?xml version="1.0" encoding="UTF-8"?>
 `;
 const toolsLog4j = 'log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.Target=System.err\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\nlog4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n\n';
 
-/** Script name → main class, as the release's bin/ scripts run them. */
+/**
+ * Script name → main class, as each line's bin/ scripts run them. 2.8 keeps its
+ * tools in kafka_2.13 (kafka.admin.*, kafka.tools.*); 3.x moved most of them to
+ * kafka-tools (org.apache.kafka.tools.*); 4.x moved the console producer too.
+ */
 export function toolClasses(version: string): Record<string, string> {
   const v4 = version.startsWith('4.');
+  // 4.4 has ConfigCommand and DumpLogSegments in kafka-tools too (4.1 still in kafka_2.13; 4.2 and 4.3 not run here).
+  const v44 = v4 && !/^4\.[01]\./.test(version);
+  if (version.startsWith('2.')) {
+    return {
+      'kafka-topics.sh': 'kafka.admin.TopicCommand',
+      'kafka-configs.sh': 'kafka.admin.ConfigCommand',
+      'kafka-leader-election.sh': 'kafka.admin.LeaderElectionCommand',
+      'kafka-reassign-partitions.sh': 'kafka.admin.ReassignPartitionsCommand',
+      'kafka-log-dirs.sh': 'kafka.admin.LogDirsCommand',
+      'kafka-dump-log.sh': 'kafka.tools.DumpLogSegments',
+      'kafka-consumer-groups.sh': 'kafka.admin.ConsumerGroupCommand',
+      'kafka-storage.sh': 'kafka.tools.StorageTool',
+      'kafka-console-producer.sh': 'kafka.tools.ConsoleProducer',
+      'kafka-console-consumer.sh': 'kafka.tools.ConsoleConsumer',
+      // 2.8 has no kafka-get-offsets.sh; its GetOffsetShell takes --broker-list (the wrapper translates).
+      'kafka-get-offsets.sh': 'kafka.tools.GetOffsetShell',
+      'kafka-features.sh': 'kafka.admin.FeatureCommand',
+      'zookeeper-shell.sh': 'org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka',
+    };
+  }
   return {
     'kafka-topics.sh': 'org.apache.kafka.tools.TopicCommand',
-    'kafka-configs.sh': 'kafka.admin.ConfigCommand',
+    'kafka-configs.sh': v44 ? 'org.apache.kafka.tools.ConfigCommand' : 'kafka.admin.ConfigCommand',
     'kafka-leader-election.sh': 'org.apache.kafka.tools.LeaderElectionCommand',
     'kafka-reassign-partitions.sh': 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
     'kafka-log-dirs.sh': 'org.apache.kafka.tools.LogDirsCommand',
-    'kafka-dump-log.sh': 'kafka.tools.DumpLogSegments',
+    'kafka-dump-log.sh': v44 ? 'org.apache.kafka.tools.DumpLogSegments' : 'kafka.tools.DumpLogSegments',
     'kafka-consumer-groups.sh': 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',
     'kafka-storage.sh': 'kafka.tools.StorageTool',
     'kafka-console-producer.sh': v4 ? 'org.apache.kafka.tools.ConsoleProducer' : 'kafka.tools.ConsoleProducer',
     'kafka-console-consumer.sh': 'org.apache.kafka.tools.consumer.ConsoleConsumer',
     'kafka-get-offsets.sh': 'org.apache.kafka.tools.GetOffsetShell',
     'kafka-features.sh': 'org.apache.kafka.tools.FeatureCommand',
+    ...(v4 ? {} : { 'zookeeper-shell.sh': 'org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka' }),
   };
 }
+
+/** Options a line's tool spells differently from the release the tests and users write for. */
+const optionRenames = (version: string, script: string): Record<string, string> =>
+  version.startsWith('2.') && script === 'kafka-get-offsets.sh' ? { '--bootstrap-server': '--broker-list' } : {};
 
 /** JVM options for the short-lived CLI tools: small heap, fast start on a 2-core machine. */
 export const TOOL_JVM_OPTS = ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto', '-Djava.awt.headless=true'];
@@ -185,9 +246,13 @@ export async function writeToolWrappers(s: SandboxSettings, dist: KafkaDist): Pr
       : `-Dlog4j.configuration=file:${join(confDir, 'tools-log4j.properties')}`;
   await writeFile(join(confDir, dist.logging === 'log4j2' ? 'tools-log4j2.xml' : 'tools-log4j.properties'), dist.logging === 'log4j2' ? toolsLog4j2 : toolsLog4j);
   for (const [script, mainClass] of Object.entries(toolClasses(dist.version))) {
+    const renames = Object.entries(optionRenames(dist.version, script));
     const body = [
       '#!/usr/bin/env bash',
       `# ${script} of Apache Kafka ${dist.version}, as the release tarball names it; generated by kafka-responder's sandbox.`,
+      ...(renames.length
+        ? ['args=()', `for a in "$@"; do case "$a" in ${renames.map(([from, to]) => `${from}) a=${to} ;;`).join(' ')} esac; args+=("$a"); done`, 'set -- "${args[@]}"']
+        : []),
       `exec "\${JAVA:-java}" ${TOOL_JVM_OPTS.join(' ')} \${KAFKA_OPTS:-} "${loggingOpt}" -cp "${dist.classpath}" ${mainClass} "$@"`,
       '',
     ].join('\n');

@@ -1,22 +1,43 @@
 // Where the sandbox lives and how it is laid out. Each broker gets a "host
 // directory" shaped like a real broker host (config/, data/, logs/) so the host
 // probe reads it exactly as it reads a production host over SSM.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export const DEFAULT_KAFKA_VERSION = '4.1.1';
-/** Older line kept runnable on request (KAFKA_VERSION=3.9.1): its log wording and tools differ. */
-export const SUPPORTED_KAFKA_VERSIONS = ['4.1.1', '3.9.1'] as const;
+/** The newest Kafka release Maven Central serves. */
+export const DEFAULT_KAFKA_VERSION = '4.4.0';
+/**
+ * Lines the sandbox runs (KAFKA_VERSION). Each differs in log wording, tools and
+ * elections: 4.1+ has eligible leader replicas on by default, 3.9 is the last
+ * line with ZooKeeper mode, 2.8 runs in ZooKeeper mode only.
+ */
+export const SUPPORTED_KAFKA_VERSIONS = ['4.4.0', '4.1.1', '3.9.1', '2.8.2'] as const;
+export const SANDBOX_MODES = ['kraft', 'zookeeper'] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
 export const BROKER_IDS = [1, 2, 3] as const;
-/** A dedicated controller so that killing or wiping any broker never touches the quorum. */
+/**
+ * The node that holds the cluster's metadata, never a broker, so that killing or
+ * wiping any broker never touches it: a dedicated KRaft controller, or in
+ * ZooKeeper mode the ZooKeeper server (there a broker is the controller).
+ */
 export const CONTROLLER_ID = 100;
+
+/** Kafka 4.0 removed ZooKeeper mode; before 3.3 KRaft was not production-ready (2.8 is run in ZooKeeper mode only). */
+export const modesOf = (version: string): SandboxMode[] =>
+  version.startsWith('4.') ? ['kraft'] : version.startsWith('2.') ? ['zookeeper'] : ['kraft', 'zookeeper'];
+
+/** `sandbox up --zookeeper` without KAFKA_VERSION: the newest line that still has ZooKeeper mode. */
+export const NEWEST_ZOOKEEPER_VERSION = SUPPORTED_KAFKA_VERSIONS.find((v) => modesOf(v).includes('zookeeper'))!;
 
 const envSchema = z.object({
   KR_SANDBOX_HOME: z.string().min(1).optional(),
   KR_SANDBOX_PORT_BASE: z.coerce.number().int().min(1024).max(65_000).optional(),
   KAFKA_VERSION: z.enum(SUPPORTED_KAFKA_VERSIONS).optional(),
+  /** kraft | zookeeper; `sandbox up --zookeeper` sets it too. */
+  KR_SANDBOX_MODE: z.enum(SANDBOX_MODES).optional(),
   KR_KAFKA_CACHE: z.string().min(1).optional(),
 });
 
@@ -24,9 +45,25 @@ export interface SandboxSettings {
   home: string;
   portBase: number;
   kafkaVersion: string;
+  mode: SandboxMode;
   cacheDir: string;
 }
 
+/** Version and mode of the sandbox already at `home` (its cluster.json), if any. */
+function existingLine(home: string): { kafkaVersion: string; mode: SandboxMode } | null {
+  try {
+    const c = clusterFileSchema.parse(JSON.parse(readFileSync(join(home, 'cluster.json'), 'utf8')));
+    return { kafkaVersion: c.kafkaVersion, mode: c.mode ?? 'kraft' };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * KAFKA_VERSION and KR_SANDBOX_MODE when set; otherwise what the sandbox at the
+ * home already runs (so `sandbox start 2` on a 3.9 ZooKeeper sandbox starts 3.9
+ * in ZooKeeper mode), otherwise the default line. 2.8 implies ZooKeeper mode.
+ */
 export function sandboxSettings(env: NodeJS.ProcessEnv = process.env): SandboxSettings {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -34,17 +71,39 @@ export function sandboxSettings(env: NodeJS.ProcessEnv = process.env): SandboxSe
     throw new Error(`invalid sandbox environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const e = parsed.data;
+  const home = e.KR_SANDBOX_HOME ?? join(homedir(), '.kafka-responder', 'sandbox');
+  const found = e.KAFKA_VERSION && e.KR_SANDBOX_MODE ? null : existingLine(home);
+  // A sandbox of the other mode does not answer for the version: `up` then says what runs there.
+  const existing = found && (!e.KR_SANDBOX_MODE || found.mode === e.KR_SANDBOX_MODE) ? found : null;
+  const kafkaVersion =
+    e.KAFKA_VERSION ??
+    existing?.kafkaVersion ??
+    (e.KR_SANDBOX_MODE === 'zookeeper' ? NEWEST_ZOOKEEPER_VERSION : DEFAULT_KAFKA_VERSION);
+  const modes = modesOf(kafkaVersion);
+  const mode = e.KR_SANDBOX_MODE ?? (existing?.kafkaVersion === kafkaVersion ? existing.mode : modes[0]!);
+  if (!modes.includes(mode)) {
+    throw new Error(
+      mode === 'zookeeper'
+        ? `Kafka ${kafkaVersion} has no ZooKeeper mode (removed in 4.0): ZooKeeper mode runs Kafka ${SUPPORTED_KAFKA_VERSIONS.filter((v) => modesOf(v).includes('zookeeper')).join(' or ')}`
+        : `the sandbox runs Kafka ${kafkaVersion} in ZooKeeper mode only`,
+    );
+  }
   return {
-    home: e.KR_SANDBOX_HOME ?? join(homedir(), '.kafka-responder', 'sandbox'),
+    home,
     portBase: e.KR_SANDBOX_PORT_BASE ?? 19090,
-    kafkaVersion: e.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION,
+    kafkaVersion,
+    mode,
     cacheDir: e.KR_KAFKA_CACHE ?? join(homedir(), '.cache', 'kafka-responder'),
   };
 }
 
+/** "Kafka 3.9.1 (ZooKeeper mode)", for messages. */
+export const lineName = (s: Pick<SandboxSettings, 'kafkaVersion' | 'mode'>) =>
+  `Kafka ${s.kafkaVersion} (${s.mode === 'zookeeper' ? 'ZooKeeper' : 'KRaft'} mode)`;
+
 export interface NodeLayout {
   id: number;
-  role: 'broker' | 'controller';
+  role: 'broker' | 'controller' | 'zookeeper';
   hostDir: string;
   configFile: string;
   log4jFile: string;
@@ -66,21 +125,23 @@ export interface NodeLayout {
 export const SASL_PORT_OFFSET = 10;
 export const TLS_PORT_OFFSET = 20;
 
-export function nodeLayout(s: SandboxSettings, id: number): NodeLayout {
-  const role = id === CONTROLLER_ID ? 'controller' : 'broker';
-  const hostDir = join(s.home, role === 'controller' ? 'controller' : `broker-${id}`);
+export function nodeLayout(s: Pick<SandboxSettings, 'home' | 'portBase' | 'mode'>, id: number): NodeLayout {
+  const role = id !== CONTROLLER_ID ? 'broker' : s.mode === 'zookeeper' ? 'zookeeper' : 'controller';
+  const hostDir = join(s.home, role === 'broker' ? `broker-${id}` : role);
+  const broker = role === 'broker';
   return {
     id,
     role,
     hostDir,
-    configFile: join(hostDir, 'config', 'server.properties'),
+    configFile: join(hostDir, 'config', role === 'zookeeper' ? 'zookeeper.properties' : 'server.properties'),
     log4jFile: join(hostDir, 'config', 'log4j2.xml'),
-    dataDir: join(hostDir, 'data', 'kafka-logs'),
+    dataDir: join(hostDir, 'data', role === 'zookeeper' ? 'zookeeper' : 'kafka-logs'),
     logsDir: join(hostDir, 'logs'),
-    pidFile: join(hostDir, role === 'controller' ? 'controller.pid' : 'broker.pid'),
-    port: role === 'controller' ? s.portBase : s.portBase + id,
-    saslPort: role === 'controller' ? null : s.portBase + SASL_PORT_OFFSET + id,
-    tlsPort: role === 'controller' ? null : s.portBase + TLS_PORT_OFFSET + id,
+    pidFile: join(hostDir, `${role}.pid`),
+    // The ZooKeeper server's client port takes the controller's place.
+    port: broker ? s.portBase + id : s.portBase,
+    saslPort: broker ? s.portBase + SASL_PORT_OFFSET + id : null,
+    tlsPort: broker ? s.portBase + TLS_PORT_OFFSET + id : null,
   };
 }
 
@@ -97,10 +158,13 @@ export const nodePorts = (n: NodeLayout) => [n.port, n.saslPort, n.tlsPort].filt
 
 export const clusterFileSchema = z.object({
   kafkaVersion: z.string(),
+  /** Absent in files written before ZooKeeper mode existed: KRaft. */
+  mode: z.enum(SANDBOX_MODES).optional(),
   clusterId: z.string(),
   portBase: z.number().int(),
   bootstrapServers: z.string(),
   binDir: z.string(),
+  /** Node 100: the KRaft controller, or in ZooKeeper mode the ZooKeeper server (port = its client port). */
   controller: z.object({ id: z.number().int(), port: z.number().int(), hostDir: z.string() }),
   brokers: z.array(z.object({ id: z.number().int(), port: z.number().int(), hostDir: z.string() })),
   // Optional: cluster.json files written before these listeners existed still parse.

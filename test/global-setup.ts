@@ -4,7 +4,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sandbox } from '../sandbox/cluster.ts';
-import { sandboxSettings } from '../sandbox/layout.ts';
+import { lineName, sandboxSettings } from '../sandbox/layout.ts';
 import { buildCli } from '../scripts/build-cli.mjs';
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
@@ -17,7 +17,7 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   const sandbox = new Sandbox(sandboxSettings(), (m) => console.log(`[sandbox] ${m}`));
   const t0 = Date.now();
   await sandbox.up();
-  console.log(`[sandbox] up for tests in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${sandbox.settings.home}`);
+  console.log(`[sandbox] ${lineName(sandbox.settings)} up for tests in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${sandbox.settings.home}`);
   process.env.KAFKA_BOOTSTRAP_SERVERS = sandbox.bootstrapServers;
   process.env.KAFKA_BIN = sandbox.binDir;
   return async () => {

@@ -128,15 +128,28 @@ export async function setThrottles(admin: KafkaAdmin, ledger: ThrottleLedger): P
   if (errors.length) throw new Error(`setting replication throttles failed: ${errors.slice(0, 5).join('; ')}`);
 }
 
+/**
+ * The topic's throttle lists that hold nothing yet. ZooKeeper-mode brokers (seen on 2.8) APPEND to an
+ * unset list as ",0:1": a list with an empty entry, which the brokers then fail to parse, so nothing is
+ * throttled. Such a list is SET instead.
+ */
+async function unsetLists(admin: KafkaAdmin, topic: string): Promise<Set<string>> {
+  const [d] = await admin.describeConfigs([{ type: 'topic', name: topic, names: [LEADER_REPLICAS, FOLLOWER_REPLICAS] }]);
+  const held = new Set((d?.errorCode === 0 ? d.entries : []).filter((e) => !e.isDefault && e.value).map((e) => e.name));
+  return new Set([LEADER_REPLICAS, FOLLOWER_REPLICAS].filter((n) => !held.has(n)));
+}
+
 async function alterTopicLists(admin: KafkaAdmin, topics: ThrottleLedger['topics'], op: 'append' | 'subtract'): Promise<string[]> {
   const errors: string[] = [];
   for (const t of topics) {
     const leaderChunks = chunks(t.leader, ENTRIES_PER_CALL);
     const followerChunks = chunks(t.follower, ENTRIES_PER_CALL);
+    const unset = op === 'append' ? await unsetLists(admin, t.topic) : new Set<string>();
+    const opFor = (name: string, i: number): 'set' | typeof op => (i === 0 && unset.has(name) ? 'set' : op);
     for (let i = 0; i < Math.max(leaderChunks.length, followerChunks.length); i++) {
       const ops = [
-        ...(leaderChunks[i]?.length ? [{ name: LEADER_REPLICAS, op, value: leaderChunks[i]!.join(',') }] : []),
-        ...(followerChunks[i]?.length ? [{ name: FOLLOWER_REPLICAS, op, value: followerChunks[i]!.join(',') }] : []),
+        ...(leaderChunks[i]?.length ? [{ name: LEADER_REPLICAS, op: opFor(LEADER_REPLICAS, i), value: leaderChunks[i]!.join(',') }] : []),
+        ...(followerChunks[i]?.length ? [{ name: FOLLOWER_REPLICAS, op: opFor(FOLLOWER_REPLICAS, i), value: followerChunks[i]!.join(',') }] : []),
       ];
       errors.push(...errorsOf(await admin.incrementalAlterConfigs([{ type: 'topic', name: t.topic, ops }])));
     }

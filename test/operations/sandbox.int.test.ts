@@ -101,7 +101,7 @@ async function runToEnd(id: string, budgetMs: number, stopWhen?: (r: TickResult,
 }
 
 describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host access', () => {
-  it('leaderless partition with its last in-sync replica wiped: the plan says the loss is unknown; broker 3 leads with its 2,000 messages', async () => {
+  it('leaderless partition with its last in-sync replica wiped: the plan says the loss is unknown; broker 3 leads with its 700 messages', async () => {
     const sc = await runScenario(sandbox, 'isr-one-leader-lost');
     const perReplica = sc.expect.messagesPerReplica!;
     const planned = await operations.plan(cluster, { kind: 'leader-override', topic: 'orders', partition: 0, replica: 3 });

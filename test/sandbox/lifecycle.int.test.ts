@@ -18,6 +18,9 @@ const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
 
 describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   const sandbox = testSandbox();
+  const zookeeper = sandbox.settings.mode === 'zookeeper';
+  /** The broker's id key: KRaft's node.id, ZooKeeper mode's broker.id (in server.properties and meta.properties). */
+  const idKey = zookeeper ? 'broker.id' : 'node.id';
 
   it('up on a running sandbox is a no-op', async () => {
     const before = await sandbox.status();
@@ -28,8 +31,10 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
 
   it('status and env through the CLI', async () => {
     const { stdout } = await cli(['sandbox', 'status', '--json']);
-    const status = JSON.parse(stdout) as { nodes: { id: number; running: boolean; port: number; hostDir: string }[] };
+    const status = JSON.parse(stdout) as { kafkaVersion: string; mode: string; nodes: { id: number; role: string; running: boolean; port: number; hostDir: string }[] };
     expect(status.nodes.map((n) => n.id)).toEqual([100, 1, 2, 3]);
+    expect(status.nodes[0]!.role).toBe(zookeeper ? 'zookeeper' : 'controller');
+    expect(status).toMatchObject({ kafkaVersion: sandbox.settings.kafkaVersion, mode: sandbox.settings.mode });
     expect(status.nodes.every((n) => n.running)).toBe(true);
     const env = (await cli(['sandbox', 'env'])).stdout;
     expect(env).toContain(`export KAFKA_BOOTSTRAP_SERVERS=${sandbox.bootstrapServers}`);
@@ -40,18 +45,24 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
     const b = sandbox.broker(2);
     const props = await readFile(b.configFile, 'utf8');
     expect(props).toContain(`log.dirs=${b.dataDir}`);
-    expect(props).toContain('node.id=2');
+    expect(props).toContain(`${idKey}=2`);
+    // Neither mode writes the other's keys.
+    if (zookeeper) expect(props).not.toMatch(/^(process\.roles|node\.id|controller\.)/m);
+    else expect(props).not.toMatch(/^zookeeper\./m);
     const cmdline = (await readFile(`/proc/${(await sandbox.status()).find((s) => s.id === 2)!.pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
     expect(cmdline).toContain(`-Dkafka.logs.dir=${b.logsDir}`);
     expect(cmdline.slice(-2)).toEqual(['kafka.Kafka', b.configFile]);
-    expect(await readFile(join(b.logsDir, 'server.log'), 'utf8')).toContain('Kafka Server started');
+    expect(await readFile(join(b.logsDir, 'server.log'), 'utf8')).toMatch(zookeeper ? /\[KafkaServer id=2\] started/ : /Kafka Server started/);
   });
 
   it('the CLI wrappers run Kafka\'s own tools', async () => {
     const { stdout } = await exec(join(sandbox.binDir, 'kafka-topics.sh'), ['--bootstrap-server', sandbox.bootstrapServers, '--list']);
     expect(typeof stdout).toBe('string');
-    const { stdout: features } = await exec(join(sandbox.binDir, 'kafka-features.sh'), ['--bootstrap-server', sandbox.bootstrapServers, 'describe']);
-    expect(features).toContain('metadata.version');
+    if (!zookeeper) {
+      // metadata.version is KRaft's feature; a ZooKeeper-mode cluster finalizes none.
+      const { stdout: features } = await exec(join(sandbox.binDir, 'kafka-features.sh'), ['--bootstrap-server', sandbox.bootstrapServers, 'describe']);
+      expect(features).toContain('metadata.version');
+    }
   });
 
   it('down signals only processes it started: a reused pid is left alone', async () => {
@@ -94,10 +105,10 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
     await sandbox.stop(3);
     const meta = join(sandbox.broker(3).dataDir, 'meta.properties');
     const original = await readFile(meta, 'utf8');
-    await writeFile(meta, original.replace(/node\.id=.*/, 'node.id=7'));
+    await writeFile(meta, original.replace(new RegExp(`${idKey.replace('.', '\\.')}=.*`), `${idKey}=7`));
     const t0 = Date.now();
     try {
-      await expect(sandbox.start(3)).rejects.toThrow(/node 3 exited during start[\s\S]*node id/i);
+      await expect(sandbox.start(3)).rejects.toThrow(/node 3 exited during start[\s\S]*(node id|broker\.id)/i);
       expect(Date.now() - t0).toBeLessThan(60_000);
     } finally {
       await writeFile(meta, original);
