@@ -5,7 +5,7 @@
 // partitions that would go offline, and __consumer_offsets partitions whose
 // groups would lose their coordinator and reload elsewhere.
 
-import type { ClusterSnapshot } from '../kafka/types.ts';
+import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
 import { CONSUMER_OFFSETS_TOPIC } from '../kafka/group-partition.ts';
 import type { ProbeReport } from '../hosts/types.ts';
 import type { TopicPartitionRef } from './types.ts';
@@ -42,7 +42,9 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
   const wouldGoOffline: TopicPartitionRef[] = [];
   const wouldFallBelowMinIsr: RestartAssessment['wouldFallBelowMinIsr'] = [];
   const coordinatorsMoving: CoordinatorMove[] = [];
+  const elrTakeovers: (TopicPartitionRef & { newLeader: number })[] = [];
   let hostsReplicas = 0;
+  const elrKnown = snapshot.partitionSource === 'DescribeTopicPartitions';
 
   const groupsByOffsetsPartition = new Map<number, string[]>();
   for (const g of snapshot.groups) {
@@ -61,8 +63,13 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
       if (!p.isr.includes(brokerId)) continue;
       const remaining = p.isr.filter((r) => r !== brokerId && live.has(r));
       const ref = { topic: topic.name, partition: p.partition };
-      if (remaining.length === 0) wouldGoOffline.push(ref);
-      else if (remaining.length < minIsr) wouldFallBelowMinIsr.push({ ...ref, isr: remaining.length, minIsr });
+      const elrTakeover = remaining.length === 0 ? liveElrSuccessor(p, brokerId, live) : null;
+      if (remaining.length === 0 && elrTakeover === null) wouldGoOffline.push(ref);
+      else if (elrTakeover !== null) {
+        // The controller elects an ELR member cleanly, with an ISR of just that member.
+        elrTakeovers.push({ ...ref, newLeader: elrTakeover });
+        if (1 < minIsr) wouldFallBelowMinIsr.push({ ...ref, isr: 1, minIsr });
+      } else if (remaining.length < minIsr) wouldFallBelowMinIsr.push({ ...ref, isr: remaining.length, minIsr });
       if (topic.name === CONSUMER_OFFSETS_TOPIC && p.leader === brokerId) {
         coordinatorsMoving.push({
           offsetsPartition: p.partition,
@@ -79,7 +86,14 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
 
   if (wouldGoOffline.length > 0) {
     reasons.push(
-      `${plural(wouldGoOffline.length, 'partition')} would go offline: broker ${brokerId} is their only live in-sync replica (${sample(wouldGoOffline)}).`,
+      `${plural(wouldGoOffline.length, 'partition')} would go offline: broker ${brokerId} is their only live in-sync replica` +
+        `${elrKnown ? ' and no live eligible leader replica (ELR) could take over' : ''} (${sample(wouldGoOffline)}).`,
+    );
+  }
+  if (elrTakeovers.length > 0) {
+    notes.push(
+      `${plural(elrTakeovers.length, 'partition')} would be led by an eligible leader replica (ELR, not in the ISR but holding every committed write): ` +
+        `${elrTakeovers.slice(0, 5).map((r) => `${r.topic}-${r.partition} → broker ${r.newLeader}`).join(', ')}${elrTakeovers.length > 5 ? ` … +${elrTakeovers.length - 5}` : ''}.`,
     );
   }
   if (wouldFallBelowMinIsr.length > 0) {
@@ -131,6 +145,16 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
     recovering,
     notes,
   };
+}
+
+/**
+ * With ELR read (KIP-966), the controller elects a live ELR member cleanly once
+ * the ISR is empty (PartitionChangeBuilder.isValidNewLeader, Kafka 3.8 to 4.4):
+ * the first in assignment order. null when none is live, or ELR is unknown.
+ */
+function liveElrSuccessor(p: PartitionState, brokerId: number, live: ReadonlySet<number>): number | null {
+  if (!p.elr) return null;
+  return p.replicas.find((r) => r !== brokerId && p.elr!.includes(r) && live.has(r)) ?? null;
 }
 
 function sample(refs: readonly TopicPartitionRef[], max = 5): string {

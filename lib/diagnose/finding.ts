@@ -63,7 +63,8 @@ export function sortFindings(findings: readonly Finding[]): Finding[] {
 }
 
 export function describePartition(topic: string, p: PartitionState): string {
-  return `${topic}-${p.partition} leader=${p.leader < 0 ? 'none' : p.leader} replicas=[${p.replicas.join(',')}] isr=[${p.isr.join(',')}]`;
+  const elr = p.elr ? ` elr=[${p.elr.join(',')}] lastKnownElr=[${(p.lastKnownElr ?? []).join(',')}]` : '';
+  return `${topic}-${p.partition} leader=${p.leader < 0 ? 'none' : p.leader} replicas=[${p.replicas.join(',')}] isr=[${p.isr.join(',')}]${elr}`;
 }
 
 export function plural(n: number, word: string, pluralWord = `${word}s`): string {

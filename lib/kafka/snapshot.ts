@@ -11,6 +11,7 @@ import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartit
 import { type RawMetadata, WireBroker, kafkaError } from './wire.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { anyLag, readConsumerSample } from './consumer-offsets.ts';
+import { readElrInto } from './partition-details.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
@@ -151,7 +152,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       }
     });
 
-    const [configs] = await Promise.all([
+    const [configs, , partitionSource] = await Promise.all([
       describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, options.configBatchSize ?? 200, concurrency, budget, wireOptions.requestTimeoutMs, errors),
       (async () => {
         const target = healthyBrokers()[0];
@@ -171,6 +172,8 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
           errors.push({ scope: 'reassignments', message: errorMessage(err) });
         }
       })(),
+      // Same snapshot, ELR added where the brokers serve it (else Metadata's view stands).
+      readElrInto(topics, healthyBrokers().map((id) => brokerConns.get(id)!), topicFilter, () => budget(wireOptions.requestTimeoutMs), errors),
     ]);
     for (const t of topics) t.config = configs.get(t.name) ?? null;
 
@@ -188,7 +191,8 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       }
     }
 
-    const partial = unreachable.size > 0 || errors.some((e) => !e.scope.startsWith('topic:') && !e.scope.startsWith('groups:'));
+    // Unknown ELR is said where it matters (findings, plans); the partitions themselves were read.
+    const partial = unreachable.size > 0 || errors.some((e) => !e.scope.startsWith('topic:') && !e.scope.startsWith('groups:') && e.scope !== 'elr');
     return {
       takenAt,
       clusterId: metadata.clusterId ?? null,
@@ -202,6 +206,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       partial,
       coordinatorErrors,
       topicFilter: topicFilter ? (options.topics ?? null) : null,
+      partitionSource,
       ...(consumerSamples.length > 0 ? { consumerSamples } : {}),
     };
   } finally {

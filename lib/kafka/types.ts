@@ -17,6 +17,18 @@ export interface PartitionState {
   offlineReplicas: number[];
   /** Replicas being added by an in-progress reassignment (kafka-topics.sh does not count them as missing). */
   addingReplicas?: number[];
+  /**
+   * Eligible leader replicas (KIP-966): out of the ISR, but with every committed
+   * write, so the controller may elect them cleanly once the ISR is empty.
+   * Absent when not read (DescribeTopicPartitions unsupported or failed): unknown, not empty.
+   */
+  elr?: number[];
+  /**
+   * Last known ELR: with ELR on, Kafka 4.x keeps here the leader the partition had when it
+   * lost its last one. It may have lost data since (unclean shutdown, wiped disk), yet the
+   * controller elects it when it returns if the ISR and ELR are empty. Absent when not read.
+   */
+  lastKnownElr?: number[];
 }
 
 export interface TopicConfigSubset {
@@ -102,6 +114,13 @@ export interface ClusterSnapshot {
    * only metadata-side sign of a load that never finishes.
    */
   coordinatorErrors?: BrokerCoordinatorError[];
+  /**
+   * Where the partitions' leader / replicas / ISR came from: DescribeTopicPartitions
+   * (KRaft 3.8+, with ELR and last known ELR) or Metadata alone (ZooKeeper mode,
+   * KRaft before 3.8, or the read failed: see errors, scope "elr"). Absent in
+   * snapshots made before ELR was read.
+   */
+  partitionSource?: 'DescribeTopicPartitions' | 'Metadata';
   /** True when the snapshot was limited to some topics (plus __consumer_offsets). */
   topicFilter?: string[] | null;
   /**

@@ -21,6 +21,7 @@ import type { Executor } from '../hosts/types.ts';
 import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
 import { mapLimit, withTimeout } from '../kafka/limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
+import { elrHolders, elrReturnRole, elrStateText, returnElectionText } from './elr.ts';
 import { candidateLossText, formatBytes, formatCount, goneForGoodLine, lossHeadline, lossSummary } from './loss-text.ts';
 import { findPartition, finishPlan, isLeaderless, liveIds, tpName } from './planners.ts';
 import { measureReplicas, type ReplicaHost } from './replica-data.ts';
@@ -191,7 +192,7 @@ function possibleHolders(p: PartitionState, live: ReadonlySet<number>): Holder[]
   const deadLeader = p.leader >= 0 && !live.has(p.leader) ? p.leader : null;
   const holders: Holder[] = p.isr.length
     ? p.isr.map((brokerId) => ({ brokerId, role: 'last-isr', longest: p.isr.length === 1 }))
-    : p.replicas.map((brokerId) => ({ brokerId, role: 'maybe-last-isr', longest: false }));
+    : (elrHolders(p) ?? p.replicas.map((brokerId) => ({ brokerId, role: 'maybe-last-isr', longest: false })));
   if (deadLeader !== null) {
     const known = holders.find((h) => h.brokerId === deadLeader);
     if (known) Object.assign(known, { role: 'last-leader', longest: true });
@@ -420,15 +421,17 @@ function overrideWarnings({ p, live, views, unseen, unit }: Facts, chosen: numbe
 /** The dead holder coming back first is what destroys the data (LEADER-OVERRIDE.md, "The danger"). */
 function returnWarnings(p: PartitionState, live: ReadonlySet<number>): string[] {
   const deadIsr = p.isr.filter((r) => !live.has(r));
+  const fromElr = elrHolders(p)?.map((h) => h.brokerId).filter((r) => !live.has(r));
   const deadReplicas = p.replicas.filter((r) => !live.has(r));
   const [dead, why] = p.isr.length
     ? [deadIsr, 'it is the last in-sync replica']
-    : [deadReplicas, 'it may be the last in-sync replica (the ISR is empty: with eligible leader replicas, Metadata does not show it)'];
+    : fromElr
+      ? [fromElr, elrReturnRole(p, fromElr[0]!) ?? 'it may hold the acknowledged data']
+      : [deadReplicas, 'it may be the last in-sync replica (the ISR is empty and its eligible leader replicas could not be read)'];
   if (!dead.length) return [];
   return [
-    `do not start broker ${dead.join(', ')} before this runs: ${why}, and the controller re-elects it ` +
-      `within minutes of its return even with unclean election disabled (4.1: periodic election of the last known eligible leader; ` +
-      `3.9: periodic preferred-leader balance); if its disk was lost, every other replica then truncates to its empty log (measured on the sandbox)`,
+    `do not start broker ${dead.join(', ')} before this runs: ${why}, and ${returnElectionText(p.isr.length === 0)}; ` +
+      'if its disk was lost, every other replica then truncates to its empty log (measured on the sandbox)',
   ];
 }
 
@@ -441,7 +444,7 @@ function overrideDescription(p: PartitionState, tp: TopicPartition, chosen: Lead
         ? `${formatBytes(loss.end)} of data (DescribeLogDirs)`
         : `its log ending at offset ${formatCount(loss.end)}`;
   return (
-    `${tpName(tp)} has no leader (replicas ${p.replicas.join(',')}, ISR ${p.isr.join(',') || 'empty'}). ` +
+    `${tpName(tp)} has no leader (replicas ${p.replicas.join(',')}, ${elrStateText(p) ?? `ISR ${p.isr.join(',') || 'empty'}`}). ` +
     `Broker ${chosen.brokerId} becomes leader with ${holds}. ${lossHeadline(loss, chosen.brokerId)}.` +
     defaultComparison(chosen, defaultC) +
     ` ${goneForGoodLine(loss, chosen.brokerId)}`

@@ -30,6 +30,44 @@ describe('assessRestart', () => {
     expect(a.recovering).toBeNull();
   });
 
+  describe('with eligible leader replicas read (KIP-966, DescribeTopicPartitions)', () => {
+    const elr = (p: ReturnType<typeof part>, elrIds: number[], lastKnownElr: number[] = []) => ({ ...p, elr: elrIds, lastKnownElr });
+
+    it('says no when the stop leaves no ISR and no live ELR member, and says that ELR was checked', () => {
+      const s = snapshot([topic('A', [elr(part(0, 1, [1, 2, 3], [1]), [])], config({ minInsyncReplicas: 1 }))], { partitionSource: 'DescribeTopicPartitions' });
+      const a = assessRestart(s, 1);
+      expect(a.verdict).toBe('no');
+      expect(a.wouldGoOffline).toEqual([{ topic: 'A', partition: 0 }]);
+      expect(a.reasons[0]).toMatch(/only live in-sync replica and no live eligible leader replica \(ELR\) could take over \(A-0\)/);
+    });
+
+    it('counts a live ELR member as a successor: not offline, but led with an ISR of one (below min ISR 2 here)', () => {
+      // ISR [3], ELR [1, 2]: brokers 1 and 2 were in the ISR when it shrank below min.insync.replicas.
+      const s = snapshot([topic('A', [elr(part(0, 3, [3, 2, 1], [3]), [2, 1])], config({ minInsyncReplicas: 2 }))], { partitionSource: 'DescribeTopicPartitions' });
+      const a = assessRestart(s, 3);
+      expect(a.wouldGoOffline).toEqual([]);
+      expect(a.wouldFallBelowMinIsr).toEqual([{ topic: 'A', partition: 0, isr: 1, minIsr: 2 }]);
+      expect(a.notes.join(' ')).toMatch(/1 partition would be led by an eligible leader replica .*A-0 → broker 2/);
+    });
+
+    it('an ELR member that is down does not count; neither does the broker being stopped', () => {
+      const down = snapshot([topic('A', [elr(part(0, 3, [3, 2, 1], [3]), [2])], config({ minInsyncReplicas: 2 }))], {
+        partitionSource: 'DescribeTopicPartitions',
+        brokers: [1, 3].map((id) => ({ id, host: 'h', port: id, rack: null })),
+      });
+      expect(assessRestart(down, 3).wouldGoOffline).toEqual([{ topic: 'A', partition: 0 }]);
+      const self = snapshot([topic('A', [elr(part(0, 3, [3, 2, 1], [3]), [3])], config({ minInsyncReplicas: 2 }))], { partitionSource: 'DescribeTopicPartitions' });
+      expect(assessRestart(self, 3).wouldGoOffline).toEqual([{ topic: 'A', partition: 0 }]);
+    });
+
+    it('without ELR (Metadata only) an empty remaining ISR is offline, as before', () => {
+      const s = snapshot([topic('A', [part(0, 3, [3, 2, 1], [3])], config({ minInsyncReplicas: 1 }))], { partitionSource: 'Metadata' });
+      const a = assessRestart(s, 3);
+      expect(a.wouldGoOffline).toEqual([{ topic: 'A', partition: 0 }]);
+      expect(a.reasons[0]).not.toMatch(/ELR/);
+    });
+  });
+
   it('says no for an RF=1 partition on the broker', () => {
     const s = snapshot([topic('logs-rf1', [part(0, 3, [3], [3]), part(1, 1, [1], [1])], config({ minInsyncReplicas: 1 }))]);
     expect(assessRestart(s, 3).wouldGoOffline).toEqual([{ topic: 'logs-rf1', partition: 0 }]);

@@ -40,6 +40,39 @@ describe('metadata detectors', () => {
     }
   });
 
+  describe('with eligible leader replicas read (DescribeTopicPartitions)', () => {
+    const live23 = [2, 3].map((id) => ({ id, host: 'h', port: 9090 + id, rack: null }));
+    const elrPart = (partition: number, elr: number[], lastKnownElr: number[]) => ({ ...part(partition, -1, [1, 2, 3], [], [1]), elr, lastKnownElr });
+
+    it('shows the ELR state in the summary and evidence, and says the ELR member is the lossless way back', () => {
+      const s = snapshot([topic('orders', [elrPart(0, [1], [1]), elrPart(1, [1], [1])], config({ minInsyncReplicas: 1 }))], { brokers: live23, partitionSource: 'DescribeTopicPartitions' });
+      const [f] = ofKind(detect(s), 'offline-partition');
+      expect(f!.summary).toMatch(/Eligible leader replicas: ISR empty, ELR \[1\], last known ELR \[1\]\. Broker 1 is in the ELR: it held every committed write/);
+      expect(f!.summary).toMatch(/yet with eligible leader replicas on the controller elects the last known leader when it returns/);
+      expect(f!.evidence).toContainEqual({ label: 'eligible leader replicas', value: 'ISR empty, ELR [1], last known ELR [1] (2 partitions)', source: 'DescribeTopicPartitions' });
+      expect(f!.evidence).toContainEqual(expect.objectContaining({ label: 'partition', value: 'orders-0 leader=none replicas=[1,2,3] isr=[] elr=[1] lastKnownElr=[1]' }));
+    });
+
+    it('a last known leader out of the ELR: re-elected on return even with unclean election off, said per Kafka line', () => {
+      const s = snapshot([topic('orders', [elrPart(0, [], [1])], config({ minInsyncReplicas: 1 }))], { brokers: live23, partitionSource: 'DescribeTopicPartitions' });
+      const [f] = ofKind(detect(s), 'offline-partition');
+      expect(f!.summary).toMatch(/ISR empty, ELR empty, last known ELR \[1\]/);
+      expect(f!.summary).toMatch(/Broker 1 led last \(last known ELR\) but is no longer eligible .* on Kafka 4\.3 and later within about a second of its return .* on 4\.0-4\.2 as soon as it is unfenced/);
+      expect(f!.summary).not.toMatch(/within minutes|only a replica from the last ISR can lead/);
+    });
+
+    it('a wiped broker that led last: the timing follows the partition state (empty ISR: ELR lines; ISR kept: ZooKeeper / KRaft without ELR)', () => {
+      const wiped = probeReport();
+      wiped.logDirs = wiped.logDirs.map((d) => ({ ...d, partitionDirCount: 0 }));
+      const withElr = snapshot([topic('orders', [elrPart(0, [], [1])])], { brokers: live23, partitionSource: 'DescribeTopicPartitions' });
+      expect(ofKind(detect(withElr, [okProbe(1, wiped)]), 'offline-partition')[0]!.summary).toMatch(/if it led last, the controller elects it as the last known leader .* 4\.3 and later within about a second/);
+      const zk = snapshot([topic('orders', [part(0, -1, [1, 2, 3], [1], [1])])], { brokers: live23, partitionSource: 'Metadata' });
+      const f = ofKind(detect(zk, [okProbe(1, wiped)]), 'offline-partition')[0]!;
+      expect(f.summary).toMatch(/if it led last, the controller elects it as soon as it is back .*\(ZooKeeper mode: when it registers/);
+      expect(f.summary).not.toMatch(/Eligible leader replicas/);
+    });
+  });
+
   it('splits offline partitions by which brokers are down', () => {
     const s = snapshot(
       [topic('t', [part(0, -1, [3], []), part(1, -1, [3, 2], []), part(2, -1, [2], []), part(3, 1, [1, 2, 3], [1])])],

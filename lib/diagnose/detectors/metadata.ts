@@ -15,10 +15,14 @@ import {
   topicCounts,
 } from '../finding.ts';
 import { isUnavailable, isUnderReplicated, minIsrOf, replicationFactor } from '../partition-filters.ts';
+import { offlineElrNote } from '../elr-notes.ts';
+import { returnElectionText } from '../../operations/elr.ts';
 
 interface Bucket {
   brokers: number[];
   partitions: TopicPartitionRef[];
+  /** The partitions' states (ELR notes read them). */
+  states: PartitionState[];
   perTopic: Map<string, number>;
   samples: string[];
   /** Topics in the bucket with unclean.leader.election.enable=true. */
@@ -30,7 +34,7 @@ function bucketFor(map: Map<string, Bucket>, brokers: number[]): Bucket {
   const key = brokers.join(',');
   let b = map.get(key);
   if (!b) {
-    b = { brokers, partitions: [], perTopic: new Map(), samples: [], uncleanTopics: new Set(), minIsrByTopic: new Map() };
+    b = { brokers, partitions: [], states: [], perTopic: new Map(), samples: [], uncleanTopics: new Set(), minIsrByTopic: new Map() };
     map.set(key, b);
   }
   return b;
@@ -38,6 +42,7 @@ function bucketFor(map: Map<string, Bucket>, brokers: number[]): Bucket {
 
 function add(bucket: Bucket, topic: TopicState, p: PartitionState): void {
   bucket.partitions.push({ topic: topic.name, partition: p.partition });
+  bucket.states.push(p);
   bucket.perTopic.set(topic.name, (bucket.perTopic.get(topic.name) ?? 0) + 1);
   if (bucket.samples.length < MAX_EVIDENCE_SAMPLES) bucket.samples.push(describePartition(topic.name, p));
   if (topic.config?.uncleanLeaderElectionEnable) bucket.uncleanTopics.add(topic.name);
@@ -154,7 +159,7 @@ function classifyPartitions(snapshot: ClusterSnapshot, probes: readonly HostProb
 }
 
 /** Partitions without a live leader, grouped by the down brokers that hold them. */
-function offlinePartitions({ probes, offline, replicasOnDeadBrokers }: MetadataView): Finding[] {
+function offlinePartitions({ probes, offline, replicasOnDeadBrokers, live }: MetadataView): Finding[] {
   const findings: Finding[] = [];
   const dataless = brokersWithoutData(replicasOnDeadBrokers.keys(), probes);
   for (const b of offline.values()) {
@@ -162,14 +167,18 @@ function offlinePartitions({ probes, offline, replicasOnDeadBrokers }: MetadataV
       b.brokers.length > 0
         ? `${brokerList(b.brokers)} (holding their replicas) ${b.brokers.length === 1 ? 'is' : 'are'} down`
         : 'all replicas are live but none leads';
+    const elr = offlineElrNote(b.states, live);
     const uncleanNote =
       b.uncleanTopics.size > 0
         ? ` ${plural(b.uncleanTopics.size, 'topic')} allow unclean election, so a live out-of-sync replica may be elected with data loss.`
-        : ' Unclean leader election is off for these topics, so only a replica from the last ISR can lead without an explicit unclean election.';
+        : elr.lastKnownLeaderElection
+          ? ' Unclean leader election is off for these topics, yet with eligible leader replicas on the controller elects the last known leader when it returns, whatever its log holds.'
+          : ' Unclean leader election is off for these topics, so only a replica from the last ISR can lead without an explicit unclean election.';
     const empty = b.brokers.filter((id) => dataless.has(id));
+    const emptyIsr = b.states.some((p) => p.isr.length === 0);
     const comeBackNote =
       empty.length > 0
-        ? ` ${capitalize(brokerList(empty))} ${empty.length === 1 ? 'has' : 'have'} no partition data left on disk (wiped or lost): starting ${empty.length === 1 ? 'it' : 'them'} restores nothing, and a returning member of the last ISR can be elected with an empty log so that the live replicas truncate to it.`
+        ? ` ${capitalize(brokerList(empty))} ${empty.length === 1 ? 'has' : 'have'} no partition data left on disk (wiped or lost): starting ${empty.length === 1 ? 'it' : 'them'} restores nothing, and if ${empty.length === 1 ? 'it' : 'one'} led last, ${returnElectionText(emptyIsr)}, and the live replicas truncate to its empty log.`
         : b.brokers.length > 0
           ? ` Every one has a replica on ${brokerList(b.brokers)}, which is not in the live broker list; bringing it back with its data is the data-preserving fix.`
           : '';
@@ -181,10 +190,11 @@ function offlinePartitions({ probes, offline, replicasOnDeadBrokers }: MetadataV
         summary:
           `${plural(b.partitions.length, 'partition')} in ${plural(b.perTopic.size, 'topic')} have no live leader: producers get LEADER_NOT_AVAILABLE / NOT_LEADER and consumers stall on them.` +
           comeBackNote +
+          elr.summary +
           uncleanNote,
         partitions: b.partitions,
         brokers: b.brokers,
-        evidence: [...bucketEvidence(b), ...empty.map((id) => dataless.get(id)!)],
+        evidence: [...bucketEvidence(b), ...elr.evidence, ...empty.map((id) => dataless.get(id)!)],
         identity: b.brokers.length > 0 ? b.brokers.map((id) => `broker:${id}`) : ['no-dead-replica'],
         nextActions:
           empty.length > 0

@@ -45,6 +45,12 @@ export class Writer {
     return this.int8(v ? 1 : 0);
   }
 
+  /** UUID: its 16 bytes as they are. */
+  uuid(bytes: Buffer): this {
+    if (bytes.length !== 16) throw new RangeError(`a UUID is 16 bytes, not ${bytes.length}`);
+    return this.push(Buffer.from(bytes));
+  }
+
   uvarint(v: number): this {
     if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`not an unsigned 32-bit varint: ${v}`);
     const bytes: number[] = [];
@@ -133,6 +139,12 @@ export class Reader {
 
   bool(): boolean {
     return this.int8() !== 0;
+  }
+
+  /** UUID (16 bytes), in Kafka's printed form: URL-safe base64 without padding. */
+  uuid(): string {
+    const at = this.need(16, 'uuid');
+    return this.buf.subarray(at, at + 16).toString('base64url');
   }
 
   uvarint(): number {

@@ -1,0 +1,77 @@
+// What eligible leader replicas (KIP-966) say about a leaderless partition,
+// for the leader override's loss estimate and warnings and for the diagnosis:
+// pure functions of one PartitionState (ELR read by DescribeTopicPartitions;
+// `elr` absent = unknown).
+//
+// From Kafka's controller (metadata/…/controller/PartitionChangeBuilder.java
+// and ReplicationControlManager.java, read at 4.1.1 and in the 4.0.0-4.4.0 jars):
+// - When the ISR shrinks below min.insync.replicas, the members it loses join
+//   the ELR: they hold every committed write and may be elected cleanly once
+//   the ISR is empty. An unclean shutdown takes a broker out of the ELR when it
+//   registers again.
+// - When the partition loses its last leader, that leader is kept as the last
+//   known ELR (useLastKnownLeaderInBalancedRecovery, always on in 4.x). With
+//   the ISR and ELR empty, any election elects it if it is live, even with
+//   unclean election disabled (canElectLastKnownLeader), as an unclean
+//   election: the ISR becomes just it, and the others truncate to its log.
+
+import type { PartitionState } from '../kafka/types.ts';
+import type { UnseenHolder } from './types.ts';
+
+export interface ElrHolder {
+  brokerId: number;
+  role: UnseenHolder['role'];
+  /** Held the longest log of all: the last leader, or a sole member. */
+  longest: boolean;
+}
+
+const ids = (xs: readonly number[]) => `[${xs.join(',')}]`;
+
+/** "ISR empty, ELR [3], last known ELR [1]"; null when ELR was not read. */
+export function elrStateText(p: PartitionState): string | null {
+  if (!p.elr) return null;
+  return [`ISR ${p.isr.length ? ids(p.isr) : 'empty'}`, `ELR ${p.elr.length ? ids(p.elr) : 'empty'}`, `last known ELR ${p.lastKnownElr?.length ? ids(p.lastKnownElr) : 'empty'}`].join(', ');
+}
+
+/**
+ * Who may hold the acknowledged data when the ISR is empty, from ELR: ELR
+ * members hold every committed write (as the last ISR did), the last known
+ * leader held the longest log. null when that cannot be said (ELR unknown,
+ * the ISR is not empty, or both lists are empty): the caller then falls back
+ * to what Metadata allows.
+ */
+export function elrHolders(p: PartitionState): ElrHolder[] | null {
+  if (!p.elr || p.isr.length > 0) return null;
+  const lastKnown = p.lastKnownElr ?? [];
+  if (p.elr.length === 0 && lastKnown.length === 0) return null;
+  const out: ElrHolder[] = lastKnown.map((brokerId) => ({ brokerId, role: 'last-leader', longest: lastKnown.length === 1 }));
+  for (const brokerId of p.elr) {
+    if (!lastKnown.includes(brokerId)) out.push({ brokerId, role: 'last-isr', longest: lastKnown.length === 0 && p.elr.length === 1 });
+  }
+  return out;
+}
+
+/** Why this down replica is dangerous to bring back first, in the partition's ELR terms; null without ELR. */
+export function elrReturnRole(p: PartitionState, brokerId: number): string | null {
+  if (!p.elr || p.isr.length > 0) return null;
+  if (p.lastKnownElr?.includes(brokerId)) return 'it is the last known leader (last known ELR)';
+  if (p.elr.includes(brokerId)) return 'it is an eligible leader replica (ELR)';
+  return null;
+}
+
+/**
+ * When the controller elects a returning replica that was the partition's last
+ * leader, per Kafka line. `emptyIsr`: the ISR is empty (ELR on, Kafka 4.x);
+ * otherwise the ISR still names the dead member (ZooKeeper mode, or KRaft
+ * without ELR).
+ */
+export function returnElectionText(emptyIsr: boolean): string {
+  return emptyIsr
+    ? 'the controller elects it as the last known leader even with unclean election disabled: ' +
+        'on Kafka 4.3 and later within about a second of its return (as soon as it reports its log directory), ' +
+        'on 4.0-4.2 as soon as it is unfenced or, if its log directory was recreated (wiped disk), ' +
+        "at the controller's next preferred-leader check (leader.imbalance.check.interval.seconds, 300 s by default)"
+    : 'the controller elects it as soon as it is back even with unclean election disabled, since it is still in the ISR ' +
+        '(ZooKeeper mode: when it registers; KRaft: when it is unfenced or, if its log directory was recreated, ' +
+        'at the next preferred-leader balance, leader.imbalance.check.interval.seconds, 300 s by default)';
+}
