@@ -100,6 +100,17 @@ export async function runServiceControl(executor: Executor, target: HostTarget, 
   return { ok: true, stdout: execution.stdout, detail: '', execution };
 }
 
+/**
+ * A call that did not succeed but may have taken effect on the host: it started there and
+ * did not finish on its own (timed out, cancelled, still running). Its caller must not say
+ * it was not done (a stop may still be under way). False when it never reached the host,
+ * or ran to its end and said why it failed.
+ */
+export function mayHaveRun(result: ServiceRunResult): boolean {
+  const outcome = result.execution?.outcome;
+  return !result.ok && (outcome === 'interrupted' || outcome === 'may-still-be-running');
+}
+
 /** systemd's TimeoutStopUSec text ("1min 30s", "90s", "500ms", "infinity") in seconds; null when unreadable, Infinity for infinity. */
 export function systemdSeconds(raw: string | null): number | null {
   if (raw?.trim() === 'infinity') return Infinity;
