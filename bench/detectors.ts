@@ -121,7 +121,7 @@ function syntheticProbes(): HostProbeOutcome[] {
       systemd: { unit: 'kafka.service', activeState: 'active', timeoutStopSec: 90, restarts: 0, lastExitStatus: 0, lastExitCode: 'exited' },
       warnings: [],
     };
-    out.push({ brokerId: b, ok: true, report, execution: { target: { brokerId: b, address: `i-${b}` }, status: 'Success', exitCode: 0, stdout: '', stderr: '', truncated: false, commandId: null, durationMs: 300 } });
+    out.push({ brokerId: b, ok: true, report, execution: { target: { brokerId: b, address: `i-${b}` }, status: 'Success', outcome: 'completed', exitCode: 0, stdout: '', stderr: '', truncated: false, commandId: null, durationMs: 300 } });
   }
   return out;
 }

@@ -73,7 +73,7 @@ export class LocalExecutor implements Executor {
     // (Synchronous: one local stat, and the script starts in this same turn of the event loop.)
     const isDir = isDirectory(target.address);
     if (!isDir) {
-      return { ...base, status: 'Unreachable', durationMs: Date.now() - started, detail: `host directory ${target.address} does not exist` };
+      return { ...base, status: 'Unreachable', outcome: 'not-delivered', durationMs: Date.now() - started, detail: `host directory ${target.address} does not exist` };
     }
 
     return new Promise<ExecutionResult>((resolve) => {
@@ -129,13 +129,14 @@ export class LocalExecutor implements Executor {
         const durationMs = Date.now() - started;
         const common = { ...base, stdout: stdout.text, stderr: stderr.text, truncated: stdout.cut || overflow, durationMs };
         if (spawnError) {
-          resolve({ ...common, status: 'Failed', detail: `could not start ${this.shell}: ${spawnError.message}` });
+          resolve({ ...common, status: 'Failed', outcome: 'not-delivered', detail: `could not start ${this.shell}: ${spawnError.message}` });
         } else if (timedOut) {
-          resolve({ ...common, status: 'TimedOut', exitCode: null, detail: `no answer within ${timeoutMs} ms; process group killed` });
+          // Killed with its whole process group: not running any more, but part of it may have run.
+          resolve({ ...common, status: 'TimedOut', outcome: 'interrupted', exitCode: null, detail: `no answer within ${timeoutMs} ms; process group killed` });
         } else if (code === 0) {
-          resolve({ ...common, status: 'Success', exitCode: 0 });
+          resolve({ ...common, status: 'Success', outcome: 'completed', exitCode: 0 });
         } else {
-          resolve({ ...common, status: 'Failed', exitCode: code, detail: `script exited with ${code === null ? 'a signal' : `status ${code}`}` });
+          resolve({ ...common, status: 'Failed', outcome: code === null ? 'interrupted' : 'completed', exitCode: code, detail: `script exited with ${code === null ? 'a signal' : `status ${code}`}` });
         }
       };
       child.on('error', (e) => finish(null, e));

@@ -261,6 +261,12 @@ for d in "${LOG_DIRS[@]}"; do
   [ -n "$d" ] && trimmed+=("$d")
 done
 LOG_DIRS=("${trimmed[@]}")
+# A host path (the one rule, lib/hosts/host-paths.ts; service-control.sh has the same line):
+# a log dir outside it cannot be handed to the service script, so its marker goes unchecked there.
+KR_PATH_RE='^/[A-Za-z0-9_.:/@+%-]{0,1000}$'
+for d in "${LOG_DIRS[@]}"; do
+  [[ $d =~ $KR_PATH_RE ]] || warn "log dir $d has characters outside [A-Za-z0-9_.:/@+%-]: restarts cannot check its clean-shutdown marker"
+done
 
 BROKER_ID=${CFG[node.id]:-${CFG[broker.id]:-}}
 if ! [[ $BROKER_ID =~ ^[0-9]+$ ]]; then

@@ -10,6 +10,7 @@
 // Adding a script is one entry in HOST_SCRIPTS (then regenerate the documents).
 import { PROBE_SCRIPT } from './probe-script.generated.ts';
 import { loadServiceControlScript } from './service-control.ts';
+import { HOST_PATH } from './host-paths.ts';
 import { readFileSync } from 'node:fs';
 
 export interface ScriptParameter {
@@ -43,7 +44,10 @@ export interface HostScript {
 
 export type ScriptParams = Record<string, string>;
 
-const ABSOLUTE_PATH = '/[A-Za-z0-9_.:/@+%-]{0,1000}';
+export { isHostPath } from './host-paths.ts';
+
+/** Paths on the host: one rule for every script (lib/hosts/host-paths.ts). */
+const ABSOLUTE_PATH = HOST_PATH;
 /** Kafka's topic rule (lib/kafka/names.ts TOPIC_NAME): 1-249 characters; "." and ".." are refused by the script. */
 const TOPIC = '[a-zA-Z0-9._-]{1,249}';
 
@@ -128,8 +132,8 @@ export const HOST_SCRIPTS = {
     parameters: [
       { name: 'action', description: 'stop, start or status', allowedPattern: '^(stop|start|status)$', pass: { as: 'positional' } },
       { name: 'unit', description: "the broker's systemd unit", allowedPattern: '^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$', pass: { as: 'positional' } },
-      { name: 'logsDir', description: "the broker's log4j directory (server.log), or - when unknown", allowedPattern: '^(-|/[A-Za-z0-9._/-]{0,254})$', pass: { as: 'positional' } },
-      { name: 'logDirs', description: "the broker's log.dirs, comma separated (clean-shutdown markers)", allowedPattern: '^(/[A-Za-z0-9._/-]{0,254}(,/[A-Za-z0-9._/-]{0,254}){0,15})?$', optional: true, pass: { as: 'list' } },
+      { name: 'logsDir', description: "the broker's log4j directory (server.log), or - when unknown", allowedPattern: `^(-|${ABSOLUTE_PATH})$`, pass: { as: 'positional' } },
+      { name: 'logDirs', description: "the broker's log.dirs, comma separated (clean-shutdown markers)", allowedPattern: `^(${ABSOLUTE_PATH}(,${ABSOLUTE_PATH}){0,15})?$`, optional: true, pass: { as: 'list' } },
     ],
   },
 } as const satisfies Record<string, HostScript>;

@@ -26,11 +26,13 @@ LOGS_DIR=${3:-}
 if [ $# -ge 3 ]; then shift 3; else set --; fi
 
 fail() { echo "$1" >&2; exit 64; }
+# A host path (the one rule, lib/hosts/host-paths.ts; probe.sh has the same line).
+KR_PATH_RE='^/[A-Za-z0-9_.:/@+%-]{0,1000}$'
 [[ $ACTION =~ ^(stop|start|status)$ ]] || fail "action must be stop, start or status"
 [[ $UNIT =~ ^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$ ]] || fail "bad unit name"
-[[ $LOGS_DIR == - || $LOGS_DIR =~ ^/[A-Za-z0-9._/-]{0,254}$ ]] || fail "bad logs dir"
+[[ $LOGS_DIR == - || $LOGS_DIR =~ $KR_PATH_RE ]] || fail "bad logs dir"
 [ $# -le 16 ] || fail "at most 16 log dirs"
-for d in "$@"; do [[ $d =~ ^/[A-Za-z0-9._/-]{0,254}$ ]] || fail "bad log dir"; done
+for d in "$@"; do [[ $d =~ $KR_PATH_RE ]] || fail "bad log dir"; done
 case $UNIT in *.service) ;; *) UNIT="$UNIT.service" ;; esac
 DROP_IN_DIR="/run/systemd/system/$UNIT.d"
 DROP_IN="$DROP_IN_DIR/50-kafka-responder-graceful-stop.conf"

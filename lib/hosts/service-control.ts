@@ -5,17 +5,17 @@
 // into a ServiceStatus.
 
 import { readFileSync } from 'node:fs';
+import { isHostPath } from './host-paths.ts';
 import { parseSystemdTimespan } from './probe-output.ts';
 import { SERVICE_CONTROL_SCRIPT } from './service-control-script.generated.ts';
 import type { ExecutionResult, Executor, HostTarget } from './types.ts';
 
 export type ServiceAction = 'stop' | 'start' | 'status';
 
-/** The script's own argument patterns (they are also the SSM document's allowedPattern values). */
+/** The script's own argument patterns (they are also the SSM document's allowedPattern values); dirs follow lib/hosts/host-paths.ts. */
 export const SERVICE_ARG_PATTERNS = {
   action: /^(stop|start|status)$/,
   unit: /^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$/,
-  dir: /^\/[A-Za-z0-9._/-]{0,254}$/,
 } as const;
 const MAX_LOG_DIRS = 16;
 
@@ -40,8 +40,9 @@ export interface ServiceCall {
 export function serviceParams(call: ServiceCall): Record<string, string> | string {
   if (!SERVICE_ARG_PATTERNS.action.test(call.action)) return `bad action ${call.action}`;
   if (!SERVICE_ARG_PATTERNS.unit.test(call.unit)) return `bad systemd unit name ${JSON.stringify(call.unit)}`;
-  if (call.logsDir !== null && !SERVICE_ARG_PATTERNS.dir.test(call.logsDir)) return `logs dir ${JSON.stringify(call.logsDir)} is not a plain absolute path`;
-  const dirs = call.logDirs.filter((d) => SERVICE_ARG_PATTERNS.dir.test(d)).slice(0, MAX_LOG_DIRS);
+  if (call.logsDir !== null && !isHostPath(call.logsDir)) return `logs dir ${JSON.stringify(call.logsDir)} is not a plain absolute path`;
+  // A dir outside the rule cannot be passed; the probe already warned of it (probe.sh KR_PATH_RE).
+  const dirs = call.logDirs.filter(isHostPath).slice(0, MAX_LOG_DIRS);
   return { action: call.action, unit: call.unit, logsDir: call.logsDir ?? '-', logDirs: dirs.join(',') };
 }
 
@@ -97,6 +98,17 @@ export async function runServiceControl(executor: Executor, target: HostTarget, 
     return { ok: false, stdout: execution.stdout, detail: `${call.action} on broker ${target.brokerId}'s host: ${why}`, execution };
   }
   return { ok: true, stdout: execution.stdout, detail: '', execution };
+}
+
+/**
+ * A call that did not succeed but may have taken effect on the host: it started there and
+ * did not finish on its own (timed out, cancelled, still running). Its caller must not say
+ * it was not done (a stop may still be under way). False when it never reached the host,
+ * or ran to its end and said why it failed.
+ */
+export function mayHaveRun(result: ServiceRunResult): boolean {
+  const outcome = result.execution?.outcome;
+  return !result.ok && (outcome === 'interrupted' || outcome === 'may-still-be-running');
 }
 
 /** systemd's TimeoutStopUSec text ("1min 30s", "90s", "500ms", "infinity") in seconds; null when unreadable, Infinity for infinity. */

@@ -1,19 +1,23 @@
 // Runs one of our fixed host scripts on EC2 instances through SSM Run Command
 // — its own Command document (lib/hosts/scripts.ts, deployed with the stack),
 // sent by name with typed parameters, never AWS-RunShellScript — and waits for
-// every invocation with short polls.
+// every invocation with short polls. A command still not over when the wait
+// ends is cancelled (CancelCommand) and followed for a few seconds more to its
+// final state; whatever is still unknown then is reported as such
+// (outcome may-still-be-running), never as "not sent".
 //
 // Why not the SDK waiter: its delays (5–120 s) are far too slow for a Lambda
 // that has seconds, and it waits for one instance at a time.
 
 import {
+  CancelCommandCommand,
   GetCommandInvocationCommand,
   SendCommandCommand,
   type GetCommandInvocationCommandOutput,
   type SSMClient,
 } from '@aws-sdk/client-ssm';
 import { HOST_SCRIPTS, checkParams, scriptOf, type HostScripts } from './scripts.ts';
-import type { ExecutionResult, ExecutionStatus, Executor, HostTarget, ScriptRun } from './types.ts';
+import type { ExecutionOutcome, ExecutionResult, ExecutionStatus, Executor, HostTarget, ScriptRun } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
 /** SendCommand takes at most 50 instance ids. */
@@ -36,6 +40,8 @@ export interface SsmExecutorOptions {
   pollMaxMs?: number;
   /** Delivery timeout given to SSM (TimeoutSeconds, at least 30). */
   deliveryTimeoutSeconds?: number;
+  /** After the wait: how long a cancelled command is followed to its final state (beyond run.timeoutMs). */
+  cancelFollowMs?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
@@ -59,6 +65,10 @@ interface Pending {
   commandId: string;
   lastStatus: string | null;
   lastError: string | null;
+  /** The agent reported it running at some point (InProgress, or a start time). */
+  started: boolean;
+  /** We sent CancelCommand for it (our wait ran out). */
+  cancelSent: boolean;
 }
 
 const errorName = (e: unknown): string =>
@@ -76,6 +86,7 @@ export class SsmExecutor implements Executor {
   private readonly pollMinMs: number;
   private readonly pollMaxMs: number;
   private readonly deliveryTimeoutSeconds: number;
+  private readonly cancelFollowMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
 
@@ -86,6 +97,7 @@ export class SsmExecutor implements Executor {
     this.pollMinMs = opts.pollMinMs ?? 250;
     this.pollMaxMs = opts.pollMaxMs ?? 1500;
     this.deliveryTimeoutSeconds = Math.max(30, opts.deliveryTimeoutSeconds ?? 30);
+    this.cancelFollowMs = Math.max(0, opts.cancelFollowMs ?? 5_000);
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.now = opts.now ?? Date.now;
   }
@@ -94,10 +106,11 @@ export class SsmExecutor implements Executor {
     const started = this.now();
     const deadline = started + run.timeoutMs;
     const results: (ExecutionResult | undefined)[] = new Array(targets.length);
-    const fail = (i: number, status: ExecutionStatus, detail: string, commandId: string | null = null) => {
+    const fail = (i: number, status: ExecutionStatus, outcome: ExecutionOutcome, detail: string, commandId: string | null = null) => {
       results[i] = {
         target: targets[i]!,
         status,
+        outcome,
         exitCode: null,
         stdout: '',
         stderr: '',
@@ -115,7 +128,7 @@ export class SsmExecutor implements Executor {
     const valid: number[] = [];
     targets.forEach((t, i) => {
       if (isInstanceId(t.address)) valid.push(i);
-      else fail(i, 'Failed', `not an EC2 instance id: ${JSON.stringify(t.address)}`);
+      else fail(i, 'Failed', 'not-delivered', `not an EC2 instance id: ${JSON.stringify(t.address)}`);
     });
 
     // One SendCommand per 50 instances.
@@ -140,21 +153,44 @@ export class SsmExecutor implements Executor {
         );
         const commandId = out.Command?.CommandId;
         if (!commandId) {
-          for (const i of batch) fail(i, 'Failed', 'SendCommand returned no command id');
+          for (const i of batch) fail(i, 'Failed', 'not-delivered', 'SendCommand returned no command id');
           continue;
         }
-        for (const i of batch) pending.push({ index: i, target: targets[i]!, commandId, lastStatus: null, lastError: null });
+        for (const i of batch) pending.push({ index: i, target: targets[i]!, commandId, lastStatus: null, lastError: null, started: false, cancelSent: false });
       } catch (e) {
         // InvalidInstanceId: not managed by SSM, stopped, or the agent is not online.
         const status: ExecutionStatus = errorName(e) === 'InvalidInstanceId' ? 'Unreachable' : 'Failed';
-        for (const i of batch) fail(i, status, `SendCommand failed: ${errorName(e)}: ${errorMessage(e)}`);
+        // A send that failed is a command SSM never accepted.
+        for (const i of batch) fail(i, status, 'not-delivered', `SendCommand failed: ${errorName(e)}: ${errorMessage(e)}`);
       }
     }
 
+    let waiting = await this.poll(pending, deadline, results, started);
+    if (waiting.length > 0) {
+      // Not over at the deadline: it may still run (a stop may still be issued). Cancel it,
+      // then follow it a little longer, so what we report is its final state where SSM has one.
+      await this.cancel(waiting);
+      waiting = await this.poll(waiting, this.now() + this.cancelFollowMs, results, started);
+    }
+
+    for (const p of waiting) {
+      const waited = `no result within ${run.timeoutMs} ms`;
+      const unconfirmed = `; CancelCommand sent, not confirmed within ${this.cancelFollowMs} ms: it may still run`;
+      if (p.lastStatus === 'Delayed') fail(p.index, 'Delayed', 'may-still-be-running', `${waited}; SSM could not deliver the command yet (Delayed)${unconfirmed}`, p.commandId);
+      else if (!p.started && (p.lastStatus === 'Pending' || p.lastStatus === null)) {
+        const why = p.lastError ? `; last error ${p.lastError}` : '';
+        fail(p.index, 'TimedOut', 'may-still-be-running', `${waited}; the agent had not started it (${p.lastStatus ?? 'no invocation'})${why}${unconfirmed}`, p.commandId);
+      } else fail(p.index, 'TimedOut', 'may-still-be-running', `${waited}; still ${p.lastStatus ?? 'running'}${unconfirmed}`, p.commandId);
+    }
+    return results.map((r, i) => r ?? { ...this.missing(targets[i]!, started) });
+  }
+
+  /** Polls until each invocation is final or `until`; final ones go into `results`, the rest are returned. */
+  private async poll(pending: Pending[], until: number, results: (ExecutionResult | undefined)[], started: number): Promise<Pending[]> {
     let delay = this.pollMinMs;
     let waiting = pending;
     while (waiting.length > 0) {
-      const remaining = deadline - this.now();
+      const remaining = until - this.now();
       if (remaining <= 0) break;
       await this.sleep(Math.min(delay, remaining));
       delay = Math.min(this.pollMaxMs, Math.round(delay * 1.5));
@@ -170,6 +206,7 @@ export class SsmExecutor implements Executor {
             if (done) results[p.index] = done;
             else {
               p.lastStatus = inv.Status ?? null;
+              if (p.lastStatus === 'InProgress' || inv.ExecutionStartDateTime) p.started = true;
               still.push(p);
             }
           } catch (e) {
@@ -185,16 +222,25 @@ export class SsmExecutor implements Executor {
       if (throttled) delay = Math.min(this.pollMaxMs * 4, delay * 2);
       waiting = still;
     }
+    return waiting;
+  }
 
-    for (const p of waiting) {
-      const waited = `no result within ${run.timeoutMs} ms`;
-      if (p.lastStatus === 'Delayed') fail(p.index, 'Delayed', `${waited}; SSM could not deliver the command yet (Delayed)`, p.commandId);
-      else if (p.lastStatus === 'Pending' || p.lastStatus === null) {
-        const why = p.lastError ? `; last error ${p.lastError}` : '';
-        fail(p.index, 'TimedOut', `${waited}; the agent never started it (${p.lastStatus ?? 'no invocation'})${why}`, p.commandId);
-      } else fail(p.index, 'TimedOut', `${waited}; last status ${p.lastStatus}`, p.commandId);
+  /** CancelCommand for these invocations, per command. A refusal (it just finished: InvalidCommandId) changes nothing: the follow-up polls tell. */
+  private async cancel(pending: readonly Pending[]): Promise<void> {
+    const byCommand = new Map<string, string[]>();
+    for (const p of pending) {
+      p.cancelSent = true;
+      byCommand.set(p.commandId, [...(byCommand.get(p.commandId) ?? []), p.target.address]);
     }
-    return results.map((r, i) => r ?? { ...this.missing(targets[i]!, started) });
+    await Promise.all(
+      [...byCommand].map(async ([commandId, instanceIds]) => {
+        try {
+          await this.client.send(new CancelCommandCommand({ CommandId: commandId, InstanceIds: [...new Set(instanceIds)] }));
+        } catch (e) {
+          for (const p of pending) if (p.commandId === commandId) p.lastError = `CancelCommand: ${errorName(e)}: ${errorMessage(e)}`;
+        }
+      }),
+    );
   }
 
   /** One SSM call, tried again with growing, jittered waits while SSM throttles and time is left. */
@@ -213,7 +259,7 @@ export class SsmExecutor implements Executor {
   }
 
   private missing(target: HostTarget, started: number): ExecutionResult {
-    return { target, status: 'Failed', exitCode: null, stdout: '', stderr: '', truncated: false, commandId: null, durationMs: this.now() - started, detail: 'no result' };
+    return { target, status: 'Failed', outcome: 'may-still-be-running', exitCode: null, stdout: '', stderr: '', truncated: false, commandId: null, durationMs: this.now() - started, detail: 'no result' };
   }
 
   /** A finished invocation as an ExecutionResult; null while it is still running. */
@@ -236,25 +282,32 @@ export class SsmExecutor implements Executor {
       commandId: p.commandId,
       durationMs: this.now() - started,
     };
-    const withDetail = (s: ExecutionStatus, detail?: string): ExecutionResult =>
-      detail ? { ...base, status: s, detail } : { ...base, status: s };
+    const withDetail = (s: ExecutionStatus, outcome: ExecutionOutcome, detail?: string): ExecutionResult =>
+      detail ? { ...base, status: s, outcome, detail } : { ...base, status: s, outcome };
 
     switch (status) {
       case 'Success':
-        return withDetail('Success');
+        return withDetail('Success', 'completed');
       case 'Cancelled':
-        return withDetail('Cancelled', `cancelled (${details || 'Cancelled'})`);
+        // Cancelled while it waited for the agent (seen waiting, never running, no start time): nothing ran.
+        // Otherwise part of it may have.
+        if (!p.started && !inv.ExecutionStartDateTime && (p.lastStatus === 'Pending' || p.lastStatus === 'Delayed' || p.lastStatus === 'Cancelling')) {
+          return p.cancelSent
+            ? withDetail('TimedOut', 'not-delivered', `no result in time; the agent never started it (${p.lastStatus}), and it was cancelled`)
+            : withDetail('Cancelled', 'not-delivered', `cancelled before the agent started it (${details || 'Cancelled'})`);
+        }
+        return withDetail('Cancelled', 'interrupted', `cancelled (${details || 'Cancelled'}): part of it may have run`);
       case 'TimedOut':
         // Delivery Timed Out: the agent never got it (host down or agent offline).
-        if (details === 'Delivery Timed Out') return withDetail('Unreachable', 'SSM could not deliver the command (Delivery Timed Out)');
-        return withDetail('TimedOut', `the script ran out of time (${details || 'Execution Timed Out'})`);
+        if (details === 'Delivery Timed Out') return withDetail('Unreachable', 'not-delivered', 'SSM could not deliver the command (Delivery Timed Out)');
+        return withDetail('TimedOut', 'interrupted', `the script ran out of time (${details || 'Execution Timed Out'})`);
       case 'Failed':
-        if (details === 'Undeliverable') return withDetail('Undeliverable', 'SSM could not deliver the command (Undeliverable: instance unknown, stopped, or without a working agent)');
-        if (details === 'Terminated') return withDetail('Failed', 'the command was terminated before it finished (Terminated)');
-        return withDetail('Failed', `the script failed with exit code ${code ?? 'unknown'}${details && details !== 'Failed' ? ` (${details})` : ''}`);
+        if (details === 'Undeliverable') return withDetail('Undeliverable', 'not-delivered', 'SSM could not deliver the command (Undeliverable: instance unknown, stopped, or without a working agent)');
+        if (details === 'Terminated') return withDetail('Failed', 'interrupted', 'the command was terminated before it finished (Terminated)');
+        return withDetail('Failed', 'completed', `the script failed with exit code ${code ?? 'unknown'}${details && details !== 'Failed' ? ` (${details})` : ''}`);
       default:
-        if (details === 'Undeliverable') return withDetail('Undeliverable', 'SSM could not deliver the command (Undeliverable)');
-        return withDetail('Failed', `unexpected SSM status ${status}${details ? ` (${details})` : ''}`);
+        if (details === 'Undeliverable') return withDetail('Undeliverable', 'not-delivered', 'SSM could not deliver the command (Undeliverable)');
+        return withDetail('Failed', 'may-still-be-running', `unexpected SSM status ${status}${details ? ` (${details})` : ''}`);
     }
   }
 }

@@ -18,9 +18,23 @@ export type ExecutionStatus =
   | 'Delayed'
   | 'Unreachable';
 
+/**
+ * What can be said of the script's effect on the host, whatever its status:
+ * - not-delivered: it certainly never started there (bad target, SendCommand refused,
+ *   undeliverable, or cancelled before the agent picked it up);
+ * - completed: it ran to its own end; status and exit code tell how;
+ * - interrupted: it started and was stopped before its end (SSM's execution timeout,
+ *   a cancel, a kill): part of its work may have happened;
+ * - may-still-be-running: our wait ended with no final state (CancelCommand was sent
+ *   and not yet confirmed): it may be running now, and may finish its work.
+ * Only not-delivered allows saying "nothing was done".
+ */
+export type ExecutionOutcome = 'not-delivered' | 'completed' | 'interrupted' | 'may-still-be-running';
+
 export interface ExecutionResult {
   target: HostTarget;
   status: ExecutionStatus;
+  outcome: ExecutionOutcome;
   exitCode: number | null;
   stdout: string;
   stderr: string;

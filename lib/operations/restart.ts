@@ -8,7 +8,7 @@
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import { CONSUMER_OFFSETS_TOPIC } from '../kafka/group-partition.ts';
 import type { ProbeReport } from '../hosts/types.ts';
-import type { ServiceCall, ServiceRunResult, ServiceStatus } from '../hosts/service-control.ts';
+import { mayHaveRun, type ServiceCall, type ServiceRunResult, type ServiceStatus } from '../hosts/service-control.ts';
 import { finishPlan, liveIds } from './planners.ts';
 import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from './types.ts';
 
@@ -219,6 +219,8 @@ async function stopBroker(step: Extract<RestartStep, { action: 'stop-broker' }>,
   if (issuedAt === null) {
     const before = await io.status(step.broker, step.host);
     const stop = await io.service(step.broker, { action: 'stop', unit: step.host.unit, logsDir: step.host.logsDir, logDirs: step.host.logDirs });
+    // A stop whose command may have run (timed out, cancelled mid-run) may be under way: record it as issued.
+    if (!stop.ok && mayHaveRun(stop)) return { status: 'waiting', progress: `broker ${step.broker} may be stopping: the stop command's end is unknown (${stop.detail}); watching its process`, data: { issuedAt: ctx.now(), pid: before.pid } };
     if (!stop.ok) ctx.fail(`could not ask broker ${step.broker}'s service to stop: ${stop.detail}`);
     return { status: 'waiting', progress: `broker ${step.broker}: graceful stop requested (pid ${before.pid ?? '?'})`, data: { issuedAt: ctx.now(), pid: before.pid } };
   }

@@ -13,6 +13,7 @@ import { findCluster, type ClusterConfig, type Config } from '../config/schema.t
 import { enqueueTracked } from '../slack/enqueue.ts';
 import { approvalsConfigured } from '../approvals/runtime.ts';
 import { newJob } from '../queue/job.ts';
+import { updatesGroup } from '../queue/groups.ts';
 import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from './requests.ts';
 import { describeIssues } from './validate.ts';
 import type { Plan } from './types.ts';
@@ -169,7 +170,8 @@ export type OpsPlanButton = z.infer<typeof opsPlanButtonSchema>;
 
 async function enqueueRefresh(requestId: string, line: string | undefined, correlationId: string, deps: AckDeps): Promise<void> {
   const payload: OpsRefreshJob = { requestId, ...(line ? { line: clip(line, 3000) } : {}) };
-  await deps.queue.enqueue(newJob(OPS_JOB_KINDS.refresh, payload, correlationId, `ops-${requestId}`));
+  // Its own FIFO lane: a retried update never delays the execute job (group `ops-<id>`).
+  await deps.queue.enqueue(newJob(OPS_JOB_KINDS.refresh, payload, correlationId, updatesGroup(`ops-${requestId}`)));
 }
 
 /** `wakeRun`: the run should notice now (a parked run would otherwise wait for its next tick). */

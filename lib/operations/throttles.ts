@@ -4,7 +4,8 @@
 // those entries. An operator's own throttles are never changed:
 //   - topic lists (`leader/follower.replication.throttled.replicas`) get our
 //     "partition:broker" entries APPENDed and later SUBTRACTed, so other
-//     entries in the same list stay;
+//     entries in the same list stay; an entry already listed before the run
+//     (APPEND leaves it as it is) is the operator's, not in our ledger;
 //   - a broker rate (`leader/follower.replication.throttled.rate`) is set only
 //     where the broker had none, and deleted only while it still holds our value.
 // Leader throttles go on the replicas that hold the data now (they send it),
@@ -83,19 +84,53 @@ async function brokersWithOwnRate(admin: KafkaAdmin, brokers: readonly number[])
 }
 
 /**
- * Decides which brokers get our rate (those without one), then records the
- * ledger through `record` BEFORE changing anything, then applies it. A worker
- * that dies in between leaves a ledger that may name entries never applied:
- * removing those is a no-op.
+ * Per topic, the wanted entries that its lists do not hold yet: only those
+ * become ours. APPEND adds only missing values, so an entry the operator had
+ * set before the run is theirs, and our cleanup must not SUBTRACT it. A list
+ * that is "*" (every replica throttled) already covers all of ours.
+ */
+async function entriesAbsent(admin: KafkaAdmin, topics: ThrottleLedger['topics']): Promise<ThrottleLedger['topics']> {
+  if (topics.length === 0) return [];
+  const described = new Map(
+    (await admin.describeConfigs(topics.map((t) => ({ type: 'topic' as const, name: t.topic, names: [LEADER_REPLICAS, FOLLOWER_REPLICAS] })))).map((r) => [r.name, r]),
+  );
+  const out: ThrottleLedger['topics'] = [];
+  for (const t of topics) {
+    const current = described.get(t.topic);
+    if (!current || current.errorCode !== 0) throw new Error(`cannot read the throttle lists of topic ${t.topic}: ${current?.error ?? 'no answer'}`);
+    const listed = (name: string): Set<string> | 'all' => {
+      const entry = current.entries.find((e) => e.name === name);
+      if (!entry || entry.isDefault || entry.value === null) return new Set();
+      const values = entry.value.split(',').map((v) => v.trim()).filter(Boolean);
+      return values.includes('*') ? 'all' : new Set(values);
+    };
+    const absent = (name: string, ours: readonly string[]) => {
+      const have = listed(name);
+      return have === 'all' ? [] : ours.filter((v) => !have.has(v));
+    };
+    const leader = absent(LEADER_REPLICAS, t.leader);
+    const follower = absent(FOLLOWER_REPLICAS, t.follower);
+    if (leader.length || follower.length) out.push({ topic: t.topic, leader, follower });
+  }
+  return out;
+}
+
+/**
+ * Decides what becomes ours: the rate on brokers without one, the topic
+ * entries not already listed (read before APPEND). Records that ledger through
+ * `record` BEFORE changing anything, then applies it. A worker that dies in
+ * between leaves a ledger that may name entries never applied: removing those
+ * is a no-op.
  */
 export async function applyThrottles(
   admin: KafkaAdmin,
   wanted: Omit<ThrottleLedger, 'operatorRateBrokers'>,
   record: (ledger: ThrottleLedger) => Promise<void>,
 ): Promise<ThrottleLedger> {
-  const own = await brokersWithOwnRate(admin, wanted.brokers);
+  const [own, topics] = await Promise.all([brokersWithOwnRate(admin, wanted.brokers), entriesAbsent(admin, wanted.topics)]);
   const ledger: ThrottleLedger = {
     ...wanted,
+    topics,
     brokers: wanted.brokers.filter((b) => !own.has(b)),
     operatorRateBrokers: wanted.brokers.filter((b) => own.has(b)),
   };

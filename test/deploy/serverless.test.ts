@@ -163,11 +163,17 @@ describe('osls package (no AWS credentials)', () => {
     for (const { where, statement } of allowStatements()) {
       if (asArray(statement.Resource).includes('*')) {
         for (const a of asArray(statement.Action as string | string[])) {
-          expect(['ssm:GetCommandInvocation', 'ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], `${where}: ${a}`).toContain(a);
+          expect(['ssm:GetCommandInvocation', 'ssm:CancelCommand', 'ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], `${where}: ${a}`).toContain(a);
         }
       }
     }
     expect(JSON.stringify(template)).not.toContain('ssm:ListCommandInvocations');
+  });
+
+  it('lets the worker, and only the worker, cancel the commands it sent (ssm:CancelCommand, in a statement of its own)', () => {
+    const cancel = allowStatements().filter(({ statement }) => asArray(statement.Action).includes('ssm:CancelCommand'));
+    expect(cancel.map((s) => s.where)).toEqual(['WorkerRole']);
+    expect(asArray(cancel[0]!.statement.Action)).toEqual(['ssm:CancelCommand']);
   });
 
   it('deploys each host script as a Command document (schema 2.2, aws:runShellScript) with a pattern on every parameter', () => {

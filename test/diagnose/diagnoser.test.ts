@@ -10,7 +10,7 @@ class FakeExecutor implements Executor {
   readonly runs: { targets: HostTarget[]; comment: string }[] = [];
   async run(targets: HostTarget[], run: ScriptRun): Promise<ExecutionResult[]> {
     this.runs.push({ targets, comment: run.comment });
-    return targets.map((target) => ({ target, status: 'Success', exitCode: 0, stdout: '{}', stderr: '', truncated: false, commandId: `cmd-${target.brokerId}`, durationMs: 1 }));
+    return targets.map((target) => ({ target, status: 'Success', outcome: 'completed', exitCode: 0, stdout: '{}', stderr: '', truncated: false, commandId: `cmd-${target.brokerId}`, durationMs: 1 }));
   }
 }
 

@@ -112,6 +112,7 @@ export function execution(brokerId: number, over: Partial<ExecutionResult> = {})
   return {
     target: { brokerId, address: `/sandbox/broker-${brokerId}` },
     status: 'Success',
+    outcome: 'completed',
     exitCode: 0,
     stdout: '{}',
     stderr: '',

@@ -16,7 +16,7 @@ function countingExecutor() {
       stats.peak = Math.max(stats.peak, inFlight);
       await new Promise((r) => setTimeout(r, 5));
       inFlight -= targets.length;
-      return targets.map((target): ExecutionResult => ({ target, status: 'Success', exitCode: 0, stdout: `${target.brokerId}`, stderr: '', truncated: false, commandId: 'c', durationMs: 5 }));
+      return targets.map((target): ExecutionResult => ({ target, status: 'Success', outcome: 'completed', exitCode: 0, stdout: `${target.brokerId}`, stderr: '', truncated: false, commandId: 'c', durationMs: 5 }));
     },
   };
   return { executor, stats };

@@ -25,7 +25,7 @@ describe('probeParams', () => {
 
 describe('toOutcome', () => {
   const exec = (over: Partial<ExecutionResult>): ExecutionResult => ({
-    target: { brokerId: 4, address: 'i-0123456789abcdef0' }, status: 'Success', exitCode: 0, stdout: '', stderr: '', truncated: false, commandId: 'c', durationMs: 5, ...over,
+    target: { brokerId: 4, address: 'i-0123456789abcdef0' }, status: 'Success', outcome: 'completed', exitCode: 0, stdout: '', stderr: '', truncated: false, commandId: 'c', durationMs: 5, ...over,
   });
   it.each([
     ['Unreachable', 'unreachable'],

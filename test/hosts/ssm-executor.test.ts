@@ -1,5 +1,7 @@
 import {
+  CancelCommandCommand,
   GetCommandInvocationCommand,
+  InvalidCommandId,
   InvalidInstanceId,
   InvocationDoesNotExist,
   SendCommandCommand,
@@ -160,8 +162,84 @@ describe('SsmExecutor: polling', () => {
     const results = await executor(c).run(targets(3), run({ timeoutMs: 5_000 }));
     expect(results.map((r) => r.status)).toEqual(['TimedOut', 'Delayed', 'TimedOut']);
     expect(results[2]!.detail).toMatch(/InvocationDoesNotExist/);
-    expect(c.now() - t0).toBe(5_000);
+    // None of them is known to be over: each may still run (a cancel was sent and followed for 5 s).
+    expect(results.map((r) => r.outcome)).toEqual(['may-still-be-running', 'may-still-be-running', 'may-still-be-running']);
+    expect(c.now() - t0).toBe(5_000 + 5_000);
     expect(Math.max(...c.sleeps)).toBeLessThanOrEqual(1_500);
+  });
+});
+
+describe('SsmExecutor: a command that outlives the wait is cancelled and followed to its final state', () => {
+  const statuses = (...list: Partial<GetCommandInvocationCommandOutput>[]) => {
+    let i = 0;
+    ssm.on(GetCommandInvocationCommand).callsFake(() => invocation(list[Math.min(i++, list.length - 1)]!));
+  };
+
+  it('InProgress past the deadline: CancelCommand for that instance; still InProgress after it: may still be running, never "not sent"', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(CancelCommandCommand).resolves({});
+    statuses({ Status: 'InProgress', StatusDetails: 'InProgress' });
+    const [r] = await executor().run(targets(1), run({ script: 'service-control', params: { action: 'stop', unit: 'kafka', logsDir: '-' }, timeoutMs: 5_000 }));
+    expect(ssm.commandCalls(CancelCommandCommand).map((c) => c.args[0].input)).toEqual([{ CommandId: 'c1', InstanceIds: [id(1)] }]);
+    expect(r).toMatchObject({ status: 'TimedOut', outcome: 'may-still-be-running', commandId: 'c1' });
+    expect(r!.detail).toMatch(/still InProgress.*CancelCommand sent, not confirmed/);
+  });
+
+  it('InProgress, cancelled: interrupted (it may have done part of its work)', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    ssm.on(CancelCommandCommand).resolves({});
+    let cancelled = false;
+    ssm.on(CancelCommandCommand).callsFake(() => ((cancelled = true), {}));
+    ssm.on(GetCommandInvocationCommand).callsFake(() => invocation(cancelled ? { Status: 'Cancelled', StatusDetails: 'Cancelled', ResponseCode: -1 } : { Status: 'InProgress', StatusDetails: 'InProgress' }));
+    const [r] = await executor().run(targets(1), run({ timeoutMs: 5_000 }));
+    expect(r).toMatchObject({ status: 'Cancelled', outcome: 'interrupted' });
+  });
+
+  it('Pending (the agent never picked it up), cancelled: not delivered', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    let cancelled = false;
+    ssm.on(CancelCommandCommand).callsFake(() => ((cancelled = true), {}));
+    ssm.on(GetCommandInvocationCommand).callsFake(() => invocation(cancelled ? { Status: 'Cancelled', StatusDetails: 'Cancelled', ResponseCode: -1 } : { Status: 'Pending', StatusDetails: 'Pending' }));
+    const [r] = await executor().run(targets(1), run({ timeoutMs: 5_000 }));
+    expect(r).toMatchObject({ status: 'TimedOut', outcome: 'not-delivered' });
+    expect(r!.detail).toMatch(/never started.*cancelled/);
+  });
+
+  it('finishes while being cancelled (CancelCommand refused: InvalidCommandId): its real result', async () => {
+    ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+    let cancelled = false;
+    ssm.on(CancelCommandCommand).callsFake(() => {
+      cancelled = true;
+      throw new InvalidCommandId({ message: 'command already finished', $metadata: {} });
+    });
+    ssm.on(GetCommandInvocationCommand).callsFake(() => invocation(cancelled ? { StandardOutputContent: 'issued=1\npid=42\n' } : { Status: 'InProgress', StatusDetails: 'InProgress' }));
+    const [r] = await executor().run(targets(1), run({ timeoutMs: 5_000 }));
+    expect(r).toMatchObject({ status: 'Success', outcome: 'completed', stdout: 'issued=1\npid=42\n' });
+  });
+
+  it('outcome of final states: completed, interrupted by SSM, or never delivered', async () => {
+    const cases = [
+      [{ Status: 'Success', StatusDetails: 'Success', ResponseCode: 0 }, 'completed'],
+      [{ Status: 'Failed', StatusDetails: 'Failed', ResponseCode: 2 }, 'completed'],
+      [{ Status: 'TimedOut', StatusDetails: 'Execution Timed Out', ResponseCode: -1 }, 'interrupted'],
+      [{ Status: 'Failed', StatusDetails: 'Terminated', ResponseCode: -1 }, 'interrupted'],
+      [{ Status: 'TimedOut', StatusDetails: 'Delivery Timed Out', ResponseCode: -1 }, 'not-delivered'],
+      [{ Status: 'Failed', StatusDetails: 'Undeliverable', ResponseCode: -1 }, 'not-delivered'],
+    ] as const;
+    for (const [inv, outcome] of cases) {
+      ssm.reset();
+      ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });
+      ssm.on(GetCommandInvocationCommand).resolves(invocation(inv));
+      const [r] = await executor().run(targets(1), run());
+      expect(r!.outcome, JSON.stringify(inv)).toBe(outcome);
+    }
+    expect(ssm.commandCalls(CancelCommandCommand)).toHaveLength(0);
+    ssm.reset();
+    ssm.on(SendCommandCommand).rejects(new InvalidInstanceId({ message: 'not managed', $metadata: {} }));
+    const [unsent] = await executor().run(targets(1), run());
+    expect(unsent).toMatchObject({ status: 'Unreachable', outcome: 'not-delivered' });
+    const [bad] = await executor().run([{ brokerId: 1, address: 'not-an-instance' }], run());
+    expect(bad!.outcome).toBe('not-delivered');
   });
 });
 

@@ -399,6 +399,7 @@ class FakeExecutor implements Executor {
       return {
         target,
         status: stdout === null || stdout === undefined ? 'Unreachable' : 'Success',
+        outcome: stdout === null || stdout === undefined ? 'not-delivered' : 'completed',
         exitCode: stdout === null ? null : 0,
         stdout: stdout ?? '',
         stderr: '',
