@@ -155,7 +155,8 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
     const [configs, , partitionSource] = await Promise.all([
       describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, options.configBatchSize ?? 200, concurrency, budget, wireOptions.requestTimeoutMs, errors),
       (async () => {
-        const target = healthyBrokers()[0];
+        // ZooKeeper-mode brokers other than the controller answer NOT_CONTROLLER; KRaft brokers all forward.
+        const target = healthyBrokers().includes(metadata.controllerId) ? metadata.controllerId : healthyBrokers()[0];
         if (target === undefined) return;
         try {
           const res = await withTimeout(brokerConns.get(target)!.listPartitionReassignments(wireOptions.requestTimeoutMs), budget(wireOptions.requestTimeoutMs), 'ListPartitionReassignments');

@@ -18,6 +18,7 @@ import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
 import type { DiagnosisReport, Finding, FindingKind } from '../../lib/diagnose/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
+import { sandboxSettings } from '../../sandbox/layout.ts';
 
 const exec = promisify(execFile);
 const repo = join(import.meta.dirname, '..', '..');
@@ -140,7 +141,15 @@ describe.skipIf(!ready)('diagnosis on the sandbox', { timeout: 600_000 }, () => 
   it('unclean-restart: broker 2 is reported as having recovered from an unclean shutdown', async () => {
     await sandbox('scenario', 'unclean-restart');
     const report = await diagnose();
-    expect(find(report, 'unclean-shutdown-recovery').map((f) => f.affected.brokers)).toEqual([[2]]);
+    const recovered = find(report, 'unclean-shutdown-recovery').map((f) => f.affected.brokers);
+    if (sandboxSettings().kafkaVersion.startsWith('2.')) {
+      // 2.8 logs "Attempting recovery for all logs in <dir>" with no count, so broker 1, killed and
+      // wiped by isr-one-leader-lost and started on an empty dir since, shows as well.
+      expect(recovered).toContainEqual([2]);
+      expect(recovered.flat().every((b) => b === 1 || b === 2)).toBe(true);
+    } else {
+      expect(recovered).toEqual([[2]]);
+    }
     const { ours, tool } = await setsAtOneMoment();
     expect(ours).toEqual(tool);
   });
