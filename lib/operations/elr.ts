@@ -4,7 +4,8 @@
 // `elr` absent = unknown).
 //
 // From Kafka's controller (metadata/…/controller/PartitionChangeBuilder.java
-// and ReplicationControlManager.java, read at 4.1.1 and in the 4.0.0-4.4.0 jars):
+// and ReplicationControlManager.java, read at 4.1.1 and in the 4.0.0-4.4.0 jars;
+// both 4.1.1 timings seen on the sandbox, test/kafka/elr.int.test.ts):
 // - When the ISR shrinks below min.insync.replicas, the members it loses join
 //   the ELR: they hold every committed write and may be elected cleanly once
 //   the ISR is empty. An unclean shutdown takes a broker out of the ELR when it
@@ -14,6 +15,11 @@
 //   the ISR and ELR empty, any election elects it if it is live, even with
 //   unclean election disabled (canElectLastKnownLeader), as an unclean
 //   election: the ISR becomes just it, and the others truncate to its log.
+//   When: the election at unfencing accepts it only if its replica's log
+//   directory is online (LeaderAcceptor); a wiped broker has a new directory id,
+//   known once it reports it (AssignReplicasToDirs). 4.0-4.2 run that report
+//   without ELR, so only the next periodic preferred-leader check elects it
+//   then; 4.3+ run it with ELR on, and the report itself elects it.
 
 import type { PartitionState } from '../kafka/types.ts';
 import type { UnseenHolder } from './types.ts';
@@ -69,8 +75,9 @@ export function returnElectionText(emptyIsr: boolean): string {
   return emptyIsr
     ? 'the controller elects it as the last known leader even with unclean election disabled: ' +
         'on Kafka 4.3 and later within about a second of its return (as soon as it reports its log directory), ' +
-        'on 4.0-4.2 as soon as it is unfenced or, if its log directory was recreated (wiped disk), ' +
-        "at the controller's next preferred-leader check (leader.imbalance.check.interval.seconds, 300 s by default)"
+        'on 4.0-4.2 within about a second too when it is unfenced if the controller knows its log directory by then, ' +
+        "otherwise (a wiped disk's new directory not reported yet) at the controller's next preferred-leader check " +
+        '(leader.imbalance.check.interval.seconds, 300 s by default)'
     : 'the controller elects it as soon as it is back even with unclean election disabled, since it is still in the ISR ' +
         '(ZooKeeper mode: when it registers; KRaft: when it is unfenced or, if its log directory was recreated, ' +
         'at the next preferred-leader balance, leader.imbalance.check.interval.seconds, 300 s by default)';

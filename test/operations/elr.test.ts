@@ -42,7 +42,7 @@ describe('elrHolders / elrStateText', () => {
   });
 
   it('states the return election per Kafka line', () => {
-    expect(returnElectionText(true)).toMatch(/4\.3 and later within about a second of its return .* 4\.0-4\.2 as soon as it is unfenced or, if its log directory was recreated .* 300 s by default/);
+    expect(returnElectionText(true)).toMatch(/4\.3 and later within about a second of its return .* 4\.0-4\.2 within about a second too when it is unfenced if the controller knows its log directory by then, otherwise .* next preferred-leader check .*300 s by default/);
     expect(returnElectionText(false)).toMatch(/ZooKeeper mode: when it registers; KRaft: when it is unfenced/);
     expect(returnElectionText(true) + returnElectionText(false)).not.toMatch(/within minutes/);
   });
