@@ -9,6 +9,7 @@ import { createRequest, decide } from './machine.ts';
 import type { ApprovalPolicy } from './policy.ts';
 import { SLACK_USER_ID } from './policy.ts';
 import type { ApprovalStore } from './store.ts';
+import type { ClusterLockStore } from './cluster-lock.ts';
 import type {
   Action,
   ApprovablePlan,
@@ -28,6 +29,7 @@ export const MAX_PLAN_JSON_CHARS = 32_000_000;
 const RequestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a request id');
 const UserId = z.string().regex(SLACK_USER_ID, 'not a Slack user id');
 const WorkerId = z.string().regex(/^[\w.:@/-]{1,128}$/, 'not a worker id');
+const LockKey = z.string().regex(/^[\w.:@/-]{1,128}$/, 'not a lock key');
 const ActionTs = z.string().regex(/^\d{1,12}\.\d{1,9}$/, 'not a Slack action_ts').optional();
 const Reason = z.string().max(2_000).optional();
 
@@ -49,6 +51,8 @@ export type ServiceResult<P extends ApprovablePlan = ApprovablePlan> =
       request: ApprovalRequest<P> | null;
     };
 
+export type ClusterLockResult = { ok: true } | { ok: false; heldBy: string | null; since: number | null; message: string };
+
 export interface ApprovalServiceOptions {
   store: ApprovalStore;
   /** The policy, or a function resolving it (user-group members change). */
@@ -61,12 +65,14 @@ export interface ApprovalServiceOptions {
 
 export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
   private readonly store: ApprovalStore;
+  private readonly locks: ClusterLockStore;
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
 
   constructor(private readonly options: ApprovalServiceOptions) {
     this.store = options.store;
+    this.locks = options.store.locks();
     this.now = options.now ?? Date.now;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.maxAttempts = options.maxAttempts ?? 25;
@@ -162,6 +168,36 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
       { type: 'finish', workerId, outcome, summary, ...(data ? { data } : {}), ...(run ? { run } : {}) },
       invalid(WorkerId, workerId),
     );
+  }
+
+  /**
+   * Takes the cluster's operation lock for request `id` (one reassignment-type run per
+   * cluster at a time; lib/approvals/cluster-lock.ts). Idempotent for its holder. A lock
+   * whose holder is no longer EXECUTING is stale and taken over. Refused with the holder
+   * while that request runs: the caller waits (parks) and asks again.
+   */
+  async lockCluster(lockKey: string, id: string): Promise<ClusterLockResult> {
+    const bad = invalid(LockKey, lockKey) ?? invalid(RequestId, id);
+    if (bad) return { ok: false, heldBy: null, since: null, message: bad.message };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await this.locks.take(lockKey, id, this.now())) return { ok: true };
+      const lock = await this.locks.get(lockKey);
+      if (!lock) continue;
+      if (lock.holder === id) return { ok: true };
+      const holder = await this.store.get(lock.holder);
+      if (holder?.status === 'EXECUTING') {
+        return { ok: false, heldBy: lock.holder, since: lock.since, message: `cluster ${lockKey} is busy with request ${lock.holder} (${holder.plan.title}), running since ${new Date(lock.since).toISOString()}; this run starts when that one ends` };
+      }
+      // Its run ended (finished, abandoned) without releasing the lock: take it over, unless someone else just did.
+      if (await this.locks.take(lockKey, id, this.now(), lock.holder)) return { ok: true };
+    }
+    return { ok: false, heldBy: null, since: null, message: `cluster ${lockKey}: too many concurrent lock changes; trying again later` };
+  }
+
+  /** Releases the cluster's operation lock if request `id` holds it. */
+  unlockCluster(lockKey: string, id: string): Promise<void> {
+    if (invalid(LockKey, lockKey) || invalid(RequestId, id)) return Promise.resolve();
+    return this.locks.release(lockKey, id);
   }
 
   /** Any one approver stops a running operation; the worker notices at its next check. */

@@ -18,6 +18,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { ClusterLockStore } from './cluster-lock.ts';
 import { digestOf } from './fingerprint.ts';
 import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, Refusal, RunState } from './types.ts';
 
@@ -79,6 +80,11 @@ export class ApprovalStore {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     this.table = options.tableName;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
+  }
+
+  /** The cluster operation locks kept in the same table (cluster-lock.ts). */
+  locks(): ClusterLockStore {
+    return new ClusterLockStore(this.client, this.table);
   }
 
   /** Creates the table (pay per request) if it does not exist; for local use and tests. */

@@ -80,6 +80,8 @@ const MAX_CONSECUTIVE_ERRORS = 20;
 export const LEDGER_NAME = 'throttles';
 /** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
 export const PAUSE_PARK_MS = 15 * 60_000;
+/** A run waiting for its cluster's operation lock asks again this often. */
+export const LOCK_WAIT_MS = 30_000;
 
 const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -124,6 +126,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   };
   const topics = snapshotTopics(plan);
   let admin: KafkaAdmin | null = null;
+  // One reassignment-type run per cluster at a time (lib/approvals/cluster-lock.ts), held until its end.
+  const lockKey = plan.steps.some((s) => s.action === 'reassign') ? (request.context?.cluster ?? null) : null;
 
   const finish = async (status: FinalOutcome, summary: string): Promise<TickResult> => {
     const cleanup = admin ? await settle(admin, plan, status, ledger) : { text: '', complete: false };
@@ -131,6 +135,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     const leftover = status !== 'SUCCEEDED' && plan.kind === 'restart-brokers' ? restartLeftover(plan.steps, run.cursor, run.progress?.data) : null;
     const text = `${summary}${cleanup.text}${leftover ? `; ${leftover}` : ''}`;
     const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations }, finalRun);
+    if (lockKey) await approvals.unlockCluster(lockKey, requestId).catch(() => undefined);
     const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
     await quietly(report.finished(after, { status, summary: text }));
     return { kind: 'finished', status, summary: text };
@@ -160,6 +165,11 @@ export async function runTick(input: TickInput): Promise<TickResult> {
       if (fresh.cancelRequested) {
         const who = fresh.cancelRequested;
         return await finish('CANCELLED', `cancelled by <@${who.user}>${who.reason ? ` (${who.reason})` : ''} at step ${run.cursor + 1} of ${plan.steps.length}`);
+      }
+      if (lockKey && !run.checked) {
+        // Taken before the "no other reassignment" check: of two approved runs, one checks and starts, the other waits.
+        const lock = await approvals.lockCluster(lockKey, requestId);
+        if (!lock.ok) return await park(LOCK_WAIT_MS, `waiting: ${lock.message}`);
       }
       if (!run.checked) {
         const refusal = await preconditionCheck(plan, admin, await input.io.snapshot(topics));
