@@ -10,7 +10,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { checkJava, ensureKafkaDist, type KafkaDist } from './dist.ts';
-import { isAlive, markLog, portAccepts, portFree, readSince, tail, type LogMark } from './processes.ts';
+import { brokerListed, isAlive, markLog, portAccepts, portFree, readSince, tail, type LogMark } from './processes.ts';
 import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers, zookeeperLog4jProperties, zookeeperProperties } from './files.ts';
 import {
   BROKER_IDS,
@@ -328,6 +328,7 @@ export class Sandbox {
     ];
     if (node.role === 'broker') await writeServiceScript(node, javaArgs);
     const serverLog = join(node.logsDir, 'server.log');
+    if (this.settings.mode === 'zookeeper' && node.role === 'broker') await this.waitDeregistered(id);
     for (let attempt = 1; ; attempt++) {
       const logMark = await markLog(serverLog);
       const pid = await this.launch(node, javaArgs);
@@ -343,6 +344,24 @@ export class Sandbox {
         this.log(`broker ${id}: its killed predecessor's ZooKeeper session has not expired yet; starting again in 3 s`);
         await sleep(3000);
       }
+    }
+  }
+
+  /**
+   * ZooKeeper mode: a killed broker stays registered until its session expires. Starting it earlier
+   * fails, and the failed start shuts down cleanly (it writes the clean-shutdown marker), so the
+   * start that works would no longer show the unclean recovery: wait for the registration to go,
+   * as long as another broker can say (when none is up, the retry in startNode covers it).
+   */
+  private async waitDeregistered(id: number): Promise<void> {
+    const deadline = Date.now() + 40_000;
+    let said = false;
+    while (Date.now() < deadline) {
+      const registered = await brokerListed(this.bootstrapServers, id);
+      if (!registered) return;
+      if (!said) this.log(`broker ${id}: still registered in ZooKeeper (a killed process's session has not expired yet); waiting`);
+      said = true;
+      await sleep(1000);
     }
   }
 

@@ -2,6 +2,7 @@
 // reading only what a process wrote after a mark.
 import { stat, readFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
+import { Kafka, logLevel } from 'kafkajs';
 
 export function isAlive(pid: number): boolean {
   try {
@@ -67,5 +68,18 @@ export async function tail(file: string, lines = 25): Promise<string> {
     return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
     return '(no log yet)';
+  }
+}
+
+/** Whether Metadata (from any live broker) lists broker `id`; false when no broker answers at once. */
+export async function brokerListed(bootstrap: string, id: number): Promise<boolean> {
+  const admin = new Kafka({ clientId: 'kafka-responder-sandbox', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING, connectionTimeout: 1000, requestTimeout: 5000, retry: { retries: 0 } }).admin();
+  try {
+    await admin.connect();
+    return (await admin.describeCluster()).brokers.some((b) => b.nodeId === id);
+  } catch {
+    return false;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
   }
 }

@@ -188,7 +188,7 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
       expect(pidsAfter.get(id), `broker ${id} runs`).not.toBeNull();
       expect(pidsAfter.get(id), `broker ${id} has a new pid`).not.toBe(pidsBefore.get(id));
       const written = await readSince(join(nodeLayout(settings, id).logsDir, 'server.log'), marks.get(id)!);
-      expect(written, `broker ${id} started again`).toMatch(/Kafka Server started|Transition from STARTING to STARTED/);
+      expect(written, `broker ${id} started again`).toMatch(/Kafka Server started|Transition from STARTING to STARTED|\[KafkaServer id=\d+\] started/);
       expect(written.split('\n').filter((l) => UNCLEAN_RECOVERY.test(l)), `broker ${id} recovered no log dir uncleanly`).toEqual([]);
     }
 

@@ -21,6 +21,8 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   const zookeeper = sandbox.settings.mode === 'zookeeper';
   /** The broker's id key: KRaft's node.id, ZooKeeper mode's broker.id (in server.properties and meta.properties). */
   const idKey = zookeeper ? 'broker.id' : 'node.id';
+  // Other sandboxes' ports: above this run's own (base..base+23), below the next matrix line's (base+100).
+  const spare = sandbox.settings.portBase + 50;
 
   it('up on a running sandbox is a no-op', async () => {
     const before = await sandbox.status();
@@ -67,7 +69,7 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
 
   it('down signals only processes it started: a reused pid is left alone', async () => {
     const home = scratchDir('kr-decoy');
-    const other = new Sandbox(sandboxSettings({ ...process.env, KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39090' }), () => {});
+    const other = new Sandbox(sandboxSettings({ ...process.env, KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: String(spare) }), () => {});
     const decoy = spawn('sleep', ['60'], { stdio: 'ignore' });
     try {
       const node = other.broker(1);
@@ -84,10 +86,10 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   it('a busy port gives a clear error naming the fix', async () => {
     const home = scratchDir('kr-busy');
     const server: Server = createServer();
-    await new Promise<void>((r) => server.listen(39190, '127.0.0.1', () => r()));
+    await new Promise<void>((r) => server.listen(spare, '127.0.0.1', () => r()));
     try {
-      const other = new Sandbox(sandboxSettings({ ...process.env, KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39190' }), () => {});
-      await expect(other.up()).rejects.toThrow(/port 39190 .*in use.*KR_SANDBOX_PORT_BASE/);
+      const other = new Sandbox(sandboxSettings({ ...process.env, KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: String(spare) }), () => {});
+      await expect(other.up()).rejects.toThrow(new RegExp(`port ${spare} .*in use.*KR_SANDBOX_PORT_BASE`));
     } finally {
       server.close();
     }
@@ -95,7 +97,7 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
 
   it('missing Java gives a clear error naming the fix', async () => {
     const home = scratchDir('kr-nojava');
-    const env = { ...process.env, PATH: '/nonexistent', KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: '39290' };
+    const env = { ...process.env, PATH: '/nonexistent', KR_SANDBOX_HOME: home, KR_SANDBOX_PORT_BASE: String(spare) };
     const run = exec(process.execPath, ['bin/kafka-responder.js', 'sandbox', 'up'], { env });
     await expect(run).rejects.toMatchObject({ stderr: expect.stringMatching(/java.*not available.*Install Java 17/s) });
   });
