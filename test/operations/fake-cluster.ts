@@ -26,6 +26,8 @@ export class FakeCluster implements OperationIo {
   readonly members = new Map<string, number>();
   readonly calls: string[] = [];
   pollsToFinish = 2;
+  /** Kafka's cluster id, as Metadata reports it. */
+  clusterId = 'fake';
   /** Make the next calls of this method throw (transient trouble). */
   failNext: { method: string; times: number } | null = null;
   adminsOpen = 0;
@@ -51,7 +53,7 @@ export class FakeCluster implements OperationIo {
     this.maybeFail('snapshot');
     return {
       takenAt: new Date().toISOString(),
-      clusterId: 'fake',
+      clusterId: this.clusterId,
       controllerId: 1,
       brokers: [...this.live].sort((a, b) => a - b).map((id) => ({ id, host: '127.0.0.1', port: 9000 + id })),
       topics: [...this.topics.entries()]

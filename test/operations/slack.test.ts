@@ -77,6 +77,8 @@ async function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot, cluster:
  */
 class ScriptedOperations implements OperationsBackend {
   planned: OpsRequest[] = [];
+  /** The cluster names the runs reached (io(cluster)). */
+  reached: string[] = [];
   readonly cluster = new FakeCluster().addTopic('orders', [[3, 2], [2, 3]]);
   async plan(_cluster: ClusterConfig, request: OpsRequest): Promise<PlanResult> {
     this.planned.push(request);
@@ -87,7 +89,8 @@ class ScriptedOperations implements OperationsBackend {
     if (request.kind === 'raise-replication-factor' && request.topic === 'slow') return planRaiseReplicationFactor(await this.cluster.snapshot(['slow']), request, { throttleBytesPerSec: 1_048_576 });
     return { ok: true, plan: await fakePlan(request, await this.cluster.snapshot(null), this.cluster) };
   }
-  io() {
+  io(cluster: ClusterConfig) {
+    this.reached.push(cluster.name);
     return this.cluster;
   }
 }
@@ -242,6 +245,18 @@ describe('two-person rule through the buttons', () => {
     await h.queue.idle();
     expect(await claims(id)).toBe(1);
     expect(stub.thread(plan.ts)).toHaveLength(6);
+  });
+
+  it('the execute job runs on the cluster stored with the request, never the one its message names', async () => {
+    const { plan, id } = await requestPlan();
+    await click('ops:approve', id, ALICE, plan);
+    await h.queue.idle();
+    // The quorum completes without the button's own job; a job naming another configured cluster arrives instead.
+    expect((await approvals.approve(id, BOB)).ok).toBe(true);
+    await h.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster: 'other' }, 'kr-other'));
+    await h.queue.idle();
+    expect(ops.reached).toEqual(['sandbox']);
+    expect((await approvals.get(id))!.status).toBe('SUCCEEDED');
   });
 
   it('two approvers clicking at the same instant: one completes the quorum, one execution', async () => {
