@@ -6,6 +6,7 @@
 import type { KafkaAdmin, OngoingReassignment, PartitionResult, TopicPartition } from '../../lib/kafka/admin.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import type { OperationIo } from '../../lib/operations/runner.ts';
+import type { RestartIo } from '../../lib/operations/restart.ts';
 
 interface FakePartition {
   leader: number;
@@ -26,6 +27,8 @@ export class FakeCluster implements OperationIo {
   readonly members = new Map<string, number>();
   readonly calls: string[] = [];
   pollsToFinish = 2;
+  /** Broker restarts: a scripted host (absent: no host access). */
+  restart?: () => Promise<RestartIo | null>;
   /** Kafka's cluster id, as Metadata reports it. */
   clusterId = 'fake';
   /** Make the next calls of this method throw (transient trouble). */
