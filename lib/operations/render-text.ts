@@ -15,7 +15,6 @@ type SharedNotice =
   | { code: 'snapshot-partial' }
   | { code: 'stale'; change: string }
   | { code: 'other-reassignment'; partitions: NameList }
-  | { code: 'lock-held'; holder: string }
   | { code: 'reassignments-stopped' | 'foreign-reassignments-left'; partitions: number }
   | { code: 'reassignment-cancel-failed'; message: string }
   | { code: 'throttles-removed' }
@@ -47,8 +46,6 @@ function sharedText(n: Notice): string | undefined {
       return `the cluster changed since the plan was made: ${d.change}`;
     case 'other-reassignment':
       return `another reassignment is running: ${namesText(d.partitions)}`;
-    case 'lock-held':
-      return `another operation holds this cluster's operation lock (${d.holder})`;
     case 'reassignments-stopped':
       return `${plural(d.partitions, 'partition')} still copying ${d.partitions === 1 ? 'was' : 'were'} stopped and keep ${d.partitions === 1 ? 'its' : 'their'} original replicas`;
     case 'foreign-reassignments-left':

@@ -48,12 +48,34 @@ export interface RunReporter {
 
 /**
  * The cluster-level operation lock (a conditional write in the approvals
- * table): an exclusive kind takes it before its first step and gives it back
- * when the run ends. Absent: only the "no other reassignment" check applies.
+ * table): an exclusive kind whose plan moves replicas takes it before its
+ * precondition check and gives it back when the run ends; while another run
+ * holds it, the run waits (parks), never fails. Absent: only the "no other
+ * reassignment" check applies.
  */
 export interface OperationLock {
-  take(cluster: string, requestId: string): Promise<{ ok: true } | { ok: false; holder: string }>;
+  take(cluster: string, requestId: string): Promise<{ ok: true } | { ok: false; message: string }>;
   release(cluster: string, requestId: string): Promise<void>;
+}
+
+/** A run waiting for its cluster's operation lock asks again this often. */
+export const LOCK_WAIT_MS = 30_000;
+
+/**
+ * The approvals service's cluster lock (lockCluster / unlockCluster, in
+ * lib/approvals/cluster-lock.ts where present) as the runner takes it; null
+ * when the service has none.
+ */
+export function operationLockOf(approvals: object): OperationLock | null {
+  const a = approvals as Partial<{ lockCluster(key: string, id: string): Promise<{ ok: boolean; message?: string }>; unlockCluster(key: string, id: string): Promise<void> }>;
+  if (typeof a.lockCluster !== 'function' || typeof a.unlockCluster !== 'function') return null;
+  return {
+    take: async (cluster, id) => {
+      const r = await a.lockCluster!.call(approvals, cluster, id);
+      return r.ok ? { ok: true } : { ok: false, message: r.message ?? `cluster ${cluster} is busy` };
+    },
+    release: (cluster, id) => a.unlockCluster!.call(approvals, cluster, id),
+  };
 }
 
 export interface TickInput {
@@ -70,8 +92,8 @@ export interface TickInput {
   /** Enqueue the next tick of this run after `delayMs`. */
   scheduleNext(delayMs: number): Promise<void>;
   report: RunReporter;
-  /** Taken for exclusive kinds (OperationKind.exclusive) before step 1. */
-  lock?: OperationLock;
+  /** Taken for exclusive kinds (OperationKind.exclusive) that move replicas, before the precondition check. */
+  lock?: OperationLock | null;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -126,6 +148,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   const plan = request.plan;
   const kind = kindOfPlan(plan);
   const clusterName = request.context?.cluster ?? '';
+  // Exclusive kinds whose plan moves replicas hold the cluster's operation lock while they run.
+  const locks = Boolean(input.lock && kind.exclusive && clusterName && plan.steps.some((s) => s.action === 'reassign'));
   let run: RunState = request.run ?? { cursor: 0, checked: false, startedAt: now(), stepStartedAt: now(), invocations: 1 };
   if (acquired.resumedAfterDeath) await quietly(report.resumed?.(request));
   else if (run.invocations === 1 && run.cursor === 0 && !run.checked) await quietly(report.started?.(request));
@@ -150,7 +174,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     const finalRun: RunState = { ...run, ...(compensation.complete ? {} : { cleanupPending: true }) };
     const head = summaryText ?? (notice ? noticeText(notice, plan.kind) : '');
     const text = [head, ...compensation.notices.map((n) => noticeText(n, plan.kind))].filter(Boolean).join('; ');
-    if (kind.exclusive && input.lock && run.data?.locked) await input.lock.release(clusterName, requestId).catch(() => undefined);
+    if (locks && run.data?.locked) await input.lock!.release(clusterName, requestId).catch(() => undefined);
     const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations, ...(notice ? { code: notice.code } : {}) }, finalRun);
     const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
     await quietly(report.finished(after, { status, summary: text }));
@@ -198,9 +222,10 @@ export async function runTick(input: TickInput): Promise<TickResult> {
       }
       if (!run.checked) {
         // The cluster (and what the kind measures) must be as planned; a lock or another reassignment refuses.
-        if (kind.exclusive && input.lock && !run.data?.locked) {
-          const taken = await input.lock.take(clusterName, requestId);
-          if (!taken.ok) return await finish('FAILED', { code: 'lock-held', holder: taken.holder });
+        if (locks && !run.data?.locked) {
+          // Of two approved runs, one takes the lock, checks and starts; the other waits for it.
+          const taken = await input.lock!.take(clusterName, requestId);
+          if (!taken.ok) return await park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
           setData({ locked: true });
         }
         const refusal = await preconditionCheck(kind, plan, input.io, admin, await input.io.snapshot(topics));

@@ -262,3 +262,30 @@ describe('edge 9: every list shown to approvers says "…and N more", the full l
     expect(text).toBe('a reassignment is already running for orders-0, orders-1, orders-2, orders-3, orders-4 and 7 more');
   });
 });
+
+describe('the cluster operation lock seam (OperationLock, wired to the approvals service where it has one)', () => {
+  it('of two approved drains, the second waits (parked, never failed) until the first has released the lock', async () => {
+    cluster.pollsToFinish = 3;
+    const held = new Map<string, string>();
+    const lock = {
+      take: async (c: string, id: string) => (held.get(c) && held.get(c) !== id ? { ok: false as const, message: `cluster ${c} is busy with request ${held.get(c)}` } : (held.set(c, id), { ok: true as const })),
+      release: async (c: string, id: string) => void (held.get(c) === id && held.delete(c)),
+    };
+    const plan = async () => {
+      const p = planDrain(await cluster.snapshot(null), { broker: 3, partial: true }, { throttleBytesPerSec: 1_048_576 });
+      if (!p.ok) throw new Error(refusalText(p.refusal));
+      return p.plan;
+    };
+    const first = await approved(await plan());
+    const second = await approved({ ...(await plan()), id: 'drain-second' } as Plan);
+    expect((await tick(first, { lock, deadline: Date.now() + 5_002 })).kind).toBe('parked');
+    expect(await tick(second, { lock })).toMatchObject({ kind: 'parked', nextInMs: 30_000 });
+    expect((await approvals.get(second))!.status).toBe('EXECUTING');
+    let r = await tick(first, { lock });
+    for (let i = 0; i < 5 && r.kind === 'parked'; i++) r = await tick(first, { lock });
+    expect(r).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+    expect(held.size).toBe(0);
+    // Its plan no longer fits (the first drain moved the replicas): the second now checks and is STALE, nothing half-done.
+    expect(await tick(second, { lock })).toMatchObject({ kind: 'finished', status: 'STALE' });
+  });
+});
