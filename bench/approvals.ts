@@ -26,6 +26,7 @@ import {
 import type { ClusterSnapshot, TopicState } from '../lib/kafka/types.ts';
 import { digestOf, planDrain, planLeaderOverride, preconditionsFor } from '../lib/operations/index.ts';
 import { startLocalDynamo } from '../test/approvals/local-dynamodb.ts';
+import { refusalText } from '../lib/operations/render-text.ts';
 
 const rounds = Number(process.argv[2] ?? 5);
 const approvers = ['UA1', 'UA2', 'UA3', 'UA4', 'UA5'];
@@ -152,7 +153,7 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
     return out;
   };
   const drain = time('planDrain(broker 4)', () => planDrain(snapshot, { broker: 4 }, {}));
-  if (!drain.ok) throw new Error(drain.reason);
+  if (!drain.ok) throw new Error(refusalText(drain.refusal));
   const moves = drain.plan.steps[0]!.action === 'reassign' ? drain.plan.steps[0]!.partitions.length : 0;
   time('drain fingerprint recomputed (executor precondition check)', () => digestOf(preconditionsFor(drain.plan, snapshot)));
   const planJson = JSON.stringify(drain.plan);
@@ -165,6 +166,6 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
   const override = time('planLeaderOverride (find partition, candidates, steps)', () =>
     planLeaderOverride(snapshot, { topic, partition: 3 }, { replicaData: victim.replicas.map((b, i) => ({ brokerId: b, logEndOffset: 1000 * (i + 1), source: "bench" })), groups: [] }),
   );
-  if (!override.ok) throw new Error(override.reason);
+  if (!override.ok) throw new Error(refusalText(override.refusal));
   console.log(`  leader override plan JSON ${(JSON.stringify(override.plan).length / 1024).toFixed(1)} KiB`);
 }

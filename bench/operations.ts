@@ -19,6 +19,7 @@ import { Sandbox } from '../sandbox/cluster.ts';
 import { createTopic, produce, withAdmin } from '../sandbox/client.ts';
 import { runScenario } from '../sandbox/scenarios.ts';
 import { startLocalDynamo } from '../test/approvals/local-dynamodb.ts';
+import { refusalText } from '../lib/operations/render-text.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -45,7 +46,7 @@ const writable: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   await runScenario(sandbox, 'isr-one-leader-lost');
   const planned = await operations.plan(cluster, { kind: 'leader-override', topic: 'orders', partition: 0, replica: 3 });
-  if (!planned.ok) throw new Error(planned.reason);
+  if (!planned.ok) throw new Error(refusalText(planned.refusal));
   const requested = await approvals.request(planned.plan, 'UREQ', { context: { cluster: 'sandbox' } });
   if (!requested.ok) throw new Error(requested.message);
   await approvals.approve(requested.request.id, 'UALICE');
@@ -75,7 +76,7 @@ const topic = `bench-progress-${Date.now()}`;
 await withAdmin(bootstrap, (admin) => createTopic(admin, topic, { assignment: [[1], [2], [1], [2], [1], [2], [1], [2]] }));
 for (let p = 0; p < 8; p++) await produce(bootstrap, topic, p, 500, 1, 0, 1_000);
 const raise = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 1024 } }, { kind: 'raise-replication-factor', topic, replicationFactor: 2 });
-if (!raise.ok) throw new Error(raise.reason);
+if (!raise.ok) throw new Error(refusalText(raise.refusal));
 const requested = await approvals.request(raise.plan, 'UREQ', { context: { cluster: 'sandbox' } });
 if (!requested.ok) throw new Error(requested.message);
 await approvals.approve(requested.request.id, 'UALICE');

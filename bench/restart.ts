@@ -15,6 +15,7 @@ import { Sandbox } from '../sandbox/cluster.ts';
 import { BROKER_IDS, nodeLayout } from '../sandbox/layout.ts';
 import { runScenario } from '../sandbox/scenarios.ts';
 import { startLocalDynamo } from '../test/approvals/local-dynamodb.ts';
+import { refusalText } from '../lib/operations/render-text.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 1);
 const sandbox = new Sandbox(undefined, () => {});
@@ -43,7 +44,7 @@ const quiet = { step: async () => {}, progress: async () => {}, finished: async 
 for (let round = 0; round < ROUNDS; round++) {
   const t0 = performance.now();
   const planned = await operations.plan(cluster, { kind: 'restart-brokers', brokers: [], rolling: true });
-  if (!planned.ok) throw new Error(planned.reason);
+  if (!planned.ok) throw new Error(refusalText(planned.refusal));
   const planMs = performance.now() - t0;
   const requested = await approvals.request(planned.plan, 'UREQ', { context: { cluster: 'sandbox' } });
   if (!requested.ok) throw new Error(requested.message);

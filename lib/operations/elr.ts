@@ -34,7 +34,7 @@ export interface ElrHolder {
 const ids = (xs: readonly number[]) => `[${xs.join(',')}]`;
 
 /** "ISR empty, ELR [3], last known ELR [1]"; null when ELR was not read. */
-export function elrStateText(p: PartitionState): string | null {
+export function elrStateText(p: Pick<PartitionState, 'isr' | 'elr' | 'lastKnownElr'>): string | null {
   if (!p.elr) return null;
   return [`ISR ${p.isr.length ? ids(p.isr) : 'empty'}`, `ELR ${p.elr.length ? ids(p.elr) : 'empty'}`, `last known ELR ${p.lastKnownElr?.length ? ids(p.lastKnownElr) : 'empty'}`].join(', ');
 }
@@ -57,13 +57,21 @@ export function elrHolders(p: PartitionState): ElrHolder[] | null {
   return out;
 }
 
+export type ElrReturnRole = 'last-known-leader' | 'eligible-leader-replica';
+
 /** Why this down replica is dangerous to bring back first, in the partition's ELR terms; null without ELR. */
-export function elrReturnRole(p: PartitionState, brokerId: number): string | null {
+export function elrReturnRole(p: PartitionState, brokerId: number): ElrReturnRole | null {
   if (!p.elr || p.isr.length > 0) return null;
-  if (p.lastKnownElr?.includes(brokerId)) return 'it is the last known leader (last known ELR)';
-  if (p.elr.includes(brokerId)) return 'it is an eligible leader replica (ELR)';
+  if (p.lastKnownElr?.includes(brokerId)) return 'last-known-leader';
+  if (p.elr.includes(brokerId)) return 'eligible-leader-replica';
   return null;
 }
+
+/** The renderer's words for an ElrReturnRole. */
+export const ELR_ROLE_TEXT: Record<ElrReturnRole, string> = {
+  'last-known-leader': 'it is the last known leader (last known ELR)',
+  'eligible-leader-replica': 'it is an eligible leader replica (ELR)',
+};
 
 /**
  * When the controller elects a returning replica that was the partition's last

@@ -1,17 +1,18 @@
 export * from './types.ts';
 export * from './validate.ts';
 export { canonicalJson, digestOf, sha256Hex } from '../approvals/fingerprint.ts';
-export {
-  isLeaderless,
-  planDrain,
-  planExplicitReassignment,
-  planLeaderOverride,
-  planPreferredElection,
-  planRaiseReplicationFactor,
-  preconditionsFor,
-  type ReassignmentOptions,
-} from './planners.ts';
+export { OperationError, classify, fatal, needsHuman, transient, type FailureClass, type Notice } from './failures.ts';
+export type { OperationKind, OperationKinds, CompensationContext, CompensationResult } from './kind.ts';
+export { OPERATION_KINDS, ALL_KINDS, kindOf, preconditionsFor } from './registry.ts';
+export { isLeaderless, type ReassignmentOptions } from './planners.ts';
+export { planDrain } from './kinds/drain-broker.ts';
+export { planRaiseReplicationFactor } from './kinds/raise-replication-factor.ts';
+export { planExplicitReassignment } from './kinds/reassign.ts';
+export { planPreferredElection } from './kinds/preferred-election.ts';
+export { planLeaderOverride } from './leader-override.ts';
+export { planRestart } from './restart.ts';
+export { noticeText, refusalText } from './render-text.ts';
 export { measureReplicas, type ReplicaHost } from './replica-data.ts';
-export { runTick, cleanupFinishedRun, cancelOwnReassignments, type OperationIo, type RunReporter, type TickInput, type TickResult } from './runner.ts';
-export { runStep, StepFailed, type StepContext, type StepOutcome } from './steps.ts';
+export { runTick, cleanupFinishedRun, cancelOwnReassignments, type OperationIo, type OperationLock, type RunReporter, type TickInput, type TickResult } from './runner.ts';
+export { runStep, type StepContext, type StepOutcome } from './steps.ts';
 export { applyThrottles, removeThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';

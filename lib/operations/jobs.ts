@@ -10,11 +10,14 @@ import { randomUUID } from 'node:crypto';
 import type { KnownBlock } from '@slack/types';
 import { FINAL_STATUSES, type ApprovalRequest, type StepReport } from '../approvals/types.ts';
 import { findCluster } from '../config/schema.ts';
-import { cleanupFinishedRun, runTick, type RunReporter } from './runner.ts';
+import { cleanupFinishedRun, operationLockOf, runTick, type RunReporter } from './runner.ts';
 import type { Plan } from './types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
-import { OPS_ACTIONS, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { OPS_ACTIONS, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import type { Notice } from './failures.ts';
+import { kindOf } from './registry.ts';
+import { refusalText } from './render-text.ts';
 import { finishActivity } from '../state/activity.ts';
 import { newJob } from '../queue/job.ts';
 import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob } from './requests.ts';
@@ -57,13 +60,15 @@ function needOperations(ctx: OperationsContext) {
   return ctx.operations;
 }
 
-function refusedPlan(payload: OpsPlanJob, reason: string): SlackMessage {
+function refusedPlan(payload: OpsPlanJob, reason: string, refusal?: Notice): SlackMessage {
   const what = describeOpsRequest(payload.request);
   const blocks: KnownBlock[] = [section(`:no_entry: *No plan for: ${escapeMrkdwn(what)}* (asked by <@${payload.origin.userId}>)\n${escapeMrkdwn(clip(reason, 2500))}`)];
-  // A full drain that cannot keep every replication factor can still move what can move.
-  if (payload.request.kind === 'drain-broker' && !payload.request.partial) {
-    const value = JSON.stringify({ cluster: payload.cluster, request: { ...payload.request, partial: true } });
-    blocks.push({ type: 'actions', elements: [button({ text: 'Drain what can move', actionId: OPS_ACTIONS.plan, value })] });
+  // A changed request the kind would plan (a full drain → what can move) is one click away.
+  const { kind, ...fields } = payload.request;
+  const offer = refusal ? kindOf(kind).refusalOffer?.(fields, refusal) : null;
+  if (offer) {
+    const value = JSON.stringify({ cluster: payload.cluster, request: { ...offer.request, kind } });
+    blocks.push({ type: 'actions', elements: [button({ text: offer.label, actionId: OPS_ACTIONS.plan, value })] });
   }
   return { text: clip(`No plan for ${what}: ${reason}`, SLACK_LIMITS.fallbackText), blocks };
 }
@@ -99,8 +104,8 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
           throw new PermanentJobError(errorMessage(err));
         }
         if (!planned.ok) {
-          log.info('operation not planned', { reason: planned.reason });
-          await slack.post({ ...where, ...refusedPlan(payload, planned.reason) });
+          log.info('operation not planned', { code: planned.refusal.code });
+          await slack.post({ ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
           return;
         }
         const requested = await approvals.request(planned.plan, origin.userId, { context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId } });
@@ -113,6 +118,8 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         const ref: PlanMessageRef = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
         await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
         await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${requested.message} · request \`${request.id}\``, blocks: [context(clip(`${requested.message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
+        // What the plan message shortened ("…and N more"), in full in its thread.
+        for (const m of renderPlanDetails(request.plan)) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m });
         log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
       } finally {
         await finishActivity(ctx.store, job.id, log);
@@ -142,8 +149,14 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
       const { log, job } = ctx;
       const approvals = needApprovals(ctx);
       const operations = needOperations(ctx);
-      const cluster = findCluster(ctx.config, payload.cluster);
-      if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+      // The cluster is the one the plan was made and approved for, as stored with the request; never the message's.
+      const stored = await approvals.get(payload.requestId);
+      if (!stored) throw new PermanentJobError(`no approval request ${payload.requestId}`);
+      const clusterName = stored.context?.cluster;
+      if (!clusterName) throw new PermanentJobError(`request ${payload.requestId} has no cluster recorded`);
+      if (payload.cluster && payload.cluster !== clusterName) log.warn('execute job names another cluster than its request; using the request\'s', { requestId: payload.requestId, job: payload.cluster, request: clusterName });
+      const cluster = findCluster(ctx.config, clusterName);
+      if (!cluster) throw new PermanentJobError(`cluster "${clusterName}" is not configured`);
       const ref = await planMessageRef(ctx.store, payload.requestId);
       // Unique per attempt: two workers handed the same job must not share a lease owner.
       const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
@@ -158,6 +171,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         deadline,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         pollMs: ctx.config.operations.pollSeconds * 1000,
+        lock: operationLockOf(approvals),
         scheduleNext: async (delayMs) => {
           if (!ctx.queue) throw new Error('no queue to schedule the next step on');
           await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, job.correlationId, `ops-${payload.requestId}`), { delayMs });
@@ -229,20 +243,7 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
       if (posted) await ctx.store.create(progressKey, { ts: posted.ts }, MESSAGE_REF_TTL_SECONDS).catch(() => false);
     },
     async paused(reason, request) {
-      await say({
-        text: `:double_vertical_bar: Paused: ${clip(reason, 1500)}`,
-        blocks: [
-          section(`:double_vertical_bar: *Paused* at step ${(request.run?.cursor ?? 0) + 1} of ${request.plan.steps.length}: ${escapeMrkdwn(clip(reason, 2500))}\nNothing was stopped. *Resume* (any one approver) checks again and continues only if it is safe; *Cancel* ends the operation.`),
-          {
-            type: 'actions',
-            block_id: `ops-paused:${request.id}`,
-            elements: [
-              button({ text: 'Resume', actionId: OPS_ACTIONS.resume, value: request.id, style: 'primary' }),
-              button({ text: 'Cancel operation', actionId: OPS_ACTIONS.stop, value: request.id, style: 'danger' }),
-            ],
-          },
-        ],
-      });
+      await say(renderPaused(request, reason));
       await refreshPlanMessage(ctx, request, ref);
     },
     async finished(request, outcome) {

@@ -15,16 +15,13 @@
 // with a lower bound from what can be read (other replicas' log ends,
 // checkpointed high watermarks, consumer groups' committed offsets).
 //
-// planLeaderOverride is pure; gatherLeaderOverrideInputs is its I/O edge.
+// planLeaderOverride is pure; gatherLeaderOverrideInputs (leader-override-gather.ts)
+// is its I/O edge; the prose is kinds/leader-override.ts's renderer.
 
-import type { Executor } from '../hosts/types.ts';
 import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
-import { mapLimit, withTimeout } from '../kafka/limits.ts';
-import { errorMessage } from '../runtime/errors.ts';
-import { elrHolders, elrReturnRole, elrStateText, returnElectionText } from './elr.ts';
-import { candidateLossText, formatBytes, formatCount, goneForGoodLine, lossHeadline, lossSummary } from './loss-text.ts';
-import { findPartition, finishPlan, isLeaderless, liveIds, tpName } from './planners.ts';
-import { measureReplicas, type ReplicaHost } from './replica-data.ts';
+import { elrHolders, elrReturnRole, type ElrReturnRole } from './elr.ts';
+import type { Notice } from './failures.ts';
+import { basePreconditions, findPartition, finishPlan, invalidRequest, isLeaderless, liveIds, tpName } from './planners.ts';
 import type {
   GroupBeyondEnd,
   LeaderCandidate,
@@ -38,8 +35,7 @@ import type {
   TopicPartition,
   UnseenHolder,
 } from './types.ts';
-import { LeaderOverrideRequest, describeIssues } from './validate.ts';
-import { PartitionId, TopicName } from '../kafka/names.ts';
+import { LeaderOverrideRequest } from './validate.ts';
 
 // ---------------------------------------------------------------- inputs
 
@@ -94,17 +90,51 @@ interface Holder {
   longest: boolean;
 }
 
+export interface LeaderOverrideParams {
+  topic: string;
+  partition: number;
+  replica: number;
+  /** What was asked for; null when the planner chose. */
+  requestedReplica: number | null;
+}
+
+/** Each replica's measured end, as the fingerprint binds it: a replica wiped (or refilled) before the run is caught as STALE. */
+export function measuredEnds(replicas: readonly number[], replicaData: readonly ReplicaData[]): { unit: LossUnit; ends: { broker: number; end: number | null }[] } {
+  const data = mergeReplicaData(replicaData);
+  const unit = lossUnitOf(replicas, data);
+  return {
+    unit,
+    ends: replicas.map((broker) => {
+      const d = data.get(broker);
+      const end = unit === 'messages' ? d?.logEndOffset : d?.sizeBytes;
+      return { broker, end: typeof end === 'number' ? end : null };
+    }),
+  };
+}
+
+export function leaderOverridePreconditions(params: Pick<LeaderOverrideParams, 'topic' | 'partition'>, s: ClusterSnapshot, measured: unknown): Record<string, unknown> {
+  const { topic, partition } = params;
+  const p = s.topics.find((t) => t.name === topic)?.partitions.find((x) => x.partition === partition);
+  return {
+    ...basePreconditions('leader-override', s),
+    topic,
+    partition,
+    leader: p ? p.leader : null,
+    replicas: p ? p.replicas : null,
+    isr: p ? [...p.isr].sort((a, b) => a - b) : null,
+    measured: measured ?? null,
+  };
+}
+
 export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, inputs: LeaderOverrideInputs): PlanResult<PlanOf<'leader-override'>> {
   const parsed = LeaderOverrideRequest.safeParse(request);
-  if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
+  if (!parsed.success) return { ok: false, refusal: invalidRequest(parsed.error) };
   const { topic, partition, replica } = parsed.data;
   const found = findPartition(snapshot, topic, partition);
-  if (typeof found === 'string') return { ok: false, reason: found };
+  if ('refusal' in found) return { ok: false, refusal: found.refusal };
   const { p } = found;
   const live = new Set(liveIds(snapshot));
-  if (!isLeaderless(p, live)) {
-    return { ok: false, reason: `${topic}-${partition} has a leader (broker ${p.leader}); a leader override is only for a partition without one` };
-  }
+  if (!isLeaderless(p, live)) return { ok: false, refusal: { code: 'partition-has-leader', partition: tpName({ topic, partition }), leader: p.leader } };
 
   const data = mergeReplicaData(inputs.replicaData);
   const unit = lossUnitOf(p.replicas, data);
@@ -116,22 +146,21 @@ export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, 
   const candidates = views.map((v) => candidateOf(v, facts));
 
   const chosen = chooseReplica(facts, candidates, replica);
-  if (typeof chosen === 'string') return { ok: false, reason: chosen };
+  if (typeof chosen !== 'number') return { ok: false, refusal: chosen };
   const chosenC = candidates.find((c) => c.brokerId === chosen)!;
   const loss = chosenC.loss!;
   const beyond = groupsBeyondEnd(groups, loss);
   const unread = groupsUnreadText(groups, inputs.groupsIncomplete);
   const assignment = newAssignment(p, live, chosen);
 
-  const params = { topic, partition, replica: chosen, requestedReplica: replica ?? null };
+  const params: LeaderOverrideParams = { topic, partition, replica: chosen, requestedReplica: replica ?? null };
+  const measured = measuredEnds(p.replicas, inputs.replicaData);
   return {
     ok: true,
-    plan: finishPlan(snapshot, 'leader-override', params, {
+    plan: finishPlan(snapshot, 'leader-override', params, leaderOverridePreconditions(params, snapshot, measured), {
       title: `make broker ${chosen} lead ${topic}-${partition}`,
-      description: overrideDescription(p, tp, chosenC, candidates.find((c) => c.defaultChoice) ?? null),
       steps: overrideSteps(tp, chosen, assignment, beyond),
       impact: {
-        summary: overrideSummary(tp, loss, assignment, p, beyond),
         risk: 'high',
         partitionsAffected: 1,
         candidates,
@@ -139,8 +168,9 @@ export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, 
         loss,
         groupsBeyondEnd: beyond,
         ...(unread ? { groupsUnread: unread } : {}),
+        assignment: { before: p.replicas, isr: p.isr, ...(p.elr ? { elr: p.elr, lastKnownElr: p.lastKnownElr ?? [] } : {}), after: assignment.replicas, reorder: assignment.reorder },
       },
-      warnings: overrideWarnings(facts, chosen, assignment, beyond, unread),
+      warnings: overrideWarnings(facts, assignment),
     }),
   };
 }
@@ -267,6 +297,7 @@ function candidateOf(v: ReplicaView, facts: Facts): LeaderCandidate {
     estimatedMessagesLost: loss.unit === 'messages' && loss.known ? loss.atLeast : null,
     loss,
     defaultChoice: v.brokerId === defaultUncleanChoice(facts.p, facts.live),
+    ...(v.end === null && v.data.error ? { unmeasured: v.data.error } : {}),
     ...(v.live ? {} : { ineligible: `broker ${v.brokerId} is not live` }),
   };
 }
@@ -277,19 +308,15 @@ function defaultUncleanChoice(p: PartitionState, live: ReadonlySet<number>): num
 }
 
 /** The named replica, checked; otherwise the live replica holding the most (then the higher checkpointed high watermark, then the lower id). */
-function chooseReplica({ tp, p, live, unit }: Facts, candidates: readonly LeaderCandidate[], named: number | undefined): number | string {
+function chooseReplica({ tp, p, live, unit }: Facts, candidates: readonly LeaderCandidate[], named: number | undefined): number | Notice {
   const name = tpName(tp);
   if (named !== undefined) {
-    if (!p.replicas.includes(named)) return `broker ${named} holds no replica of ${name} (replicas: ${p.replicas.join(', ')})`;
-    if (!live.has(named)) return `broker ${named} is not live; only a live replica can lead`;
+    if (!p.replicas.includes(named)) return { code: 'replica-not-assigned', broker: named, partition: name, replicas: p.replicas };
+    if (!live.has(named)) return { code: 'replica-not-live', broker: named };
     return named;
   }
   const measured = candidates.filter((c) => c.live && c.loss!.end !== null);
-  if (measured.length === 0) {
-    return candidates.some((c) => c.live)
-      ? `no live replica of ${name} could be measured (neither its log end on the host nor its size through DescribeLogDirs); name the replica to put in charge`
-      : `no replica of ${name} is on a live broker`;
-  }
+  if (measured.length === 0) return { code: candidates.some((c) => c.live) ? 'no-measured-replica' : 'no-live-replica', partition: name };
   measured.sort(
     (a, b) =>
       b.loss!.end! - a.loss!.end! ||
@@ -365,7 +392,7 @@ function overrideSteps(tp: TopicPartition, chosen: number, a: NewAssignment, bey
     steps.push({
       action: 'commit-offsets',
       description:
-        `commit ${idle.length} consumer group(s) without active members at broker ${chosen}'s new log end on ${name}, ` +
+        `commit ${idle.length === 1 ? '1 consumer group' : `${idle.length} consumer groups`} without active members at broker ${chosen}'s new log end on ${name}, ` +
         `where their committed offset lies beyond it (read after the election), so they resume there instead of resetting: ` +
         `${idle.slice(0, 10).join(', ')}${idle.length > 10 ? ` and ${idle.length - 10} more` : ''}`,
       ...tp,
@@ -376,263 +403,31 @@ function overrideSteps(tp: TopicPartition, chosen: number, a: NewAssignment, bey
   return steps;
 }
 
-function overrideWarnings({ p, live, views, unseen, unit }: Facts, chosen: number, a: NewAssignment, beyond: readonly GroupBeyondEnd[], unread: string | undefined): string[] {
-  const warnings: string[] = [];
-  if (a.dropped.length) {
-    warnings.push(
-      `replicas on broker ${a.dropped.join(', ')} leave the assignment (the reassignment accepts only live brokers): ` +
-        `replication factor drops from ${p.replicas.length} to ${a.replicas.length}; re-add them with a reassignment once the broker is back`,
-    );
+/**
+ * Only what the headline, the replica table and the consumer-group lines do
+ * not already say (each fact once): an unmeasured or wiped replica is in the
+ * loss headline and its table row, groups beyond the end in their section.
+ */
+function overrideWarnings({ p, live, unit }: Facts, a: NewAssignment): Notice[] {
+  const warnings: Notice[] = [];
+  if (a.dropped.length) warnings.push({ code: 'replicas-dropped', brokers: a.dropped, from: p.replicas.length, to: a.replicas.length });
+  // The dead holder coming back first is what destroys the data (LEADER-OVERRIDE.md, "The danger").
+  const fromElr = p.isr.length ? null : elrHolders(p)?.map((h) => h.brokerId).filter((r) => !live.has(r));
+  const dead = (p.isr.length ? p.isr : (fromElr ?? p.replicas)).filter((r) => !live.has(r));
+  if (dead.length) {
+    const elrRole = fromElr?.length ? elrReturnRole(p, fromElr[0]!) : null;
+    warnings.push({ code: 'do-not-start', brokers: dead, isrKnown: p.isr.length > 0, ...(elrRole ? { elrRole } : {}) });
   }
-  warnings.push(...returnWarnings(p, live));
-  for (const v of views) {
-    if (v.end !== null) continue;
-    const holder = unseen.find((u) => u.brokerId === v.brokerId);
-    const why = v.data.error ? ` (${v.data.error})` : '';
-    if (v.brokerId === chosen) warnings.push(`the chosen broker ${chosen} could not be measured${why}: the loss is unknown`);
-    else if (holder) warnings.push(`broker ${v.brokerId} could not be measured${why}: it may hold acknowledged data beyond broker ${chosen}'s end, so the loss is unknown`);
-    else warnings.push(`no data measured for broker ${v.brokerId}${why}: it was out of the last ISR, so the last in-sync replica's figures bound what it may hold`);
-  }
-  for (const u of unseen.filter((x) => x.problem === 'shorter')) {
-    const end = views.find((v) => v.brokerId === u.brokerId)?.end ?? 0;
-    warnings.push(
-      `broker ${u.brokerId} ${u.role === 'maybe-last-isr' ? 'has an empty log while other replicas hold data' : 'holds less than other replicas or consumer groups show was written'} ` +
-        `(${unit === 'messages' ? `log end ${formatCount(end)}` : formatBytes(end)}): if it was the last in-sync replica, its disk was wiped or truncated and what was acknowledged is unknown`,
-    );
-  }
-  if (unit === 'bytes') {
-    warnings.push(
-      'no log end offset could be read (no host access): losses are estimated from DescribeLogDirs replica sizes in bytes, which also differ with retention and compaction; ' +
-        'which consumer groups are beyond the new end is only known after the election',
-    );
-  }
-  const active = beyond.filter((g) => !g.committedByPlan);
-  if (active.length) {
-    const names = `${active.slice(0, 10).map((g) => g.groupId).join(', ')}${active.length > 10 ? ` and ${active.length - 10} more` : ''}`;
-    warnings.push(
-      `consumer group(s) ${names} ${active.every((g) => g.certain) ? 'are' : 'may be'} committed beyond broker ${chosen}'s end and have active members (or could not be described): ` +
-        'they will hit OFFSET_OUT_OF_RANGE and reset per auto.offset.reset (possibly re-reading everything); stop them and plan again to have them committed at the new end',
-    );
-  }
-  if (unread) warnings.push(`committed offsets could not all be read (${unread}): consumer groups beyond the new end may be missing from this plan`);
+  if (unit === 'bytes') warnings.push({ code: 'loss-in-bytes' });
   return warnings;
 }
 
-/** The dead holder coming back first is what destroys the data (LEADER-OVERRIDE.md, "The danger"). */
-function returnWarnings(p: PartitionState, live: ReadonlySet<number>): string[] {
-  const deadIsr = p.isr.filter((r) => !live.has(r));
-  const fromElr = elrHolders(p)?.map((h) => h.brokerId).filter((r) => !live.has(r));
-  const deadReplicas = p.replicas.filter((r) => !live.has(r));
-  const [dead, why] = p.isr.length
-    ? [deadIsr, 'it is the last in-sync replica']
-    : fromElr
-      ? [fromElr, elrReturnRole(p, fromElr[0]!) ?? 'it may hold the acknowledged data']
-      : [deadReplicas, 'it may be the last in-sync replica (the ISR is empty and its eligible leader replicas could not be read)'];
-  if (!dead.length) return [];
-  return [
-    `do not start broker ${dead.join(', ')} before this runs: ${why}, and ${returnElectionText(p.isr.length === 0)}; ` +
-      'if its disk was lost, every other replica then truncates to its empty log (measured on the sandbox)',
-  ];
-}
-
-function overrideDescription(p: PartitionState, tp: TopicPartition, chosen: LeaderCandidate, defaultC: LeaderCandidate | null): string {
-  const loss = chosen.loss!;
-  const holds =
-    loss.end === null
-      ? 'an unmeasured log'
-      : loss.unit === 'bytes'
-        ? `${formatBytes(loss.end)} of data (DescribeLogDirs)`
-        : `its log ending at offset ${formatCount(loss.end)}`;
-  return (
-    `${tpName(tp)} has no leader (replicas ${p.replicas.join(',')}, ${elrStateText(p) ?? `ISR ${p.isr.join(',') || 'empty'}`}). ` +
-    `Broker ${chosen.brokerId} becomes leader with ${holds}. ${lossHeadline(loss, chosen.brokerId)}.` +
-    defaultComparison(chosen, defaultC) +
-    ` ${goneForGoodLine(loss, chosen.brokerId)}`
-  );
-}
-
-/** What the plain unclean election (no reorder) would do instead. */
-function defaultComparison(chosen: LeaderCandidate, d: LeaderCandidate | null): string {
-  if (!d || d.brokerId === chosen.brokerId) return '';
-  const [a, b] = [chosen.loss!, d.loss!];
-  const base = ` An unclean election without the reorder would pick broker ${d.brokerId}`;
-  if (a.end === null || b.end === null) return `${base} (its loss: ${candidateLossText(d)}).`;
-  const diff = a.end - b.end;
-  const amount = a.unit === 'bytes' ? `${formatBytes(Math.abs(diff))} ${diff > 0 ? 'less' : 'more'}` : `${formatCount(Math.abs(diff))} ${diff > 0 ? 'fewer' : 'more'} messages`;
-  const holds = diff === 0 ? `as much as broker ${chosen.brokerId}` : `${amount} than broker ${chosen.brokerId}`;
-  return `${base}, which holds ${holds} (its loss: ${candidateLossText(d)}).`;
-}
-
-function overrideSummary(tp: TopicPartition, loss: LossEstimate, a: NewAssignment, p: PartitionState, beyond: readonly GroupBeyondEnd[]): string {
-  const fixed = beyond.filter((g) => g.committedByPlan).length;
-  const resetting = beyond.length - fixed;
-  return [
-    `writes and reads resume on ${tpName(tp)}`,
-    lossSummary(loss),
-    a.dropped.length ? `replication factor ${p.replicas.length} → ${a.replicas.length}` : '',
-    fixed ? `${fixed} idle consumer group(s) committed at the new end` : '',
-    resetting ? `${resetting} consumer group(s) with members ${beyond.every((g) => g.certain) ? 'will' : 'may'} reset` : '',
-  ]
-    .filter(Boolean)
-    .join('; ');
-}
-
-// ---------------------------------------------------------------- gathering the inputs
-
-/**
- * The part of lib/kafka/admin.ts's KafkaAdmin this needs (structural, so any
- * admin with these methods fits, and tests pass small fakes).
- */
-export interface LeaderOverrideAdmin {
-  describeLogDirs(brokerIds: number[], partitions: TopicPartition[] | null): Promise<Map<number, BrokerLogDirs>>;
-  listGroups(): Promise<{ groupId: string; protocolType: string }[]>;
-  describeGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number; state: string; protocolType: string; members: number }[]>;
-  fetchCommittedOffsets(groupId: string, partitions?: TopicPartition[]): Promise<{ topic: string; partition: number; offset: number; errorCode: number }[]>;
-}
-
-/** One broker's DescribeLogDirs answer. */
-export interface BrokerLogDirs {
-  error: string | null;
-  logDirs: LogDirAnswer[];
-}
-
-export interface LogDirAnswer {
-  path: string;
-  errorCode: number;
-  partitions: { topic: string; partition: number; sizeBytes: number; offsetLag: number; isFuture: boolean }[];
-}
-
-export interface GatherTimeouts {
-  /** Host measurement (kafka-dump-log.sh on each broker host, in parallel). */
-  hostsMs: number;
-  /** DescribeLogDirs, per broker. */
-  logDirsMs: number;
-  /** All of the consumer-group reading together (list, offsets, describe). */
-  groupsMs: number;
-  /** One group's OffsetFetch. */
-  perGroupMs: number;
-}
-
-export const DEFAULT_GATHER_TIMEOUTS: GatherTimeouts = { hostsMs: 120_000, logDirsMs: 15_000, groupsMs: 30_000, perGroupMs: 5_000 };
-
-export interface LeaderOverrideDeps {
-  admin: LeaderOverrideAdmin;
-  /** Host access to measure log end offsets; absent without it (e.g. Amazon MSK, hosts.executor "none"). */
-  hosts?: { executor: Executor; replicas: ReplicaHost[] };
-  timeouts?: Partial<GatherTimeouts>;
-}
-
-/** Groups read in parallel; coordinators are spread over the brokers. */
-const GROUP_FETCH_CONCURRENCY = 8;
-const DESCRIBE_GROUPS_BATCH = 100;
-
-/**
- * Reads what planLeaderOverride needs: log end offsets on the hosts (when
- * there is host access), DescribeLogDirs sizes (always: the only figure on
- * MSK), and every group's committed offset on the partition. Each source is
- * bounded by a timeout and fails soft: what could not be read is recorded as
- * unknown, never as 0.
- */
-export async function gatherLeaderOverrideInputs(deps: LeaderOverrideDeps, topic: string, partition: number, replicas: readonly number[]): Promise<LeaderOverrideInputs> {
-  TopicName.parse(topic);
-  PartitionId.parse(partition);
-  const timeouts = { ...DEFAULT_GATHER_TIMEOUTS, ...deps.timeouts };
-  const tp = { topic, partition };
-  const [onHosts, sizes, groups] = await Promise.all([
-    deps.hosts ? measureOnHosts(deps.hosts, tp, timeouts.hostsMs) : Promise.resolve([]),
-    replicaSizes(deps.admin, tp, replicas, timeouts.logDirsMs),
-    committedGroups(deps.admin, tp, timeouts),
-  ]);
-  const merged = mergeReplicaData([...onHosts, ...sizes]);
-  return { replicaData: replicas.map((r) => merged.get(r)!), ...groups };
-}
-
-async function measureOnHosts(hosts: NonNullable<LeaderOverrideDeps['hosts']>, tp: TopicPartition, ms: number): Promise<ReplicaData[]> {
-  try {
-    // measureReplicas bounds each host run; the outer bound covers a transport that never answers.
-    return await withTimeout(measureReplicas(hosts.executor, hosts.replicas, tp.topic, tp.partition, ms), ms + 5_000, 'measuring replicas on the hosts');
-  } catch (err) {
-    return hosts.replicas.map((h) => ({ brokerId: h.target.brokerId, logEndOffset: null, source: 'host', error: errorMessage(err) }));
-  }
-}
-
-/** Each broker asked on its own: a dead one (it cannot answer) must not cost the others' answers. */
-async function replicaSizes(admin: LeaderOverrideAdmin, tp: TopicPartition, replicas: readonly number[], ms: number): Promise<ReplicaData[]> {
-  return Promise.all(
-    replicas.map(async (brokerId): Promise<ReplicaData> => {
-      const unknown = (error: string): ReplicaData => ({ brokerId, logEndOffset: null, sizeBytes: null, source: 'describe-log-dirs', error });
-      try {
-        const answer = (await withTimeout(admin.describeLogDirs([brokerId], [tp]), ms, `DescribeLogDirs on broker ${brokerId}`)).get(brokerId);
-        if (!answer) return unknown('no answer');
-        if (answer.error) return unknown(answer.error);
-        return sizeFromLogDirs(brokerId, answer.logDirs, tp) ?? unknown('a log dir is offline: the replica may be on it');
-      } catch (err) {
-        return unknown(errorMessage(err));
-      }
-    }),
-  );
-}
-
-/** The replica's size; 0 when every log dir answered and none holds it; null when an offline dir might. */
-function sizeFromLogDirs(brokerId: number, dirs: readonly LogDirAnswer[], tp: TopicPartition): ReplicaData | null {
-  const healthy = dirs.filter((d) => d.errorCode === 0);
-  // A replica being moved between log dirs has a "future" copy too; the current one is what would lead.
-  const hit = healthy.flatMap((d) => d.partitions).find((x) => x.topic === tp.topic && x.partition === tp.partition && !x.isFuture);
-  if (hit) return { brokerId, logEndOffset: null, sizeBytes: hit.sizeBytes, source: 'describe-log-dirs' };
-  if (healthy.length < dirs.length) return null;
-  return { brokerId, logEndOffset: null, sizeBytes: 0, source: 'describe-log-dirs' };
-}
-
-/** Every group's committed offset on the partition, with its state; groups that do not answer are counted, not guessed. */
-async function committedGroups(admin: LeaderOverrideAdmin, tp: TopicPartition, t: GatherTimeouts): Promise<Pick<LeaderOverrideInputs, 'groups' | 'groupsIncomplete'>> {
-  const deadline = Date.now() + t.groupsMs;
-  const left = () => deadline - Date.now();
-  let listed: { groupId: string }[];
-  try {
-    listed = await withTimeout(admin.listGroups(), left(), 'ListGroups');
-  } catch (err) {
-    return { groups: [], groupsIncomplete: `listing consumer groups failed: ${errorMessage(err)}` };
-  }
-  const unanswered: string[] = [];
-  const offsets = await mapLimit(listed, GROUP_FETCH_CONCURRENCY, async ({ groupId }) => {
-    if (left() <= 0) {
-      unanswered.push(groupId);
-      return null;
-    }
-    try {
-      const rows = await withTimeout(admin.fetchCommittedOffsets(groupId, [tp]), Math.min(left(), t.perGroupMs), `OffsetFetch for group ${groupId}`);
-      const row = rows.find((r) => r.topic === tp.topic && r.partition === tp.partition);
-      if (row && row.errorCode !== 0) unanswered.push(groupId);
-      // -1: the group has no committed offset on this partition.
-      return row && row.errorCode === 0 && row.offset >= 0 ? { groupId, offset: row.offset } : null;
-    } catch {
-      unanswered.push(groupId);
-      return null;
-    }
-  });
-  const committed = offsets.filter((x): x is { groupId: string; offset: number } => x !== null);
-  const states = await groupStates(admin, committed.map((c) => c.groupId), left);
-  const groups = committed.map((c) => ({ groupId: c.groupId, committedOffset: c.offset, ...(states.get(c.groupId) ?? { state: 'Unknown', members: null }) }));
-  if (!unanswered.length) return { groups };
-  unanswered.sort();
-  return {
-    groups,
-    groupsIncomplete:
-      `${unanswered.length} of ${listed.length} consumer group(s) did not give their committed offset in time: ` +
-      `${unanswered.slice(0, 10).join(', ')}${unanswered.length > 10 ? ` and ${unanswered.length - 10} more` : ''}`,
-  };
-}
-
-async function groupStates(admin: LeaderOverrideAdmin, groupIds: readonly string[], left: () => number): Promise<Map<string, { state: string; members: number | null }>> {
-  const states = new Map<string, { state: string; members: number | null }>();
-  for (let i = 0; i < groupIds.length; i += DESCRIBE_GROUPS_BATCH) {
-    if (left() <= 0) break;
-    try {
-      const described = await withTimeout(admin.describeGroups(groupIds.slice(i, i + DESCRIBE_GROUPS_BATCH)), left(), 'DescribeGroups');
-      for (const d of described) if (d.errorCode === 0) states.set(d.groupId, { state: d.state, members: d.members });
-    } catch {
-      // Undescribed groups stay "Unknown" with unknown members: the plan will not commit offsets for them.
-    }
-  }
-  return states;
-}
+/** The leader-override notice codes, for the renderer. */
+export type LeaderOverrideNotice =
+  | { code: 'partition-has-leader'; partition: string; leader: number }
+  | { code: 'replica-not-assigned'; broker: number; partition: string; replicas: number[] }
+  | { code: 'replica-not-live'; broker: number }
+  | { code: 'no-measured-replica' | 'no-live-replica'; partition: string }
+  | { code: 'replicas-dropped'; brokers: number[]; from: number; to: number }
+  | { code: 'do-not-start'; brokers: number[]; isrKnown: boolean; elrRole?: ElrReturnRole }
+  | { code: 'loss-in-bytes' };

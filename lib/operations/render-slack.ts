@@ -4,7 +4,11 @@
 // Buttons carry only the request id; everything else is read from DynamoDB.
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
-import { candidateLossText, formatBytes, leaderOverrideLossLines } from './loss-text.ts';
+import type { Notice } from './failures.ts';
+import type { PlanSection } from './kind.ts';
+import { capped } from './lists.ts';
+import { kindOf } from './registry.ts';
+import { noticeText } from './render-text.ts';
 import type { Plan, PlanStep } from './types.ts';
 import { button, context, header, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
@@ -25,43 +29,27 @@ const STATUS_ICON: Record<string, string> = {
 };
 
 const MAX_STEPS_SHOWN = 12;
+/** Warnings and section lines on the plan message; the rest is in its thread (renderPlanDetails). */
+const MAX_WARNINGS_SHOWN = 8;
+const MAX_SECTION_LINES = 12;
+const IN_THREAD = (n: number) => `…and ${n.toLocaleString('en-US')} more (full list in the thread)`;
 
 function stepLine(step: PlanStep, i: number): string {
   let extra = '';
-  if (step.action === 'reassign') extra = ` (${step.partitions.length} partitions${step.throttleBytesPerSec ? `, throttle ${Math.round(step.throttleBytesPerSec / 1024 / 1024)} MiB/s` : ''})`;
+  if (step.action === 'reassign' && step.throttleBytesPerSec) extra = ` (throttle ${Math.round(step.throttleBytesPerSec / 1024 / 1024)} MiB/s)`;
   if (step.action === 'elect-leaders') extra = ` (${step.electionType})`;
-  return `${i + 1}. ${escapeMrkdwn(clip(step.description, 400))}${extra}`;
+  return `${i + 1}. ${escapeMrkdwn(step.description)}${extra}`;
 }
 
-const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '?' : n.toLocaleString('en-US'));
-
-/** Per-replica data and what each choice would lose (leader override). */
-function candidatesText(plan: Plan): string | null {
-  const c = plan.impact.candidates;
-  if (!c?.length) return null;
-  const chosen = plan.kind === 'leader-override' ? plan.params.replica : undefined;
-  const lines = c.slice(0, 20).map((r) => {
-    const marks = [r.brokerId === chosen ? '*chosen*' : '', r.defaultChoice ? 'default unclean choice' : '', r.inIsr ? 'in ISR' : 'out of ISR', r.live ? 'live' : 'down']
-      .filter(Boolean)
-      .join(', ');
-    const why = r.ineligible ? ` — not eligible: ${escapeMrkdwn(clip(r.ineligible, 120))}` : '';
-    const size = r.sizeBytes !== null ? `, ${formatBytes(r.sizeBytes)}` : '';
-    return `• broker ${r.brokerId}: log end ${fmt(r.logEndOffset)}, checkpointed HW ${fmt(r.checkpointedHighWatermark)}${size}, lost if it leads: *${escapeMrkdwn(candidateLossText(r))}* (${marks})${why}`;
-  });
-  return `*Replicas:*\n${lines.join('\n')}`;
+function sectionsOf(plan: Plan): PlanSection[] {
+  return kindOf(plan.kind).render.sections?.(plan as never) ?? [];
 }
 
-/** Restart: per broker, in order, what the plan was decided from. */
-function restartsText(plan: Plan): string | null {
-  const r = plan.impact.restarts;
-  if (!r?.length) return null;
-  const timeout = (t: number | null) => (t === null ? 'unknown' : t < 0 ? 'infinity' : `${t} s`);
-  const lines = r.slice(0, 20).map((b, i) => {
-    const offsets = b.offsetsPartitionsLed.length ? `leads __consumer_offsets ${b.offsetsPartitionsLed.slice(0, 12).join(', ')}${b.offsetsPartitionsLed.length > 12 ? '…' : ''}` : 'leads no __consumer_offsets partition';
-    const verdict = b.verdict === 'yes' ? 'can-restart: yes' : `can-restart: *no* (${escapeMrkdwn(clip(b.reasons[0] ?? '', 200))})`;
-    return `${i + 1}. broker ${b.brokerId}: ${verdict} · last controlled shutdown ${b.lastShutdownSeconds === null ? 'not in the log' : `${b.lastShutdownSeconds.toFixed(1)} s`} · systemd stop timeout ${timeout(b.systemdStopTimeoutSeconds)} · ${b.leaders} leader(s), ${offsets}`;
-  });
-  return `*Restart order:*\n${lines.join('\n')}`;
+const warningText = (plan: Plan, w: Notice) => noticeText(w, plan.kind);
+
+/** Whether the plan message shortened anything: then its thread gets the full lists. */
+function shortened(plan: Plan): boolean {
+  return plan.warnings.length > MAX_WARNINGS_SHOWN || sectionsOf(plan).some((s) => s.lines.length > MAX_SECTION_LINES);
 }
 
 function approvalsText(r: ApprovalRequest<Plan>): string {
@@ -69,31 +57,23 @@ function approvalsText(r: ApprovalRequest<Plan>): string {
   return `*Approvals:* ${r.approvals.length} of ${r.requiredApprovals}${who ? ` — ${who}` : ''}`;
 }
 
-/** The plan message as it stands; buttons only while a decision is still possible. */
+/**
+ * The plan message as it stands; buttons only while a decision is still
+ * possible. Read in ten seconds: the kind's headline (at most three lines),
+ * the steps, the kind's sections (a per-replica table, the restart order),
+ * then the warnings; each fact once, lists capped with "…and N more".
+ */
 export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
   const plan = r.plan;
   const open = r.status === 'REQUESTED' || r.status === 'APPROVED';
+  const headline = kindOf(plan.kind).render.headline(plan as never).slice(0, 3);
   const blocks: KnownBlock[] = [
     header(`Plan: ${plan.title}`),
-    section(`${STATUS_ICON[r.status] ?? ''} *${r.status}* · requested by <@${r.requester}> · needs ${r.requiredApprovals} distinct approvers\n${escapeMrkdwn(clip(plan.description, 1500))}`),
+    section(`${STATUS_ICON[r.status] ?? ''} *${r.status}* · requested by <@${r.requester}> · needs ${r.requiredApprovals} distinct approvers · ${plan.impact.risk} risk\n${headline.map((l) => (l.startsWith('Loss:') ? `*${escapeMrkdwn(l)}*` : escapeMrkdwn(l))).join('\n')}`),
   ];
-  const steps = plan.steps.slice(0, MAX_STEPS_SHOWN).map(stepLine);
-  if (plan.steps.length > MAX_STEPS_SHOWN) steps.push(`…and ${plan.steps.length - MAX_STEPS_SHOWN} more steps`);
-  blocks.push(section(`*Steps:*\n${steps.join('\n')}`));
-  const impact = [
-    `*Impact* (${plan.impact.risk} risk): ${escapeMrkdwn(clip(plan.impact.summary, 800))}`,
-    `partitions affected: ${plan.impact.partitionsAffected}`,
-    ...(plan.impact.replicasToCopy !== undefined ? [`replicas to copy: ${plan.impact.replicasToCopy}`] : []),
-  ];
-  blocks.push(section(impact.join('\n')));
-  // Leader override: the loss headline ("unknown — at least N…") and the consumer groups it strands, before anyone clicks.
-  const loss = leaderOverrideLossLines(plan);
-  if (loss.length) blocks.push(section(clip(loss.map((l, i) => (i === 0 ? `*${escapeMrkdwn(l)}*` : escapeMrkdwn(l))).join('\n'), SLACK_LIMITS.sectionText)));
-  const restarts = restartsText(plan);
-  if (restarts) blocks.push(section(clip(restarts, SLACK_LIMITS.sectionText)));
-  const cands = candidatesText(plan);
-  if (cands) blocks.push(section(cands));
-  if (plan.warnings.length) blocks.push(section(`*Warnings:*\n${plan.warnings.slice(0, 8).map((w) => `• ${escapeMrkdwn(clip(w, 300))}`).join('\n')}`));
+  blocks.push(section(`*Steps:*\n${capped(plan.steps, MAX_STEPS_SHOWN, stepLine, (n) => `…and ${n} more steps`).join('\n')}`));
+  for (const s of sectionsOf(plan)) blocks.push(section(`*${escapeMrkdwn(s.title)}:*\n${capped(s.lines, MAX_SECTION_LINES, (l) => `• ${escapeMrkdwn(l)}`, IN_THREAD).join('\n')}`));
+  if (plan.warnings.length) blocks.push(section(`*Warnings:*\n${capped(plan.warnings, MAX_WARNINGS_SHOWN, (w) => `• ${escapeMrkdwn(warningText(plan, w))}`, IN_THREAD).join('\n')}`));
   blocks.push(section(approvalsText(r)));
   if (r.outcome) blocks.push(section(`*Result:* ${r.outcome.status}: ${escapeMrkdwn(clip(r.outcome.summary, 1500))}`));
   if (r.closedBy) blocks.push(section(`Closed by <@${r.closedBy.user}>${r.closedBy.reason ? `: ${escapeMrkdwn(clip(r.closedBy.reason, 300))}` : ''}`));
@@ -172,4 +152,44 @@ export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMes
   if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st) => `• ${st.index < 0 ? 'check' : st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}`).join('\n')}`));
   if (s.audit.length) blocks.push(section(`*Audit trail (DynamoDB, request \`${r.id}\`):*\n${s.audit.slice(-25).map((a) => `• ${escapeMrkdwn(clip(a, 200))}`).join('\n')}`));
   return { text: clipEscaped(`${r.plan.title}: ${s.status}`, SLACK_LIMITS.fallbackText), blocks };
+}
+
+/** The full lists a plan message shortened, for its thread; [] when nothing was shortened. */
+export function renderPlanDetails(plan: Plan): SlackMessage[] {
+  if (!shortened(plan)) return [];
+  const out: SlackMessage[] = [];
+  const chunks = (title: string, lines: string[]) => {
+    // One message per ~40 lines keeps each within Slack's section limit without cutting a line.
+    for (let i = 0; i < lines.length; i += 40) {
+      const text = `*${escapeMrkdwn(title)}${lines.length > 40 ? ` (${i + 1}–${Math.min(i + 40, lines.length)} of ${lines.length})` : ''}:*\n${lines.slice(i, i + 40).map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`;
+      out.push({ text: clipEscaped(`${title}: ${lines.length}`, SLACK_LIMITS.fallbackText), blocks: [section(clip(text, SLACK_LIMITS.sectionText))] });
+    }
+  };
+  for (const s of sectionsOf(plan)) if (s.lines.length > MAX_SECTION_LINES) chunks(s.title, s.lines);
+  if (plan.warnings.length > MAX_WARNINGS_SHOWN) chunks('All warnings', plan.warnings.map((w) => warningText(plan, w)));
+  return out;
+}
+
+/** A paused run: why, and what any one approver can do (Resume, Cancel, and the kind's own choices). */
+export function renderPaused(r: ApprovalRequest<Plan>, reason: string): SlackMessage {
+  const choices = kindOf(r.plan.kind).pauseChoices ?? [];
+  const leave = choices.includes('leave-stopped');
+  return {
+    text: clipEscaped(`Paused: ${reason}`, SLACK_LIMITS.fallbackText),
+    blocks: [
+      section(
+        `:double_vertical_bar: *Paused* at step ${(r.run?.cursor ?? 0) + 1} of ${r.plan.steps.length}: ${escapeMrkdwn(clip(reason, 2500))}\n` +
+          `*Resume* (any one approver) checks again and continues only if it is safe; *Cancel* ends the operation${leave ? ' and starts any broker it stopped; *Leave stopped* ends it and leaves that broker stopped' : ''}.`,
+      ),
+      {
+        type: 'actions',
+        block_id: `ops-paused:${r.id}`,
+        elements: [
+          button({ text: 'Resume', actionId: OPS_ACTIONS.resume, value: r.id, style: 'primary' }),
+          button({ text: 'Cancel operation', actionId: OPS_ACTIONS.stop, value: r.id, style: 'danger' }),
+          ...(leave ? [button({ text: 'Leave stopped', actionId: OPS_ACTIONS.leaveStopped, value: r.id })] : []),
+        ],
+      },
+    ],
+  };
 }

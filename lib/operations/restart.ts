@@ -9,7 +9,9 @@ import type { ClusterSnapshot } from '../kafka/types.ts';
 import { CONSUMER_OFFSETS_TOPIC } from '../kafka/group-partition.ts';
 import type { ProbeReport } from '../hosts/types.ts';
 import { mayHaveRun, type ServiceCall, type ServiceRunResult, type ServiceStatus } from '../hosts/service-control.ts';
-import { finishPlan, liveIds } from './planners.ts';
+import { fatal, needsHuman, transient, type Notice } from './failures.ts';
+import { listOf } from './lists.ts';
+import { basePreconditions, finishPlan, liveIds, plural } from './planners.ts';
 import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from './types.ts';
 
 /** can-restart's answer, as restarts use it (lib/diagnose/can-restart.ts). */
@@ -41,6 +43,15 @@ export interface RestartFacts {
   host: BrokerHostPaths;
 }
 
+/** One broker (`rolling: false`) or several, one at a time, in `brokers` order. */
+export interface RestartParams {
+  brokers: number[];
+  rolling: boolean;
+  unit: string;
+  stopBoundSeconds: number;
+  readyTimeoutSeconds: number;
+}
+
 export interface RestartPlanInput {
   brokers: number[];
   rolling: boolean;
@@ -51,8 +62,7 @@ export interface RestartPlanInput {
   activeControllerId: number | null;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const tpList = (tps: readonly TopicPartition[], max = 8) => tps.slice(0, max).map((t) => `${t.topic}-${t.partition}`).join(', ') + (tps.length > max ? ` … +${tps.length - max}` : '');
+const tpNames = (tps: readonly TopicPartition[]) => tps.map((t) => `${t.topic}-${t.partition}`);
 
 function leadersOf(s: ClusterSnapshot): Map<number, number> {
   const n = new Map<number, number>();
@@ -78,23 +88,33 @@ export function restartOrder(brokers: number[], leaders: ReadonlyMap<number, num
   return last === undefined ? sorted : [...sorted.filter((b) => b !== last), last];
 }
 
+/** Leaders and ISRs move all the time; what the order was decided from is who is live and where replicas are. */
+export function restartPreconditions(params: { brokers: number[] }, s: ClusterSnapshot): Record<string, unknown> {
+  const hosted = params.brokers.map((b) => {
+    let replicas = 0;
+    for (const t of s.topics) for (const p of t.partitions) if (p.replicas.includes(b)) replicas++;
+    return { broker: b, replicas };
+  });
+  return { ...basePreconditions('restart-brokers', s), brokers: params.brokers, hosted };
+}
+
 export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput): PlanResult {
   const live = liveIds(snapshot);
   const wanted = input.brokers.length ? input.brokers : live;
-  if (!input.rolling && wanted.length !== 1) return { ok: false, reason: 'restart takes exactly one broker; use rolling-restart for several' };
+  if (!input.rolling && wanted.length !== 1) return { ok: false, refusal: { code: 'restart-one-broker' } };
   const unknown = wanted.filter((b) => !live.includes(b));
-  if (unknown.length) return { ok: false, reason: `broker ${unknown.join(', ')} is not a live broker of this cluster (live: ${live.join(', ') || 'none'}); a broker that is down is started by hand, not restarted` };
-  if (snapshot.partial) return { ok: false, reason: 'the cluster snapshot is incomplete, so a safe restart cannot be planned' };
+  if (unknown.length) return { ok: false, refusal: { code: 'restart-broker-not-live', brokers: unknown, live } };
+  if (snapshot.partial) return { ok: false, refusal: { code: 'snapshot-partial' } };
 
   // Refusals that teach: partitions that would go offline, brokers still recovering logs.
-  const offline: string[] = [];
+  const offline: { broker: number; partitions: ReturnType<typeof listOf> }[] = [];
   const recovering: number[] = [];
   const infos = new Map<number, RestartBrokerInfo>();
   const leaders = leadersOf(snapshot);
   for (const b of wanted) {
     const facts = input.facts.find((f) => f.brokerId === b);
     const v = input.assess(snapshot, b, facts?.probe ?? null);
-    if (v.wouldGoOffline.length) offline.push(`broker ${b}: ${plural(v.wouldGoOffline.length, 'partition')} would go offline (${tpList(v.wouldGoOffline)})`);
+    if (v.wouldGoOffline.length) offline.push({ broker: b, partitions: listOf(tpNames(v.wouldGoOffline)) });
     if (v.recovering) recovering.push(b);
     infos.set(b, {
       brokerId: b,
@@ -107,22 +127,13 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
       pid: facts?.pid ?? null,
     });
   }
-  if (offline.length) {
-    return {
-      ok: false,
-      reason:
-        `Refused: restarting would take partitions offline. ${offline.join('; ')}. Their only in-sync replica is on that broker. ` +
-        'Fix first: drain the broker (`/kafka drain <broker>`) so its replicas move elsewhere, or raise the topics\' replication factor (`/kafka raise-rf <topic> 3`), then plan the restart again.',
-    };
-  }
-  if (recovering.length) {
-    return { ok: false, reason: `Refused: broker ${recovering.join(', ')} is still recovering logs (or loading __consumer_offsets); restarting now starts recovery over. Wait until it finishes.` };
-  }
+  if (offline.length) return { ok: false, refusal: { code: 'restart-would-go-offline', brokers: offline } };
+  if (recovering.length) return { ok: false, refusal: { code: 'restart-recovering', brokers: recovering } };
 
   const order = input.rolling ? restartOrder(wanted, leaders, input.activeControllerId) : wanted;
   const { unit, stopBoundSeconds, readyTimeoutSeconds } = input.service;
   const steps: PlanStep[] = [];
-  const warnings: string[] = [];
+  const warnings: Notice[] = [];
   for (const b of order) {
     const host = input.facts.find((f) => f.brokerId === b)?.host ?? { unit, logsDir: null, logDirs: [] };
     const info = infos.get(b)!;
@@ -133,31 +144,19 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
       { action: 'wait-broker-ready', description: `broker ${b}: wait until registered, logs loaded, back in every ISR (up to ${readyTimeoutSeconds} s)`, broker: b, timeoutSeconds: readyTimeoutSeconds, host },
     );
     const timeout = info.systemdStopTimeoutSeconds;
-    if (timeout !== null && timeout >= 0 && timeout >= stopBoundSeconds) {
-      warnings.push(`broker ${b}: the stop bound (${stopBoundSeconds} s) is not longer than systemd's TimeoutStopSec (${timeout} s); the restart still disables systemd's SIGKILL for its own stop`);
-    }
-    if (info.lastShutdownSeconds !== null && info.lastShutdownSeconds * 1.5 > stopBoundSeconds) {
-      warnings.push(`broker ${b}: its last controlled shutdown took ${Math.round(info.lastShutdownSeconds)} s, close to the ${stopBoundSeconds} s bound`);
-    }
-    if (info.verdict === 'no') warnings.push(`broker ${b}: can-restart says no now (${info.reasons[0] ?? 'see reasons'}); the run pauses at its check until that clears and an approver resumes`);
+    if (timeout !== null && timeout >= 0 && timeout >= stopBoundSeconds) warnings.push({ code: 'stop-bound-not-longer', broker: b, bound: stopBoundSeconds, timeout });
+    if (info.lastShutdownSeconds !== null && info.lastShutdownSeconds * 1.5 > stopBoundSeconds) warnings.push({ code: 'shutdown-near-bound', broker: b, seconds: Math.round(info.lastShutdownSeconds), bound: stopBoundSeconds });
+    if (info.verdict === 'no') warnings.push({ code: 'cannot-restart-now', broker: b, reason: info.reasons[0] ?? null });
   }
   const restarts = order.map((b) => infos.get(b)!);
   const what = input.rolling ? `rolling restart of ${plural(order.length, 'broker')} (${order.join(' → ')})` : `restart broker ${order[0]}`;
+  const params: RestartParams = { brokers: order, rolling: input.rolling, unit, stopBoundSeconds, readyTimeoutSeconds };
   return {
     ok: true,
-    plan: finishPlan(snapshot, 'restart-brokers', { brokers: order, rolling: input.rolling, unit, stopBoundSeconds, readyTimeoutSeconds }, {
+    plan: finishPlan(snapshot, 'restart-brokers', params, restartPreconditions(params, snapshot), {
       title: what,
-      description:
-        `Stops and starts ${order.length === 1 ? `broker ${order[0]}` : `brokers ${order.join(', ')}, one at a time in this order,`} through the ${unit} service on ${order.length === 1 ? 'its host' : 'their hosts'}. ` +
-        'Each stop is graceful (controlled shutdown moves leadership away) and is waited for; nothing is ever SIGKILLed. ' +
-        'The next broker stops only when the previous one is registered, has loaded its logs and is back in the ISR of every partition it hosts, so no partition ever has two replicas down.',
       steps,
-      impact: {
-        summary: `${plural(order.length, 'broker')} restarted one at a time; clients follow moved leaders after a metadata refresh; consumer groups whose coordinator moves pause briefly`,
-        risk: 'medium',
-        partitionsAffected: order.reduce((n, b) => n + (infos.get(b)?.leaders ?? 0), 0),
-        restarts,
-      },
+      impact: { risk: 'medium', partitionsAffected: order.reduce((n, b) => n + (infos.get(b)?.leaders ?? 0), 0), restarts },
       warnings,
     }),
   };
@@ -167,10 +166,7 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
 
 export type RestartStep = Extract<PlanStep, { action: 'restart-check' | 'stop-broker' | 'start-broker' | 'wait-broker-ready' }>;
 
-export type RestartStepOutcome =
-  | { status: 'done'; detail: string; data?: Record<string, unknown> }
-  | { status: 'waiting'; progress: string; data?: Record<string, unknown> }
-  | { status: 'paused'; reason: string; data: Record<string, unknown>; quiet: boolean };
+export type RestartStepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
 
 export interface RestartStepContext {
   restart: RestartIo | null;
@@ -178,16 +174,16 @@ export interface RestartStepContext {
   /** This step's progress data from earlier polls. */
   progress: Record<string, unknown> | undefined;
   stepStartedAt: number;
-  /** When an approver last pressed Resume; null if never. */
-  resumeRequestedAt: number | null;
+  /** An approver pressed Resume on a pause of this step (with that pause's code): carry on past what paused it. */
+  resumedFrom: string | null;
   now(): number;
-  fail(message: string): never;
 }
 
 const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 export async function runRestartStep(step: RestartStep, ctx: RestartStepContext): Promise<RestartStepOutcome> {
-  const io = ctx.restart ?? ctx.fail('this cluster has no host access configured (hosts.executor), so its brokers cannot be restarted from here');
+  const io = ctx.restart;
+  if (!io) throw fatal({ code: 'no-host-access' });
   switch (step.action) {
     case 'restart-check':
       return restartCheck(step, io, ctx);
@@ -200,18 +196,12 @@ export async function runRestartStep(step: RestartStep, ctx: RestartStepContext)
   }
 }
 
+/** can-restart, live: on "no" the run pauses (nothing stops); Resume checks again. */
 async function restartCheck(step: Extract<RestartStep, { action: 'restart-check' }>, io: RestartIo, ctx: RestartStepContext): Promise<RestartStepOutcome> {
-  const pausedAt = typeof ctx.progress?.pausedAt === 'number' ? ctx.progress.pausedAt : null;
-  const reason = typeof ctx.progress?.reason === 'string' ? ctx.progress.reason : '';
-  // Paused: only an approver's Resume checks again (a sweep's tick just parks it again).
-  if (pausedAt !== null && !(ctx.resumeRequestedAt !== null && ctx.resumeRequestedAt > pausedAt)) {
-    return { status: 'paused', reason, data: { pausedAt, reason }, quiet: true };
-  }
   const [snapshot, probe] = await Promise.all([ctx.snapshot(), io.probe(step.broker)]);
   const v = io.assess(snapshot, step.broker, probe);
   if (v.verdict === 'yes') return { status: 'done', detail: `broker ${step.broker}: can-restart says yes${probe ? '' : ' (no host probe: log recovery not checked)'}` };
-  const why = `broker ${step.broker} cannot be restarted safely now: ${v.reasons.join(' ')}`;
-  return { status: 'paused', reason: why, data: { pausedAt: ctx.now(), reason: why }, quiet: false };
+  throw needsHuman({ code: 'restart-unsafe', broker: step.broker, reasons: v.reasons });
 }
 
 async function stopBroker(step: Extract<RestartStep, { action: 'stop-broker' }>, io: RestartIo, ctx: RestartStepContext): Promise<RestartStepOutcome> {
@@ -221,37 +211,41 @@ async function stopBroker(step: Extract<RestartStep, { action: 'stop-broker' }>,
     const stop = await io.service(step.broker, { action: 'stop', unit: step.host.unit, logsDir: step.host.logsDir, logDirs: step.host.logDirs });
     // A stop whose command may have run (timed out, cancelled mid-run) may be under way: record it as issued.
     if (!stop.ok && mayHaveRun(stop)) return { status: 'waiting', progress: `broker ${step.broker} may be stopping: the stop command's end is unknown (${stop.detail}); watching its process`, data: { issuedAt: ctx.now(), pid: before.pid } };
-    if (!stop.ok) ctx.fail(`could not ask broker ${step.broker}'s service to stop: ${stop.detail}`);
+    // Asking again is safe (a stop of a stopping or stopped service changes nothing); the compensation starts it if the run ends.
+    if (!stop.ok) throw transient({ code: 'stop-not-confirmed', broker: step.broker, detail: stop.detail });
     return { status: 'waiting', progress: `broker ${step.broker}: graceful stop requested (pid ${before.pid ?? '?'})`, data: { issuedAt: ctx.now(), pid: before.pid } };
   }
   const status = await io.status(step.broker, step.host);
+  // After a Resume of an overrun, the bound counts again from the Resume.
+  const since = typeof ctx.progress?.boundFrom === 'number' ? ctx.progress.boundFrom : issuedAt;
   const elapsed = ctx.now() - issuedAt;
   if (status.pid === null) {
     const missing = status.markers.filter((m) => m.present === false).map((m) => m.dir);
-    if (missing.length) {
-      ctx.fail(`broker ${step.broker} exited after ${secs(elapsed)} but left no clean-shutdown marker in ${missing.join(', ')}: it would recover those logs on start. Not started; a human decides.`);
+    if (missing.length && ctx.resumedFrom !== 'no-clean-shutdown-marker') {
+      throw needsHuman({ code: 'no-clean-shutdown-marker', broker: step.broker, seconds: Math.round(elapsed / 1000), dirs: missing });
     }
     const seen = status.markers.filter((m) => m.present).length;
     return {
       status: 'done',
-      detail: `broker ${step.broker} stopped gracefully in ${secs(elapsed)}${seen ? `; clean-shutdown marker in ${plural(seen, 'log dir')}` : '; log dirs not visible, marker not checked'}`,
+      detail: `broker ${step.broker} stopped in ${secs(elapsed)}${missing.length ? `; started without the clean-shutdown marker in ${missing.join(', ')} (an approver resumed)` : seen ? `; clean-shutdown marker in ${plural(seen, 'log dir')}` : '; log dirs not visible, marker not checked'}`,
       data: { stopSeconds: Math.round(elapsed / 1000), pidBefore: ctx.progress?.pid ?? null },
     };
   }
-  if (elapsed > step.boundSeconds * 1000) {
-    ctx.fail(
-      `broker ${step.broker} is still stopping after ${secs(elapsed)} (bound ${step.boundSeconds} s; pid ${status.pid}). The restart stops here and the broker is left stopping: ` +
-        'no SIGKILL was sent (and systemd will not send one for this stop). A human decides: wait for the controlled shutdown to finish, then start it.',
-    );
+  const keep = { issuedAt, pid: ctx.progress?.pid ?? null, ...(since !== issuedAt ? { boundFrom: since } : {}) };
+  if (ctx.resumedFrom === 'stop-overran') {
+    return { status: 'waiting', progress: `broker ${step.broker}: still stopping after ${secs(elapsed)}; waiting another ${step.boundSeconds} s (pid ${status.pid})`, data: { ...keep, boundFrom: ctx.now() } };
   }
-  return { status: 'waiting', progress: `broker ${step.broker}: stopping for ${secs(elapsed)} of the ${step.boundSeconds} s bound (pid ${status.pid}, ${status.state})`, data: { issuedAt, pid: ctx.progress?.pid ?? null } };
+  if (ctx.now() - since > step.boundSeconds * 1000) {
+    throw needsHuman({ code: 'stop-overran', broker: step.broker, seconds: Math.round(elapsed / 1000), bound: step.boundSeconds, pid: status.pid });
+  }
+  return { status: 'waiting', progress: `broker ${step.broker}: stopping for ${secs(elapsed)} of the ${step.boundSeconds} s bound (pid ${status.pid}, ${status.state})`, data: keep };
 }
 
-async function startBroker(step: Extract<RestartStep, { action: 'start-broker' }>, io: RestartIo, ctx: RestartStepContext): Promise<RestartStepOutcome> {
+async function startBroker(step: Extract<RestartStep, { action: 'start-broker' }>, io: RestartIo, _ctx: RestartStepContext): Promise<RestartStepOutcome> {
   const status = await io.status(step.broker, step.host);
   if (status.pid !== null) return { status: 'done', detail: `broker ${step.broker} is running (pid ${status.pid})` };
   const started = await io.service(step.broker, { action: 'start', unit: step.host.unit, logsDir: step.host.logsDir, logDirs: step.host.logDirs });
-  if (!started.ok) ctx.fail(`could not start broker ${step.broker}'s service: ${started.detail}`);
+  if (!started.ok) throw fatal({ code: 'start-failed', broker: step.broker, detail: started.detail });
   return { status: 'done', detail: `broker ${step.broker}: ${step.host.unit} started` };
 }
 
@@ -273,34 +267,12 @@ async function waitReady(step: Extract<RestartStep, { action: 'wait-broker-ready
     const unclean = probe?.logs.uncleanShutdownRecovery.length ?? 0;
     return {
       status: 'done',
-      detail: `broker ${step.broker} is back: registered, logs loaded, in the ISR of all ${plural(hosted, 'partition')} it hosts${probe?.process.pid ? ` (pid ${probe.process.pid})` : ''}${unclean ? `; its log shows ${unclean} unclean-recovery line(s)` : ''}`,
+      detail: `broker ${step.broker} is back: registered, logs loaded, in the ISR of all ${plural(hosted, 'partition')} it hosts${probe?.process.pid ? ` (pid ${probe.process.pid})` : ''}${unclean ? `; its log shows ${plural(unclean, 'unclean-recovery line')}` : ''}`,
       data: { readySeconds: Math.round(elapsed / 1000), pid: probe?.process.pid ?? null },
     };
   }
-  const waiting = !registered ? 'not registered yet' : loading ? 'loading its logs' : `out of the ISR of ${plural(outOfIsr.length, 'partition')} (${tpList(outOfIsr, 3)})`;
-  if (elapsed > step.timeoutSeconds * 1000) {
-    ctx.fail(`broker ${step.broker} is not back after ${secs(elapsed)}: ${waiting}. The rolling restart stops here (no further broker is touched).`);
-  }
+  const names = tpNames(outOfIsr);
+  const waiting = !registered ? 'not registered yet' : loading ? 'loading its logs' : `out of the ISR of ${plural(outOfIsr.length, 'partition')} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''})`;
+  if (elapsed > step.timeoutSeconds * 1000) throw fatal({ code: 'broker-not-back', broker: step.broker, seconds: Math.round(elapsed / 1000), state: waiting });
   return { status: 'waiting', progress: `broker ${step.broker}: ${waiting} (${secs(elapsed)})` };
-}
-
-/**
- * What a restart that ends early (failed, cancelled) leaves behind, for its
- * summary: the broker it was working on may be stopping or stopped.
- */
-export function restartLeftover(steps: readonly PlanStep[], cursor: number, progress: Record<string, unknown> | undefined): string | null {
-  const step = steps[cursor];
-  if (!step) return null;
-  switch (step.action) {
-    case 'stop-broker':
-      return typeof progress?.issuedAt === 'number' ? `broker ${step.broker} was asked to stop and may still be stopping or stopped: start it once its process has exited` : null;
-    case 'start-broker':
-      return `broker ${step.broker} was stopped by this run and may not be running: start it`;
-    case 'wait-broker-ready':
-      return `broker ${step.broker} was started by this run and may not be back in every ISR yet: check it before touching another broker`;
-    case 'restart-check':
-      return null;
-    default:
-      return null;
-  }
 }

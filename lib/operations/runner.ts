@@ -2,37 +2,38 @@
 // ("tick") at a time. A tick takes the run's lease (claiming an APPROVED
 // request, or taking over a parked run or one whose worker died), then works
 // through the plan from the recorded step:
-//   - before step 1, once: the live cluster must still match the plan's
-//     fingerprint (else STALE, nothing runs) and no other reassignment may be
-//     running;
+//   - before step 1, once (and again when a paused run of a kind that asks
+//     for it is resumed): the live cluster, and what the kind measures, must
+//     still match the plan's fingerprint (else STALE, nothing runs), and no
+//     other reassignment may be running when the plan reassigns;
 //   - a finished step is audited with the new cursor before the next starts;
 //   - a step that must wait (a reassignment copying for hours) saves its
 //     progress and polls while the invocation has time, then parks the run
 //     and schedules the next tick (a delayed job);
-//   - an approver's cancel stops in-flight reassignments.
-// Every terminal state (SUCCEEDED, FAILED, CANCELLED, STALE) removes the
-// throttles this run set; what could not be removed is left for the sweep.
-// Steps are idempotent, so a tick that dies anywhere is simply repeated.
+//   - a failure's class decides (failures.ts): transient → retry with
+//     backoff; needs-human → pause with Resume and Cancel; fatal → FAILED.
+// Every terminal state runs the kind's compensation (kinds/<kind>.ts); what
+// it could not finish is left for the sweep. Steps are idempotent, so a tick
+// that dies anywhere is simply repeated. Nothing here names a kind.
 
 import type { ApprovalService } from '../approvals/service.ts';
 import type { ApprovalRequest, FinalOutcome, Lease, RunState, StepReport } from '../approvals/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import { digestOf } from '../approvals/fingerprint.ts';
-import { preconditionsFor } from './planners.ts';
-import { StepFailed, reassignedBy, runStep, stillMoving, type StepContext } from './steps.ts';
-import { removeThrottles, type ThrottleLedger } from './throttles.ts';
-import type { Plan, PlanTarget, TopicPartition } from './types.ts';
-import { errorMessage } from '../runtime/errors.ts';
-import { restartLeftover, type RestartIo } from './restart.ts';
+import { classify, type Notice } from './failures.ts';
+import type { CompensationResult, OperationIo, OperationKind } from './kind.ts';
+import { listOf } from './lists.ts';
+import { kindOf } from './registry.ts';
+import { noticeText, noticesText } from './render-text.ts';
+import { runStep, type StepContext } from './steps.ts';
+import type { ThrottleLedger } from './throttles.ts';
+import type { Plan, PlanKind, PlanStepAction } from './types.ts';
+import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers.ts';
+import type { RestartIo } from './restart.ts';
 
-/** The cluster as a run sees it: the protocol admin and snapshots. */
-export interface OperationIo {
-  openAdmin(): Promise<KafkaAdmin>;
-  snapshot(topics: string[] | null): Promise<ClusterSnapshot>;
-  /** Broker restarts: host control; absent or null without host access. */
-  restart?(): Promise<RestartIo | null>;
-}
+export type { OperationIo } from './kind.ts';
+export { cancelOwnReassignments, reassignedPartitions } from './compensation.ts';
 
 /** What the thread hears about a run. Failures to post never stop the run. */
 export interface RunReporter {
@@ -40,9 +41,41 @@ export interface RunReporter {
   resumed?(request: ApprovalRequest<Plan>): Promise<void>;
   step(report: StepReport, request: ApprovalRequest<Plan>): Promise<void>;
   progress(text: string, request: ApprovalRequest<Plan>): Promise<void>;
-  /** The run paused and waits for a human: say why, with Resume and Cancel. */
-  paused?(reason: string, request: ApprovalRequest<Plan>): Promise<void>;
+  /** The run paused and waits for a human: say why, with Resume and Cancel (and the kind's own choices). */
+  paused?(reason: string, request: ApprovalRequest<Plan>, notice?: Notice): Promise<void>;
   finished(request: ApprovalRequest<Plan>, outcome: { status: FinalOutcome; summary: string }): Promise<void>;
+}
+
+/**
+ * The cluster-level operation lock (a conditional write in the approvals
+ * table): an exclusive kind whose plan moves replicas takes it before its
+ * precondition check and gives it back when the run ends; while another run
+ * holds it, the run waits (parks), never fails. Absent: only the "no other
+ * reassignment" check applies.
+ */
+export interface OperationLock {
+  take(cluster: string, requestId: string): Promise<{ ok: true } | { ok: false; message: string }>;
+  release(cluster: string, requestId: string): Promise<void>;
+}
+
+/** A run waiting for its cluster's operation lock asks again this often. */
+export const LOCK_WAIT_MS = 30_000;
+
+/**
+ * The approvals service's cluster lock (lockCluster / unlockCluster, in
+ * lib/approvals/cluster-lock.ts where present) as the runner takes it; null
+ * when the service has none.
+ */
+export function operationLockOf(approvals: object): OperationLock | null {
+  const a = approvals as Partial<{ lockCluster(key: string, id: string): Promise<{ ok: boolean; message?: string }>; unlockCluster(key: string, id: string): Promise<void> }>;
+  if (typeof a.lockCluster !== 'function' || typeof a.unlockCluster !== 'function') return null;
+  return {
+    take: async (cluster, id) => {
+      const r = await a.lockCluster!.call(approvals, cluster, id);
+      return r.ok ? { ok: true } : { ok: false, message: r.message ?? `cluster ${cluster} is busy` };
+    },
+    release: (cluster, id) => a.unlockCluster!.call(approvals, cluster, id),
+  };
 }
 
 export interface TickInput {
@@ -59,6 +92,8 @@ export interface TickInput {
   /** Enqueue the next tick of this run after `delayMs`. */
   scheduleNext(delayMs: number): Promise<void>;
   report: RunReporter;
+  /** Taken for exclusive kinds (OperationKind.exclusive) that move replicas, before the precondition check. */
+  lock?: OperationLock | null;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -75,34 +110,30 @@ export const LEASE_GRACE_MS = 30_000;
 export const PARK_GRACE_MS = 60_000;
 /** Stop working this long before the deadline: time to park and schedule. */
 const PARK_MARGIN_MS = 5_000;
-/** Transient failures (cluster unreachable...) are retried on later ticks; this many in a row fail the run. */
-const MAX_CONSECUTIVE_ERRORS = 20;
+/** Transient failures (cluster unreachable...) are retried on later ticks; this many in a row are fatal. */
+export const MAX_CONSECUTIVE_ERRORS = 20;
 export const LEDGER_NAME = 'throttles';
+/** What the compensation has finished so far (so the sweep repeats only what is still owed). */
+export const COMPENSATION_NAME = 'compensation';
 /** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
 export const PAUSE_PARK_MS = 15 * 60_000;
-/** A run waiting for its cluster's operation lock asks again this often. */
-export const LOCK_WAIT_MS = 30_000;
+/** Steps that need host control (the rest go over the Kafka protocol only). */
+const HOST_ACTIONS: ReadonlySet<PlanStepAction> = new Set(['restart-check', 'stop-broker', 'start-broker', 'wait-broker-ready']);
 
 const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** The topics a plan depends on: the same selection when planning and when re-checking. */
-export function snapshotTopics(plan: PlanTarget): string[] | null {
-  switch (plan.kind) {
-    case 'drain-broker':
-    case 'restart-brokers':
-      return null;
-    case 'leader-override':
-    case 'raise-replication-factor':
-      return [plan.params.topic];
-    case 'reassign':
-    case 'preferred-election':
-      return [...new Set(plan.params.partitions.map((p) => p.topic))];
-  }
+/** Kept in run.data while a run waits for a human. */
+interface Pause {
+  at: number;
+  cursor: number;
+  notice: Notice;
 }
 
-/** Every partition a plan reassigns. */
-export function reassignedPartitions(plan: Plan): TopicPartition[] {
-  return plan.steps.flatMap((s) => (s.action === 'reassign' ? s.partitions.map(({ topic, partition }) => ({ topic, partition })) : []));
+const kindOfPlan = (plan: Plan) => kindOf(plan.kind) as OperationKind<PlanKind>;
+
+/** The topics a plan depends on: the same selection when planning and when re-checking. */
+export function snapshotTopics(plan: Plan): string[] | null {
+  return kindOfPlan(plan).topics(plan.params as never);
 }
 
 export async function runTick(input: TickInput): Promise<TickResult> {
@@ -115,6 +146,10 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   if (!acquired.ok) return { kind: 'not-run', code: acquired.code, message: acquired.message };
   let request = acquired.request;
   const plan = request.plan;
+  const kind = kindOfPlan(plan);
+  const clusterName = request.context?.cluster ?? '';
+  // Exclusive kinds whose plan moves replicas hold the cluster's operation lock while they run.
+  const locks = Boolean(input.lock && kind.exclusive && clusterName && plan.steps.some((s) => s.action === 'reassign'));
   let run: RunState = request.run ?? { cursor: 0, checked: false, startedAt: now(), stepStartedAt: now(), invocations: 1 };
   if (acquired.resumedAfterDeath) await quietly(report.resumed?.(request));
   else if (run.invocations === 1 && run.cursor === 0 && !run.checked) await quietly(report.started?.(request));
@@ -126,16 +161,21 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   };
   const topics = snapshotTopics(plan);
   let admin: KafkaAdmin | null = null;
-  // One reassignment-type run per cluster at a time (lib/approvals/cluster-lock.ts), held until its end.
-  const lockKey = plan.steps.some((s) => s.action === 'reassign') ? (request.context?.cluster ?? null) : null;
+  let restartIo: RestartIo | null = null;
+  const setData = (patch: Record<string, unknown>) => {
+    const data = { ...run.data, ...patch };
+    for (const k of Object.keys(patch)) if (patch[k] === undefined) delete data[k];
+    run = { ...run, data };
+  };
 
-  const finish = async (status: FinalOutcome, summary: string): Promise<TickResult> => {
-    const cleanup = admin ? await settle(admin, plan, status, ledger) : { text: '', complete: false };
-    const finalRun: RunState = { ...run, ...(cleanup.complete ? {} : { cleanupPending: true }) };
-    const leftover = status !== 'SUCCEEDED' && plan.kind === 'restart-brokers' ? restartLeftover(plan.steps, run.cursor, run.progress?.data) : null;
-    const text = `${summary}${cleanup.text}${leftover ? `; ${leftover}` : ''}`;
-    const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations }, finalRun);
-    if (lockKey) await approvals.unlockCluster(lockKey, requestId).catch(() => undefined);
+  const finish = async (status: FinalOutcome, notice: Notice | null, summaryText?: string): Promise<TickResult> => {
+    const leaveStopped = request.cancelRequested?.reason === LEAVE_STOPPED_REASON;
+    const compensation = admin ? await compensate(kind, { approvals, requestId, plan, status, run, admin, restart: restartIo, ledger, leaveStopped }) : { notices: [], complete: false, done: {} };
+    const finalRun: RunState = { ...run, ...(compensation.complete ? {} : { cleanupPending: true }) };
+    const head = summaryText ?? (notice ? noticeText(notice, plan.kind) : '');
+    const text = [head, ...compensation.notices.map((n) => noticeText(n, plan.kind))].filter(Boolean).join('; ');
+    if (locks && run.data?.locked) await input.lock!.release(clusterName, requestId).catch(() => undefined);
+    const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations, ...(notice ? { code: notice.code } : {}) }, finalRun);
     const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
     await quietly(report.finished(after, { status, summary: text }));
     return { kind: 'finished', status, summary: text };
@@ -151,10 +191,17 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     return { kind: 'parked', cursor: run.cursor, nextInMs: delayMs };
   };
 
+  const failStep = async (step: number, notice: Notice): Promise<TickResult> => {
+    const failed: StepReport = { index: step, name: plan.steps[step]?.action ?? 'step', status: 'failed', detail: noticeText(notice, plan.kind) };
+    await approvals.recordStep(requestId, workerId, failed, run, leaseUntil() - now());
+    await quietly(report.step(failed, request));
+    return finish('FAILED', notice, `failed at step ${step + 1} (${plan.steps[step]?.description ?? ''}): ${noticeText(notice, plan.kind)}`);
+  };
+
   try {
     admin = await input.io.openAdmin();
-    const restartIo = plan.kind === 'restart-brokers' ? ((await input.io.restart?.()) ?? null) : null;
-    const ctxFor = (): StepContext => ({ plan, admin: admin!, snapshot: () => input.io.snapshot(topics), run, now, ledger, restart: restartIo, resumeRequestedAt: request.resumeRequested?.at ?? null });
+    if (plan.steps.some((s) => HOST_ACTIONS.has(s.action))) restartIo = (await input.io.restart?.()) ?? null;
+    const ctxFor = (resumedFrom: string | null): StepContext => ({ plan, admin: admin!, snapshot: () => input.io.snapshot(topics), run, now, ledger, restart: restartIo, resumedFrom });
     for (;;) {
       if (input.signal?.aborted) return { kind: 'aborted' };
       const fresh = await approvals.get(requestId);
@@ -164,54 +211,64 @@ export async function runTick(input: TickInput): Promise<TickResult> {
       request = fresh;
       if (fresh.cancelRequested) {
         const who = fresh.cancelRequested;
-        return await finish('CANCELLED', `cancelled by <@${who.user}>${who.reason ? ` (${who.reason})` : ''} at step ${run.cursor + 1} of ${plan.steps.length}`);
+        return await finish('CANCELLED', null, `cancelled by <@${who.user}>${who.reason ? ` (${who.reason})` : ''} at step ${run.cursor + 1} of ${plan.steps.length}`);
       }
-      if (lockKey && !run.checked) {
-        // Taken before the "no other reassignment" check: of two approved runs, one checks and starts, the other waits.
-        const lock = await approvals.lockCluster(lockKey, requestId);
-        if (!lock.ok) return await park(LOCK_WAIT_MS, `waiting: ${lock.message}`);
+      const pause = run.data?.pause as Pause | undefined;
+      if (pause) {
+        // Only an approver's Resume goes on; a sweep's or a scheduled tick parks it again, quietly.
+        if ((fresh.resumeRequested?.at ?? 0) <= pause.at) return await park(PAUSE_PARK_MS);
+        setData({ pause: undefined, resumedFrom: pause.notice.code });
+        if (kind.recheckOnResume(plan as never, pause.cursor)) run = { ...run, checked: false };
       }
       if (!run.checked) {
-        const refusal = await preconditionCheck(plan, admin, await input.io.snapshot(topics));
-        const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail: refusal?.detail ?? `fingerprint ${plan.fingerprint.slice(0, 12)} unchanged; no other reassignment running` };
+        // The cluster (and what the kind measures) must be as planned; a lock or another reassignment refuses.
+        if (locks && !run.data?.locked) {
+          // Of two approved runs, one takes the lock, checks and starts; the other waits for it.
+          const taken = await input.lock!.take(clusterName, requestId);
+          if (!taken.ok) return await park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
+          setData({ locked: true });
+        }
+        const refusal = await preconditionCheck(kind, plan, input.io, admin, await input.io.snapshot(topics));
+        const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail: refusal ? noticeText(refusal.notice, plan.kind) : `fingerprint ${plan.fingerprint.slice(0, 12)} unchanged${plan.steps.some((s) => s.action === 'reassign') ? '; no other reassignment running' : ''}` };
         run = { ...run, checked: true, stepStartedAt: now() };
         const recorded = await approvals.recordStep(requestId, workerId, checkReport, run, leaseUntil() - now());
         if (!recorded.ok) throw new Error(`audit of the precondition check failed: ${recorded.message}`);
         await quietly(report.step(checkReport, recorded.request));
-        if (refusal) return await finish(refusal.status, refusal.summary);
+        if (refusal) return await finish(refusal.status, refusal.notice, `not run: ${noticeText(refusal.notice, plan.kind)}`);
         continue;
       }
-      if (run.cursor >= plan.steps.length) return await finish('SUCCEEDED', successSummary(plan));
+      if (run.cursor >= plan.steps.length) return await finish('SUCCEEDED', null, kind.render.success(plan as never));
 
       const step = plan.steps[run.cursor]!;
+      const resumedFrom = typeof run.data?.resumedFrom === 'string' ? run.data.resumedFrom : null;
       let outcome;
       try {
-        outcome = await runStep(step, ctxFor());
+        outcome = await runStep(step, ctxFor(resumedFrom));
       } catch (err) {
-        if (err instanceof StepFailed) {
-          const failed: StepReport = { index: run.cursor, name: step.action, status: 'failed', detail: err.message };
-          await approvals.recordStep(requestId, workerId, failed, run, leaseUntil() - now());
-          await quietly(report.step(failed, request));
-          return await finish('FAILED', `failed at step ${run.cursor + 1} (${step.description}): ${err.message}`);
+        const c = classify(err);
+        if (c.failure === 'fatal') return await failStep(run.cursor, c.notice);
+        if (c.failure === 'needs-human') {
+          setData({ errors: 0, resumedFrom: undefined, pause: { at: now(), cursor: run.cursor, notice: c.notice } satisfies Pause });
+          run = { ...run, progress: { text: `paused: ${noticeText(c.notice, plan.kind)}`, at: now(), ...(run.progress?.data ? { data: run.progress.data } : {}) } };
+          const parked = await park(PAUSE_PARK_MS);
+          if (parked.kind === 'parked') await quietly(report.paused?.(noticeText(c.notice, plan.kind), (await approvals.get(requestId)) ?? request, c.notice));
+          return parked;
         }
         throw err;
       }
       if (input.signal?.aborted) return { kind: 'aborted' };
       if (outcome.status === 'done') {
         const done: StepReport = { index: run.cursor, name: step.action, status: 'ok', detail: outcome.detail, ...(outcome.data ? { data: outcome.data } : {}) };
-        const { progress: _finished, data: _data, ...rest } = run;
-        run = { ...rest, ...(run.data ? { data: { ...run.data, errors: 0 } } : {}), cursor: run.cursor + 1, stepStartedAt: now() };
+        const { progress: _finished, ...rest } = run;
+        run = { ...rest, cursor: run.cursor + 1, stepStartedAt: now() };
+        setData({ errors: 0, resumedFrom: undefined });
         const recorded = await approvals.recordStep(requestId, workerId, done, run, leaseUntil() - now());
         // No audit record, no next step: the lease may be gone or the table unreachable.
         if (!recorded.ok) throw new Error(`audit of step ${done.index + 1} failed: ${recorded.message}`);
         await quietly(report.step(done, recorded.request));
-      } else if (outcome.status === 'paused') {
-        run = { ...run, progress: { text: `paused: ${outcome.reason}`, at: now(), data: outcome.data }, data: { ...run.data, errors: 0 } };
-        const parked = await park(PAUSE_PARK_MS);
-        if (!outcome.quiet && parked.kind === 'parked') await quietly(report.paused?.(outcome.reason, (await approvals.get(requestId)) ?? request));
-        return parked;
       } else {
-        run = { ...run, progress: { text: outcome.progress, at: now(), ...(outcome.data ? { data: outcome.data } : {}) }, data: { ...run.data, errors: 0 } };
+        run = { ...run, progress: { text: outcome.progress, at: now(), ...(outcome.data ? { data: outcome.data } : {}) } };
+        setData({ errors: 0, resumedFrom: undefined });
         if (!(await approvals.saveRun(requestId, workerId, run, lease()))) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
         await quietly(report.progress(outcome.progress, request));
         if (now() + input.pollMs + PARK_MARGIN_MS >= input.deadline) return await park(input.pollMs);
@@ -221,122 +278,86 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     }
   } catch (err) {
     if (input.signal?.aborted) return { kind: 'aborted' };
-    // Transient trouble (the cluster or a table unreachable): the run keeps its place and tries again later.
+    const c = classify(err);
+    // Transient trouble (the cluster, a host or a table unreachable): the run keeps its place and tries again later.
     const errors = Number(run.data?.errors ?? 0) + 1;
-    run = { ...run, data: { ...run.data, errors } };
-    const message = errorMessage(err);
-    if (errors >= MAX_CONSECUTIVE_ERRORS) return await finish('FAILED', `stopped after ${errors} failed attempts in a row at step ${run.cursor + 1}: ${message}`).catch(() => ({ kind: 'aborted' as const }));
-    return await park(Math.min(60_000, input.pollMs * 2 ** Math.min(errors, 5)), `:warning: step ${run.cursor + 1}: ${message} — retrying (${errors}/${MAX_CONSECUTIVE_ERRORS})`).catch(() => ({ kind: 'aborted' as const }));
+    setData({ errors });
+    if (c.failure !== 'transient' || errors >= MAX_CONSECUTIVE_ERRORS) {
+      return await finish('FAILED', c.notice, `stopped after ${errors === 1 ? '1 failed attempt' : `${errors} failed attempts in a row`} at step ${run.cursor + 1}: ${c.message}`).catch(() => ({ kind: 'aborted' as const }));
+    }
+    return await park(Math.min(60_000, input.pollMs * 2 ** Math.min(errors, 5)), `:warning: step ${run.cursor + 1}: ${c.message} — retrying (${errors}/${MAX_CONSECUTIVE_ERRORS})`).catch(() => ({ kind: 'aborted' as const }));
   } finally {
     await admin?.close().catch(() => undefined);
   }
 }
 
-interface Refusal {
-  status: 'STALE' | 'FAILED';
-  summary: string;
-  detail: string;
-}
-
-/** The plan must still fit the cluster, and nobody else's reassignment may be running. */
-async function preconditionCheck(plan: Plan, admin: KafkaAdmin, snapshot: ClusterSnapshot): Promise<Refusal | null> {
-  const current = preconditionsFor(plan, snapshot);
-  if (digestOf(current) !== plan.fingerprint) {
-    const detail = `cluster changed since the plan was made: ${describeChange(plan.preconditions, current)}`;
-    return { status: 'STALE', summary: `not run: the cluster changed since the plan was made (${detail})`, detail };
-  }
+/** The plan must still fit the cluster (and what the kind measures), and nobody else's reassignment may be running. */
+async function preconditionCheck(kind: OperationKind<PlanKind>, plan: Plan, io: OperationIo, admin: KafkaAdmin, snapshot: ClusterSnapshot): Promise<{ status: 'STALE' | 'FAILED'; notice: Notice } | null> {
+  const measured = kind.measure ? await kind.measure(io, plan as never, snapshot) : undefined;
+  const current = kind.preconditions(plan.params as never, snapshot, measured);
+  if (digestOf(current) !== plan.fingerprint) return { status: 'STALE', notice: { code: 'stale', change: describeChange(plan.preconditions, current) } };
   if (plan.steps.some((s) => s.action === 'reassign')) {
     // Cruise Control's rule: never start a reassignment while another one runs.
     const running = await admin.listPartitionReassignments(null);
-    if (running.length > 0) {
-      const names = running.slice(0, 5).map((r) => `${r.topic}-${r.partition}`).join(', ');
-      const detail = `another reassignment is running: ${names}${running.length > 5 ? '…' : ''}`;
-      return { status: 'FAILED', summary: `not run: ${detail}`, detail };
-    }
+    if (running.length > 0) return { status: 'FAILED', notice: { code: 'other-reassignment', partitions: listOf(running.map((r) => `${r.topic}-${r.partition}`)) } };
   }
   return null;
 }
 
-/**
- * What every terminal state owes: a run that did not succeed leaves no
- * reassignment of its own running unwatched, and no run leaves a throttle.
- */
-async function settle(
-  admin: KafkaAdmin,
-  plan: Plan,
-  status: FinalOutcome,
-  ledger: { get(): Promise<ThrottleLedger | null> },
-): Promise<{ text: string; complete: boolean }> {
-  const notes: string[] = [];
-  let complete = true;
-  if (status !== 'SUCCEEDED' && status !== 'STALE') {
-    try {
-      const stopped = await cancelOwnReassignments(admin, plan);
-      if (stopped > 0) notes.push(`${stopped} partition(s) still copying were stopped and keep their original replicas`);
-    } catch (err) {
-      complete = false;
-      notes.push(`could not stop the reassignment: ${errorMessage(err)}`);
-    }
-  }
+interface CompensationInput {
+  approvals: ApprovalService<Plan>;
+  requestId: string;
+  plan: Plan;
+  status: FinalOutcome;
+  run: RunState;
+  admin: KafkaAdmin;
+  restart: RestartIo | null;
+  ledger: { get(): Promise<ThrottleLedger | null> };
+  leaveStopped: boolean;
+}
+
+/** Runs the kind's compensation with what earlier attempts finished, and records what this one did. */
+async function compensate(kind: OperationKind<PlanKind>, c: CompensationInput): Promise<CompensationResult> {
+  let done: Record<string, unknown> = {};
   try {
-    const l = await ledger.get();
-    if (l) {
-      const removal = await removeThrottles(admin, l);
-      if (removal.complete) notes.push('throttles removed');
-      else {
-        complete = false;
-        notes.push(`throttles not yet removed (${removal.problems.slice(0, 2).join('; ')}): retried every minute until gone`);
-      }
-    }
-  } catch (err) {
-    complete = false;
-    notes.push(`throttles not yet removed (${errorMessage(err)}): retried every minute until gone`);
+    done = (await c.approvals.getRunData<Record<string, unknown>>(c.requestId, COMPENSATION_NAME)) ?? {};
+  } catch {
+    // Unreadable: the compensation's own checks (target, pid, ledger) keep a repeat harmless.
   }
-  return { text: notes.length ? `; ${notes.join('; ')}` : '', complete };
-}
-
-/** AlterPartitionReassignments with null targets for this plan's partitions still moving. */
-export async function cancelOwnReassignments(admin: KafkaAdmin, plan: Plan): Promise<number> {
-  const partitions = reassignedPartitions(plan);
-  if (partitions.length === 0) return 0;
-  const moving = await stillMoving(admin, partitions);
-  if (moving.length === 0) return 0;
-  const results = await admin.alterPartitionReassignments(moving.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
-  // NO_REASSIGNMENT_IN_PROGRESS (85): it finished between the listing and the cancel.
-  const failed = results.filter((r) => r.errorCode !== 0 && r.errorCode !== 85);
-  if (failed.length) throw new Error(failed.slice(0, 3).map((r) => `${r.topic}-${r.partition}: ${r.error ?? r.errorCode}`).join('; '));
-  return moving.length;
+  let result: CompensationResult;
+  try {
+    result = await kind.compensate({ plan: c.plan, status: c.status, run: c.run, admin: c.admin, restart: c.restart, ledger: c.ledger, done, leaveStopped: c.leaveStopped });
+  } catch (err) {
+    result = { notices: [classify(err).notice], complete: false, done: {} };
+  }
+  if (Object.keys(result.done).length) await c.approvals.putRunData(c.requestId, COMPENSATION_NAME, { ...done, ...result.done }).catch(() => undefined);
+  return result;
 }
 
 /**
- * The sweep's cleanup of a finished run that still owes some: stops its own
- * reassignments (unless it succeeded) and removes its throttles.
+ * The sweep's cleanup of a finished (or abandoned) run that still owes some:
+ * the kind's compensation again, with what earlier attempts finished.
  */
 export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: OperationIo, request: ApprovalRequest<Plan>): Promise<{ complete: boolean; text: string }> {
   const admin = await io.openAdmin();
   try {
-    const ledger = { get: () => approvals.getRunData<ThrottleLedger>(request.id, LEDGER_NAME) };
-    const status = request.outcome?.status ?? 'FAILED';
-    const result = await settle(admin, request.plan, status, ledger);
+    const plan = request.plan;
+    const restart = plan.steps.some((s) => HOST_ACTIONS.has(s.action)) ? ((await io.restart?.()) ?? null) : null;
+    const result = await compensate(kindOfPlan(plan), {
+      approvals,
+      requestId: request.id,
+      plan,
+      status: request.outcome?.status ?? 'FAILED',
+      run: request.run ?? { cursor: 0, checked: false, startedAt: 0, stepStartedAt: 0, invocations: 0 },
+      admin,
+      restart,
+      ledger: { get: () => approvals.getRunData<ThrottleLedger>(request.id, LEDGER_NAME) },
+      leaveStopped: request.cancelRequested?.reason === LEAVE_STOPPED_REASON,
+    });
     if (result.complete) await approvals.clearCleanup(request.id);
-    return result;
+    return { complete: result.complete, text: noticesText(result.notices, plan.kind) };
   } finally {
     await admin.close().catch(() => undefined);
-  }
-}
-
-function successSummary(plan: Plan): string {
-  switch (plan.kind) {
-    case 'leader-override':
-      return `broker ${plan.params.replica} leads ${plan.params.topic}-${plan.params.partition}`;
-    case 'restart-brokers':
-      return `restarted broker ${plan.params.brokers.join(', ')} one at a time; each is back in every ISR`;
-    case 'drain-broker':
-      return plan.params.partial
-        ? `moved every replica of broker ${plan.params.broker} that had somewhere to go`
-        : `broker ${plan.params.broker} holds no replicas any more`;
-    default:
-      return `${plan.title}: done`;
   }
 }
 
@@ -348,7 +369,7 @@ export function describeChange(before: unknown, after: unknown): string {
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     const x = JSON.stringify(a[key]);
     const y = JSON.stringify(b[key]);
-    if (x !== y && key !== 'summarized') changed.push(key === 'partitions' ? 'partition assignment' : `${key} ${short(x)} → ${short(y)}`);
+    if (x !== y && key !== 'summarized') changed.push(key === 'partitions' ? 'partition assignment' : key === 'measured' ? 'measured replica ends' : `${key} ${short(x)} → ${short(y)}`);
   }
   return changed.join(', ') || 'state differs';
 }
@@ -365,5 +386,3 @@ async function quietly(p: Promise<void> | undefined): Promise<void> {
     // Slack being down must not stop a reassignment.
   }
 }
-
-export { reassignedBy };

@@ -1,8 +1,7 @@
-// Two-person-approved operations from Slack (issue 5), ack side:
-//   /kafka elect-leader <topic> <partition> [replica] [cluster]
-//   /kafka drain <broker> [partial] [cluster]
-//   /kafka raise-rf <topic> <n> [cluster]
-// and the Approve / Reject / Cancel / "Plan …" buttons. Each handler
+// Two-person-approved operations from Slack, ack side: one slash command per
+// entry in each kind's `commands` (kinds/<kind>.ts: elect-leader, drain,
+// raise-rf, reassign, preferred-election, restart, rolling-restart), and the
+// Approve / Reject / Cancel / Resume / "Plan …" buttons. Each handler
 // validates (zod, Kafka's naming rules), makes at most one conditional write
 // (ApprovalService) and enqueues; planning and running happen in the worker
 // (lib/operations/jobs.ts). No kafkajs, SSM or operations code is imported here.
@@ -16,7 +15,10 @@ import { newJob } from '../queue/job.ts';
 import { updatesGroup } from '../queue/groups.ts';
 import { OPS_JOB_KINDS, describeOpsRequest, opsRequestSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob, type OpsRequest } from './requests.ts';
 import { describeIssues } from './validate.ts';
-import type { Plan } from './types.ts';
+import type { Plan, PlanKind } from './types.ts';
+import type { KindCommand, OperationKind } from './kind.ts';
+import { ALL_KINDS } from './registry.ts';
+import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS } from './render-slack.ts';
@@ -33,69 +35,26 @@ type OpsActionHandler = Omit<ActionHandler, 'run'> & { run(invocation: ActionInv
 
 type Parsed = { request: OpsRequest; cluster: ClusterConfig } | { error: string };
 
-/** A trailing word naming a configured cluster selects it; otherwise the default cluster. */
-function splitCluster(args: string[], config: Config): { args: string[]; cluster: ClusterConfig | undefined; clusterWord?: string } {
-  const last = args.at(-1);
-  if (last !== undefined && !/^\d+$/.test(last) && last !== 'partial' && findCluster(config, last) && args.length > 1) {
-    return { args: args.slice(0, -1), cluster: findCluster(config, last), clusterWord: last };
-  }
-  return { args, cluster: findCluster(config, undefined) };
-}
-
 function noCluster(config: Config): string {
   return `no default cluster: name one of ${config.clusters.map((c) => `\`${c.name}\``).join(', ')} as the last word`;
 }
 
-/** Slack words → the one request schema; the words' problems first, then a missing cluster. */
-function validated(words: Record<string, unknown>, cluster: ClusterConfig | undefined, config: Config): Parsed {
-  const parsed = opsRequestSchema.safeParse(words);
+/** Slack words → the kind's command → the one request schema; the words' problems first, then a missing cluster. */
+export function parseCommand(kind: PlanKind, command: KindCommand, args: string[], config: Config): Parsed {
+  const words = command.parse(args, (w) => findCluster(config, w) !== undefined);
+  if ('error' in words) return words;
+  const cluster = findCluster(config, words.cluster);
+  if (words.cluster !== undefined && !cluster) return { error: `unknown cluster \`${words.cluster}\`` };
+  const parsed = opsRequestSchema.safeParse({ ...words.fields, kind });
   if (!parsed.success) return { error: describeIssues(parsed.error) };
   if (!cluster) return { error: noCluster(config) };
   return { request: parsed.data, cluster };
 }
 
-export function parseElectLeader(args: string[], config: Config): Parsed {
-  const s = splitCluster(args, config);
-  if (s.args.length < 2 || s.args.length > 3) return { error: 'give a topic, a partition and optionally the replica (broker id) that should lead' };
-  const [topic, partition, replica] = s.args;
-  return validated({ kind: 'leader-override', topic, partition, ...(replica !== undefined ? { replica } : {}) }, s.cluster, config);
-}
-
-export function parseDrain(args: string[], config: Config): Parsed {
-  const s = splitCluster(args, config);
-  const partial = s.args.includes('partial');
-  const rest = s.args.filter((a) => a !== 'partial');
-  if (rest.length !== 1) return { error: 'name exactly one broker id (and optionally `partial`)' };
-  return validated({ kind: 'drain-broker', broker: rest[0], partial }, s.cluster, config);
-}
-
-export function parseRaiseRf(args: string[], config: Config): Parsed {
-  const s = splitCluster(args, config);
-  if (s.args.length !== 2) return { error: 'give a topic and the new replication factor' };
-  return validated({ kind: 'raise-replication-factor', topic: s.args[0], replicationFactor: s.args[1] }, s.cluster, config);
-}
-
-export function parseRestart(args: string[], config: Config): Parsed {
-  const s = splitCluster(args, config);
-  if (s.args.length !== 1) return { error: 'name exactly one broker id' };
-  return validated({ kind: 'restart-brokers', brokers: [s.args[0]], rolling: false }, s.cluster, config);
-}
-
-export function parseRollingRestart(args: string[], config: Config): Parsed {
-  const flag = args.findIndex((a) => a === '--brokers' || a.startsWith('--brokers='));
-  let brokers: string[] = [];
-  let rest = args;
-  if (flag >= 0) {
-    const inline = args[flag]!.startsWith('--brokers=') ? args[flag]!.slice('--brokers='.length) : args[flag + 1];
-    if (!inline) return { error: '--brokers needs a list like 1,2,3' };
-    brokers = inline.split(',').filter(Boolean);
-    rest = args.filter((_, i) => i !== flag && (args[flag]!.includes('=') || i !== flag + 1));
-  }
-  // The only word left, if any, is the cluster.
-  if (rest.length > 1) return { error: `unexpected ${rest.map((a) => `\`${a}\``).join(' ')}` };
-  const cluster = findCluster(config, rest[0]);
-  if (rest[0] !== undefined && !cluster) return { error: `unknown cluster \`${rest[0]}\`` };
-  return validated({ kind: 'restart-brokers', brokers, rolling: true }, cluster, config);
+/** The command named `name` (e.g. "drain"), for tests and help. */
+export function parseOpsCommand(name: string, args: string[], config: Config): Parsed {
+  for (const k of ALL_KINDS) for (const c of k.commands) if (c.name === name) return parseCommand(k.kind, c, args, config);
+  return { error: `no operation command ${name}` };
 }
 
 /**
@@ -116,14 +75,14 @@ export async function enqueuePlan(
   return refused;
 }
 
-function opsCommand(name: string, usage: string, summary: string, parse: (args: string[], config: Config) => Parsed): OpsSubcommand {
+function opsCommand(kind: OperationKind<PlanKind>, command: KindCommand): OpsSubcommand {
   return {
-    name,
-    usage,
-    summary,
+    name: command.name,
+    usage: command.usage,
+    summary: command.summary ?? kind.summary,
     async run(inv: CommandInvocation, deps: OpsAckDeps): Promise<CommandReply> {
-      const parsed = parse(inv.args, deps.config);
-      if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(clip(parsed.error, 500))}\nUsage: \`/kafka ${usage}\``);
+      const parsed = parseCommand(kind.kind, command, inv.args, deps.config);
+      if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(clip(parsed.error, 500))}\nUsage: \`/kafka ${command.usage}\``);
       if (!deps.approvals || !approvalsConfigured(deps.config)) {
         return ephemeral(':no_entry: Operations need two-person approval, and no approvers (or no approvals table) are configured for this bot.');
       }
@@ -136,11 +95,8 @@ function opsCommand(name: string, usage: string, summary: string, parse: (args: 
   };
 }
 
-export const electLeaderCommand = opsCommand('elect-leader', 'elect-leader <topic> <partition> [replica] [cluster]', 'plan a leader override (two approvals needed to run it)', parseElectLeader);
-export const drainCommand = opsCommand('drain', 'drain <broker> [partial] [cluster]', 'plan moving every replica off a broker before a planned stop', parseDrain);
-export const restartCommand = opsCommand('restart', 'restart <broker> [cluster]', 'plan a safe restart of one broker (graceful stop, never kill -9)', parseRestart);
-export const rollingRestartCommand = opsCommand('rolling-restart', 'rolling-restart [cluster] [--brokers 1,2,3]', 'plan a rolling restart, one broker at a time', parseRollingRestart);
-export const raiseRfCommand = opsCommand('raise-rf', 'raise-rf <topic> <n> [cluster]', 'plan raising a topic’s replication factor', parseRaiseRf);
+/** Every kind's slash commands, in table order. */
+export const opsCommands: OpsSubcommand[] = ALL_KINDS.flatMap((k) => k.commands.map((c) => opsCommand(k, c)));
 
 /** Why a click did not count, as the clicker reads it. */
 export function refusalText(result: Extract<ServiceResult<Plan>, { ok: false }>): string {
@@ -214,6 +170,8 @@ export const cancelAction = decisionHandler(OPS_ACTIONS.cancel, (inv, deps, id) 
 export const stopAction = decisionHandler(OPS_ACTIONS.stop, (inv, deps, id) => deps.approvals!.requestCancel(id, inv.userId, 'cancel pressed in Slack'), true);
 export const resumeAction = decisionHandler(OPS_ACTIONS.resume, (inv, deps, id) => deps.approvals!.requestResume(id, inv.userId), true);
 export const abandonAction = decisionHandler(OPS_ACTIONS.abandon, (inv, deps, id) => deps.approvals!.abandon(id, inv.userId, 'marked failed from Slack'));
+/** Ends a paused restart and records that the broker it stopped stays stopped (its compensation reads this reason). */
+export const leaveStoppedAction = decisionHandler(OPS_ACTIONS.leaveStopped, (inv, deps, id) => deps.approvals!.requestCancel(id, inv.userId, LEAVE_STOPPED_REASON), true);
 
 /** Where a button was clicked: the thread it sits in, so the plan joins the conversation. */
 function threadOf(payload: unknown): string | undefined {
@@ -242,11 +200,11 @@ export const planAction: OpsActionHandler = {
   },
 };
 
-/** What operations add to the Slack app: three slash commands and the approval buttons. */
+/** What operations add to the Slack app: every kind's slash commands and the approval buttons. */
 export function operationsSlack(approvals: ApprovalService<Plan> | undefined): SlackContribution {
   const withApprovals = (deps: AckDeps): OpsAckDeps => ({ ...deps, ...(approvals ? { approvals } : {}) });
   return {
-    commands: [electLeaderCommand, drainCommand, raiseRfCommand, restartCommand, rollingRestartCommand].map((c): SlashSubcommand => ({ ...c, run: (inv, deps) => c.run(inv, withApprovals(deps)) })),
-    actions: [approveAction, rejectAction, cancelAction, stopAction, resumeAction, abandonAction, planAction].map((a): ActionHandler => ({ ...a, run: (inv, deps) => a.run(inv, withApprovals(deps)) })),
+    commands: opsCommands.map((c): SlashSubcommand => ({ ...c, run: (inv, deps) => c.run(inv, withApprovals(deps)) })),
+    actions: [approveAction, rejectAction, cancelAction, stopAction, resumeAction, abandonAction, leaveStoppedAction, planAction].map((a): ActionHandler => ({ ...a, run: (inv, deps) => a.run(inv, withApprovals(deps)) })),
   };
 }

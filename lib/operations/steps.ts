@@ -1,7 +1,8 @@
 // Plan steps over the Kafka protocol. Each step is idempotent: a worker that
 // resumes a run repeats the step it was on, and repeating it changes nothing
 // that the first attempt already did. A step either finishes (`done`), asks
-// to be called again later (`waiting`, with progress), or throws StepFailed.
+// to be called again later (`waiting`, with progress), or throws an
+// OperationError whose class (failures.ts) decides what the runner does.
 
 import type { RunState } from '../approvals/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
@@ -9,17 +10,11 @@ import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
 import { applyThrottles, describeLedger, removeThrottles, setThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanStep, TopicPartition } from './types.ts';
 import type { PartitionAssignment } from './validate.ts';
+import { fatal } from './failures.ts';
+import { listOf } from './lists.ts';
 import { runRestartStep, type RestartIo } from './restart.ts';
 
-export class StepFailed extends Error {
-  override name = 'StepFailed';
-}
-
-export type StepOutcome =
-  | { status: 'done'; detail: string; data?: Record<string, unknown> }
-  | { status: 'waiting'; progress: string; data?: Record<string, unknown> }
-  /** Stop here until a human resumes (or cancels); `quiet` when it was already paused and nothing new is to be said. */
-  | { status: 'paused'; reason: string; data: Record<string, unknown>; quiet: boolean };
+export type StepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
 
 export interface StepContext {
   plan: Plan;
@@ -33,8 +28,8 @@ export interface StepContext {
   ledger: { get(): Promise<ThrottleLedger | null>; put(ledger: ThrottleLedger): Promise<void> };
   /** Broker restarts: host control; null when the cluster has no host access. */
   restart?: RestartIo | null;
-  /** When an approver last pressed Resume on this run; null if never. */
-  resumeRequestedAt?: number | null;
+  /** An approver resumed a pause of this step: the code of what paused it; null otherwise. */
+  resumedFrom?: string | null;
 }
 
 /** How long a leader may take to show up after an election before the step fails. */
@@ -46,6 +41,7 @@ const ELECTION_NOT_NEEDED = 84;
 
 const tpKey = (tp: TopicPartition) => `${tp.topic}\u0000${tp.partition}`;
 const tpName = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
+const count = (n: number) => (n === 1 ? '1 partition' : `${n.toLocaleString('en-US')} partitions`);
 
 function batches<T>(items: readonly T[], size = PARTITIONS_PER_REQUEST): T[][] {
   const out: T[][] = [];
@@ -65,7 +61,7 @@ export function partitionLookup(s: ClusterSnapshot): (topic: string, partition: 
 /** The target assignment of the plan's reassign step at `index`. */
 export function reassignedBy(plan: Plan, index: number): PartitionAssignment[] {
   const step = plan.steps[index];
-  if (step?.action !== 'reassign') throw new StepFailed(`plan step ${index + 1} is not a reassignment`);
+  if (step?.action !== 'reassign') throw fatal({ code: 'unexpected-error', message: `plan step ${index + 1} is not a reassignment` });
   return step.partitions;
 }
 
@@ -101,11 +97,8 @@ export async function runStep(step: PlanStep, ctx: StepContext): Promise<StepOut
         snapshot: ctx.snapshot,
         progress: ctx.run.progress?.data,
         stepStartedAt: ctx.run.stepStartedAt,
-        resumeRequestedAt: ctx.resumeRequestedAt ?? null,
+        resumedFrom: ctx.resumedFrom ?? null,
         now: ctx.now,
-        fail: (message) => {
-          throw new StepFailed(message);
-        },
       });
   }
 }
@@ -125,29 +118,27 @@ async function reassign(step: Extract<PlanStep, { action: 'reassign' }>, ctx: St
     }
     throttleText = `; replication throttled: ${describeLedger(ledger)}`;
   }
-  const failed: string[] = [];
+  const failed: { name: string; error: string }[] = [];
   for (const batch of batches(step.partitions)) {
     const results = await ctx.admin.alterPartitionReassignments(batch.map((p) => ({ topic: p.topic, partition: p.partition, replicas: p.replicas })));
-    for (const r of results) if (r.errorCode !== 0) failed.push(`${tpName(r)}: ${r.error ?? `error ${r.errorCode}`}`);
+    for (const r of results) if (r.errorCode !== 0) failed.push({ name: tpName(r), error: `${tpName(r)}: ${r.error ?? `error ${r.errorCode}`}` });
   }
-  if (failed.length) {
-    throw new StepFailed(`the controller refused the reassignment of ${failed.length} partition(s): ${failed.slice(0, 5).join('; ')}`);
-  }
-  return { status: 'done', detail: `reassignment of ${step.partitions.length} partition(s) accepted by the controller${throttleText}` };
+  if (failed.length) throw fatal({ code: 'reassignment-refused', partitions: listOf(failed.map((f) => f.name)), errors: failed.slice(0, 5).map((f) => f.error) });
+  return { status: 'done', detail: `reassignment of ${count(step.partitions.length)} accepted by the controller${throttleText}` };
 }
 
 async function electLeaders(step: Extract<PlanStep, { action: 'elect-leaders' }>, ctx: StepContext): Promise<StepOutcome> {
   let elected = 0;
   let already = 0;
-  const failed: string[] = [];
+  const failed: { name: string; error: string }[] = [];
   for (const batch of batches(step.partitions)) {
     for (const r of await ctx.admin.electLeaders(step.electionType, batch)) {
       if (r.errorCode === 0) elected++;
       else if (r.errorCode === ELECTION_NOT_NEEDED) already++;
-      else failed.push(`${tpName(r)}: ${r.error ?? `error ${r.errorCode}`}`);
+      else failed.push({ name: tpName(r), error: `${tpName(r)}: ${r.error ?? `error ${r.errorCode}`}` });
     }
   }
-  if (failed.length) throw new StepFailed(`${step.electionType} election failed for ${failed.slice(0, 5).join('; ')}`);
+  if (failed.length) throw fatal({ code: 'election-failed', electionType: step.electionType, partitions: listOf(failed.map((f) => f.name)), errors: failed.slice(0, 5).map((f) => f.error) });
   return {
     status: 'done',
     detail: `${step.electionType} election: ${elected} elected, ${already} already had the leader the election would give`,
@@ -222,7 +213,7 @@ function formatDuration(seconds: number): string {
 async function waitReassignment(step: Extract<PlanStep, { action: 'wait-reassignment' }>, ctx: StepContext): Promise<StepOutcome> {
   const partitions = reassignedBy(ctx.plan, step.reassignStep);
   const moving = await stillMoving(ctx.admin, partitions);
-  if (moving.length === 0) return { status: 'done', detail: `all ${partitions.length} partition(s) finished copying` };
+  if (moving.length === 0) return { status: 'done', detail: partitions.length === 1 ? 'the partition finished copying' : `all ${count(partitions.length)} finished copying` };
 
   const snapshot = await ctx.snapshot();
   const lookup = partitionLookup(snapshot);
@@ -237,7 +228,7 @@ async function waitReassignment(step: Extract<PlanStep, { action: 'wait-reassign
   const rate = now - firstAt >= 1_000 ? ((doneBytes - firstDoneBytes) / (now - firstAt)) * 1000 : null;
   const progress: CopyProgress = { at: now, partitionsTotal: partitions.length, partitionsLeft: moving.length, totalBytes, doneBytes, firstAt, firstDoneBytes, rate };
   const done = partitions.length - moving.length;
-  const parts = [`${done} of ${partitions.length} partition(s) done`, `${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} copied`];
+  const parts = [`${done} of ${count(partitions.length)} done`, `${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} copied`];
   if (rate !== null && rate > 0) parts.push(`${formatBytes(rate)}/s`, `ETA ${formatDuration(Math.max(0, totalBytes - doneBytes) / rate)}`);
   else if (rate !== null) parts.push(`no bytes copied for ${formatDuration((now - firstAt) / 1000)}`);
   const down = [...new Set(moving.flatMap((m) => [...m.replicas, ...m.addingReplicas]))].filter((b) => !live.has(b)).sort((a, b) => a - b);
@@ -272,11 +263,11 @@ async function verifyLeaders(step: Extract<PlanStep, { action: 'verify-leaders' 
     const first = states[0] as { isr?: number[] } | undefined;
     return {
       status: 'done',
-      detail: step.expected.length === 1 ? `leader ${step.expected[0]!.leader}, isr ${first?.isr?.join(',') ?? '?'}` : `${step.expected.length} partition(s) have the expected leader`,
+      detail: step.expected.length === 1 ? `leader ${step.expected[0]!.leader}, isr ${first?.isr?.join(',') ?? '?'}` : `${count(step.expected.length)} have the expected leader`,
       data: { partitions: states },
     };
   }
-  if (ctx.now() - ctx.run.stepStartedAt > VERIFY_LEADERS_TIMEOUT_MS) throw new StepFailed(`not as expected: ${wrong.slice(0, 5).join('; ')}`);
+  if (ctx.now() - ctx.run.stepStartedAt > VERIFY_LEADERS_TIMEOUT_MS) throw fatal({ code: 'leaders-not-as-expected', wrong: wrong.slice(0, 5) });
   return { status: 'waiting', progress: `waiting for the new leader: ${wrong.slice(0, 3).join('; ')}` };
 }
 
@@ -284,8 +275,11 @@ async function verifyAssignment(step: Extract<PlanStep, { action: 'verify-assign
   const planned = reassignedBy(ctx.plan, step.reassignStep);
   const lookup = partitionLookup(await ctx.snapshot());
   const wrong = planned.filter((want) => lookup(want.topic, want.partition)?.replicas.join(',') !== want.replicas.join(','));
-  if (wrong.length) throw new StepFailed(`${wrong.length} partition(s) do not have the planned replicas, e.g. ${tpName(wrong[0]!)}: ${lookup(wrong[0]!.topic, wrong[0]!.partition)?.replicas.join(',') ?? 'missing'} (planned ${wrong[0]!.replicas.join(',')})`);
-  return { status: 'done', detail: `${planned.length} partition(s) have the planned replicas` };
+  if (wrong.length) {
+    const ex = wrong[0]!;
+    throw fatal({ code: 'assignment-not-as-planned', partitions: wrong.length, example: tpName(ex), actual: lookup(ex.topic, ex.partition)?.replicas.join(',') ?? 'missing', planned: ex.replicas.join(',') });
+  }
+  return { status: 'done', detail: `${count(planned.length)} ${planned.length === 1 ? 'has' : 'have'} the planned replicas` };
 }
 
 /**
@@ -296,7 +290,7 @@ async function verifyAssignment(step: Extract<PlanStep, { action: 'verify-assign
 async function commitOffsets(step: Extract<PlanStep, { action: 'commit-offsets' }>, ctx: StepContext): Promise<StepOutcome> {
   const tp = { topic: step.topic, partition: step.partition };
   const [end] = await ctx.admin.listOffsets([tp], 'latest');
-  if (!end || end.offset === null) throw new StepFailed(`cannot read the new log end of ${tpName(tp)} (error ${end?.errorCode ?? '?'})`);
+  if (!end || end.offset === null) throw fatal({ code: 'log-end-unreadable', partition: tpName(tp), errorCode: end?.errorCode ?? null });
   const newEnd = end.offset;
   const described = new Map((await ctx.admin.describeGroups(step.groups)).map((g) => [g.groupId, g]));
   const committed: string[] = [];
@@ -304,7 +298,7 @@ async function commitOffsets(step: Extract<PlanStep, { action: 'commit-offsets' 
   for (const groupId of step.groups) {
     const g = described.get(groupId);
     if (g && g.members > 0) {
-      skipped.push(`${groupId} (${g.members} active member(s): it resets per auto.offset.reset)`);
+      skipped.push(`${groupId} (${g.members === 1 ? '1 active member' : `${g.members} active members`}: it resets per auto.offset.reset)`);
       continue;
     }
     const [current] = await ctx.admin.fetchCommittedOffsets(groupId, [tp]);
@@ -315,7 +309,7 @@ async function commitOffsets(step: Extract<PlanStep, { action: 'commit-offsets' 
       continue;
     }
     const [after] = await ctx.admin.fetchCommittedOffsets(groupId, [tp]);
-    if (after?.offset !== newEnd) throw new StepFailed(`${groupId}: committed ${newEnd} but reads back ${after?.offset ?? 'nothing'}`);
+    if (after?.offset !== newEnd) throw fatal({ code: 'commit-not-read-back', group: groupId, committed: newEnd, read: after?.offset ?? null });
     committed.push(`${groupId} ${current.offset} → ${newEnd}`);
   }
   const text = [

@@ -3,6 +3,7 @@
 // executor runs exactly its steps.
 
 import type { ApprovablePlan } from '../approvals/types.ts';
+import type { Notice } from './failures.ts';
 import type { PartitionAssignment } from './validate.ts';
 
 export interface TopicPartition {
@@ -10,18 +11,14 @@ export interface TopicPartition {
   partition: number;
 }
 
-/** What each kind of plan was made from: its validated request, as the planner settled it. */
-export interface PlanParamsByKind {
-  'leader-override': { topic: string; partition: number; replica: number; /** What was asked for; null when the planner chose. */ requestedReplica: number | null };
-  'drain-broker': { broker: number; partial: boolean; throttleBytesPerSec: number };
-  'raise-replication-factor': { topic: string; replicationFactor: number; throttleBytesPerSec: number };
-  reassign: { partitions: TopicPartition[]; assignment: PartitionAssignment[]; throttleBytesPerSec: number };
-  'preferred-election': { partitions: TopicPartition[] };
-  /** One broker (`rolling: false`) or several, one at a time, in `brokers` order. */
-  'restart-brokers': { brokers: number[]; rolling: boolean; unit: string; stopBoundSeconds: number; readyTimeoutSeconds: number };
-}
+/**
+ * What each kind of plan was made from: its validated request, as the planner
+ * settled it. Each kind's module declares its own entry (module augmentation),
+ * so adding a kind touches no file but its own and the OPERATION_KINDS line.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface PlanParamsByKind {}
 export type PlanKind = keyof PlanParamsByKind;
-export const PLAN_KINDS = ['leader-override', 'drain-broker', 'raise-replication-factor', 'reassign', 'preferred-election', 'restart-brokers'] as const satisfies readonly PlanKind[];
 
 /** A kind with its params: narrowing on `kind` types `params`. */
 export type PlanTarget = { [K in PlanKind]: { kind: K; params: PlanParamsByKind[K] } }[PlanKind];
@@ -57,6 +54,8 @@ export interface LeaderCandidate {
   defaultChoice: boolean;
   /** Why it cannot be chosen, when it cannot. */
   ineligible?: string;
+  /** Why its end could not be measured, when it could not. */
+  unmeasured?: string;
 }
 
 /** Offsets (≈ messages) from log end offsets on the hosts; bytes from DescribeLogDirs sizes when no host can be read (e.g. Amazon MSK). */
@@ -224,11 +223,12 @@ export interface RestartBrokerInfo {
 export type PlanStepAction = PlanStep['action'];
 
 export interface PlanImpact {
-  summary: string;
   risk: 'low' | 'medium' | 'high';
   partitionsAffected: number;
   /** Replicas that must be copied to another broker. */
   replicasToCopy?: number;
+  /** Drain: partitions the drained broker leads (their leadership moves). */
+  leadersMoved?: number;
   /** Leader override: what each choice loses. */
   candidates?: LeaderCandidate[];
   /** Leader override: estimated offsets lost for the chosen replica; null when unknown or only known in bytes. */
@@ -239,16 +239,16 @@ export interface PlanImpact {
   groupsBeyondEnd?: GroupBeyondEnd[];
   /** Leader override: why committed offsets could not all be read; absent when every group answered. */
   groupsUnread?: string;
+  /** Leader override: the partition's replicas and ISR now, and its replica list after the reorder. */
+  assignment?: { before: number[]; isr: number[]; elr?: number[]; lastKnownElr?: number[]; after: number[]; reorder: boolean };
   /** Restart: each broker in restart order. */
   restarts?: RestartBrokerInfo[];
 }
 
 export interface PlanBase extends ApprovablePlan {
   id: string;
-  /** One line: "make broker 3 lead orders-4". */
+  /** One line: "make broker 3 lead orders-4". The rest of the prose is rendered from codes and figures (kinds/<kind>.ts render). */
   title: string;
-  /** A few sentences for humans: what, why, what it changes. */
-  description: string;
   createdAt: string;
   /** sha256 over `preconditions` (canonical JSON); recomputed from the live cluster before running. */
   fingerprint: string;
@@ -259,7 +259,8 @@ export interface PlanBase extends ApprovablePlan {
   preconditions: unknown;
   steps: PlanStep[];
   impact: PlanImpact;
-  warnings: string[];
+  /** Coded: renderers (Slack, text) own the words. */
+  warnings: Notice[];
   /** Plans are shown first; nothing changes until an approved execution runs with live: true. */
   dryRun: true;
 }
@@ -269,4 +270,5 @@ export type Plan = PlanBase & PlanTarget;
 /** A plan of one kind. */
 export type PlanOf<K extends PlanKind> = PlanBase & { kind: K; params: PlanParamsByKind[K] };
 
-export type PlanResult<P extends Plan = Plan> = { ok: true; plan: P } | { ok: false; reason: string };
+/** A plan, or a coded refusal (render with refusalText in render-text.ts). */
+export type PlanResult<P extends Plan = Plan> = { ok: true; plan: P } | { ok: false; refusal: Notice };

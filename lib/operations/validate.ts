@@ -36,9 +36,9 @@ export type RestartRequest = z.infer<typeof RestartRequest>;
 
 export const PartitionAssignment = z.object({
   topic: TopicName,
-  partition: PartitionId,
+  partition: fromText(PartitionId),
   replicas: z
-    .array(BrokerId)
+    .array(fromText(BrokerId))
     .min(1)
     .max(32)
     .refine((r) => new Set(r).size === r.length, 'a broker appears twice in one replica list'),
@@ -55,8 +55,10 @@ export const ExplicitReassignmentRequest = z.object({
 export type ExplicitReassignmentRequest = z.infer<typeof ExplicitReassignmentRequest>;
 
 export const PreferredElectionRequest = z.object({
-  /** Limit to these partitions; all partitions not led by their preferred replica when absent. */
-  partitions: z.array(z.object({ topic: TopicName, partition: PartitionId })).max(20_000).optional(),
+  /** Limit to these topics (every partition of each). */
+  topics: z.array(TopicName).max(100).optional(),
+  /** Limit to these partitions; with neither, every partition not led by its preferred replica. */
+  partitions: z.array(z.object({ topic: TopicName, partition: fromText(PartitionId) })).max(20_000).optional(),
 });
 export type PreferredElectionRequest = z.infer<typeof PreferredElectionRequest>;
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
 import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
-import { planRaiseReplicationFactor } from '../../lib/operations/planners.ts';
+import { planRaiseReplicationFactor } from '../../lib/operations/kinds/raise-replication-factor.ts';
 import { runTick, type RunReporter, type TickResult } from '../../lib/operations/runner.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { FakeCluster } from '../operations/fake-cluster.ts';
@@ -45,7 +45,7 @@ const reporter = (id: string): RunReporter => ({
 
 async function approved(topic: string, clusterName = 'prod'): Promise<string> {
   const planned = planRaiseReplicationFactor(await cluster.snapshot([topic]), { topic, replicationFactor: 2 }, {});
-  if (!planned.ok) throw new Error(planned.reason);
+  if (!planned.ok) throw new Error(planned.refusal.code);
   const created = await approvals.request(planned.plan, 'UREQ', { context: { cluster: clusterName } });
   if (!created.ok) throw new Error(created.message);
   await approvals.approve(created.request.id, 'UALICE');

@@ -7,7 +7,8 @@ import { planLeaderOverride } from '../../lib/operations/leader-override.ts';
 import { lossHeadline } from '../../lib/operations/loss-text.ts';
 import type { PartitionState } from '../../lib/kafka/types.ts';
 import type { ReplicaData } from '../../lib/operations/types.ts';
-import { plan, snapshot } from './plan-fixtures.ts';
+import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
+import { plan, snapshot, warningLines } from './plan-fixtures.ts';
 
 const part = (isr: number[], elr?: number[], lastKnownElr?: number[]): PartitionState => ({
   partition: 0,
@@ -57,9 +58,9 @@ describe('leader override with ELR read', () => {
     expect(p.params.replica).toBe(3);
     expect(p.impact.loss).toMatchObject({ known: false, unseen: [{ brokerId: 1, role: 'last-leader', problem: 'unmeasured' }] });
     expect(lossHeadline(p.impact.loss!, 3)).toMatch(/the last leader, broker 1, could not be measured/);
-    expect(p.description).toMatch(/orders-0 has no leader \(replicas 1,2,3, ISR empty, ELR \[1\], last known ELR \[1\]\)/);
-    const warnings = p.warnings.join('\n');
-    expect(warnings).toMatch(/do not start broker 1 before this runs: it is the last known leader \(last known ELR\), and the controller elects it as the last known leader even with unclean election disabled: on Kafka 4\.3 and later within about a second/);
+    expect(leaderOverride.render.headline(p)[0]).toMatch(/orders-0 has no leader \(replicas 1,2,3, ISR empty, ELR \[1\], last known ELR \[1\]\)/);
+    const warnings = warningLines(p).join('\n');
+    expect(warnings).toMatch(/Do not start broker 1 before this runs: it is the last known leader \(last known ELR\), and the controller elects it as the last known leader even with unclean election disabled: on Kafka 4\.3 and later within about a second/);
     expect(warnings).not.toMatch(/within minutes/);
   });
 

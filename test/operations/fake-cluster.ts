@@ -6,6 +6,7 @@
 import type { KafkaAdmin, OngoingReassignment, PartitionResult, TopicPartition } from '../../lib/kafka/admin.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import type { OperationIo } from '../../lib/operations/runner.ts';
+import type { RestartIo } from '../../lib/operations/restart.ts';
 
 interface FakePartition {
   leader: number;
@@ -26,6 +27,10 @@ export class FakeCluster implements OperationIo {
   readonly members = new Map<string, number>();
   readonly calls: string[] = [];
   pollsToFinish = 2;
+  /** Broker restarts: a scripted host (absent: no host access). */
+  restart?: () => Promise<RestartIo | null>;
+  /** Kafka's cluster id, as Metadata reports it. */
+  clusterId = 'fake';
   /** Make the next calls of this method throw (transient trouble). */
   failNext: { method: string; times: number } | null = null;
   adminsOpen = 0;
@@ -51,7 +56,7 @@ export class FakeCluster implements OperationIo {
     this.maybeFail('snapshot');
     return {
       takenAt: new Date().toISOString(),
-      clusterId: 'fake',
+      clusterId: this.clusterId,
       controllerId: 1,
       brokers: [...this.live].sort((a, b) => a - b).map((id) => ({ id, host: '127.0.0.1', port: 9000 + id })),
       topics: [...this.topics.entries()]

@@ -1,20 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
-import {
-  gatherLeaderOverrideInputs,
-  mergeReplicaData,
-  planLeaderOverride,
-  type BrokerLogDirs,
-  type CommittedGroup,
-  type LeaderOverrideAdmin,
-  type LeaderOverrideInputs,
-} from '../../lib/operations/leader-override.ts';
+import { mergeReplicaData, planLeaderOverride, type CommittedGroup, type LeaderOverrideInputs } from '../../lib/operations/leader-override.ts';
+import { gatherLeaderOverrideInputs, type BrokerLogDirs, type LeaderOverrideAdmin } from '../../lib/operations/leader-override-gather.ts';
+import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
 import { candidateLossText, consumerGroupLines, formatBytes, leaderOverrideLossLines, lossHeadline, lossSummary } from '../../lib/operations/loss-text.ts';
-import { preconditionsFor } from '../../lib/operations/planners.ts';
-import type { Plan, ReplicaData } from '../../lib/operations/types.ts';
+import { preconditionsFor } from '../../lib/operations/registry.ts';
+import type { Plan, PlanOf, ReplicaData } from '../../lib/operations/types.ts';
 
-import { plan, reason, snapshot } from './plan-fixtures.ts';
+import { codes, plan, reason, refusal, snapshot, warningLines } from './plan-fixtures.ts';
+
+/** Everything the plan message says, as the renderer words it: headline, sections, warnings. */
+const rendered = (p: PlanOf<'leader-override'>) =>
+  [...leaderOverride.render.headline(p), ...(leaderOverride.render.sections?.(p) ?? []).flatMap((s) => s.lines), ...warningLines(p)].join('\n');
 
 const inputs = (replicaData: ReplicaData[], groups: CommittedGroup[] = [], groupsIncomplete?: string): LeaderOverrideInputs => ({
   replicaData,
@@ -56,10 +54,13 @@ describe('planLeaderOverride: loss', () => {
       "Loss: unknown — at least 150 acknowledged messages beyond broker 3's end (offset 700) are gone (group billing committed up to offset 850); " +
         'the last in-sync replica, broker 1, could not be measured, so there may be more',
     );
-    expect(p.description).toContain(headline);
-    expect(p.description).toMatch(/Acknowledged writes beyond broker 3's end \(offset 700\) are gone for good/);
-    expect(p.impact.summary).toMatch(/loss unknown \(at least 150 messages\)/);
-    expect(p.impact.summary).not.toMatch(/≈0|no loss/);
+    // The plan opens with at most three lines: what changes and who leads, the loss, Kafka's own choice; the loss said once.
+    const head = leaderOverride.render.headline(p);
+    expect(head.length).toBeLessThanOrEqual(3);
+    expect(head[0]).toBe('orders-0 has no leader (replicas 1,2,3, ISR 1): broker 3 becomes leader by an unclean election, after its replicas are reordered to 3,2.');
+    expect(head[1]).toBe(`${headline}.`);
+    expect(rendered(p).split(headline).length).toBe(2);
+    expect(lossSummary(p.impact.loss!)).toBe('loss unknown (at least 150 messages)');
     expect(leaderOverrideLossLines(p)[0]).toBe(headline);
     expect(candidate(p, 3)).toMatchObject({ estimatedMessagesLost: null, loss: { known: false, atLeast: 150 } });
     expect(candidateLossText(candidate(p, 3))).toBe('unknown, at least 150 messages');
@@ -86,12 +87,13 @@ describe('planLeaderOverride: loss', () => {
     expect(p.impact.loss).toMatchObject({ known: false, atLeast: 150, unseen: [{ brokerId: 1, role: 'maybe-last-isr', problem: 'unmeasured' }] });
     expect(lossHeadline(p.impact.loss!, 3)).toMatch(/broker 1, which may have been the last in-sync replica \(the ISR is empty\), could not be measured/);
     // With an empty ISR, every dead replica may be the one the controller re-elects on its return.
-    expect(p.warnings.join('\n')).toMatch(/do not start broker 1 before this runs: it may be the last in-sync replica \(the ISR is empty/);
+    expect(p.warnings).toContainEqual({ code: 'do-not-start', brokers: [1], isrKnown: false });
+    expect(warningLines(p).join('\n')).toMatch(/^Do not start broker 1 before this runs: with an empty ISR/m);
     // An unmeasured replica outside a known ISR holds nothing acknowledged beyond it: no effect on what is known.
     const isr2 = snapshot([1, 3], { orders: [[-1, [1, 2, 3], [1]]] });
     const known = plan(planLeaderOverride(isr2, { topic: 'orders', partition: 0, replica: 3 }, inputs([host(1, 900), down(2), host(3, 700)])));
     expect(known.impact.loss).toMatchObject({ known: true, atLeast: 200 });
-    expect(known.warnings.join('\n')).toMatch(/no data measured for broker 2 .*out of the last ISR/);
+    expect(rendered(known)).toMatch(/broker 2 \(out of ISR, down\): log end \?, checkpointed HW \? \(not measured: host: host unreachable\)/);
   });
 
   it('ELR style with every replica measured: the loss is known', () => {
@@ -109,7 +111,7 @@ describe('planLeaderOverride: loss', () => {
     expect(p.impact.estimatedMessagesLost).toBe(200);
     expect(p.impact.loss).toMatchObject({ known: true, atLeast: 200, basis: { kind: 'replica-log-end', brokerId: 1, value: 900 }, unseen: [] });
     expect(lossHeadline(p.impact.loss!, 3)).toBe("Loss: ≈200 messages — beyond broker 3's end (offset 700): broker 1's log ends at offset 900");
-    expect(p.impact.summary).toMatch(/≈200 messages lost/);
+    expect(lossSummary(p.impact.loss!)).toBe('≈200 messages lost');
     expect(candidate(p, 2)).toMatchObject({ estimatedMessagesLost: 500, defaultChoice: true });
     expect(candidate(p, 1)).toMatchObject({ estimatedMessagesLost: 0, ineligible: 'broker 1 is not live' });
   });
@@ -118,7 +120,7 @@ describe('planLeaderOverride: loss', () => {
     const p = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs([host(1, 0, { sizeBytes: 0 }), host(2, 400), host(3, 700)], [group('billing', 850)])));
     expect(p.impact.loss).toMatchObject({ known: false, atLeast: 150, unseen: [{ brokerId: 1, role: 'last-isr', problem: 'shorter' }] });
     expect(lossHeadline(p.impact.loss!, 3)).toMatch(/the last in-sync replica, broker 1, holds less than was written \(wiped or truncated\)/);
-    expect(p.warnings.join('\n')).toMatch(/broker 1 holds less than .* \(log end 0\)/);
+    expect(rendered(p)).toMatch(/broker 1 \(in ISR, down\): log end 0,/);
     // With an empty ISR only an empty log next to data elsewhere is suspect; a replica that merely lagged is not.
     const elr = snapshot([1, 2, 3], { orders: [[-1, [1, 2, 3], []]] });
     const wiped = plan(planLeaderOverride(elr, { topic: 'orders', partition: 0 }, inputs([host(1, 0, { sizeBytes: 0 }), host(2, 400), host(3, 700)])));
@@ -136,24 +138,24 @@ describe('planLeaderOverride: loss', () => {
       'Loss: unknown — broker 2, the chosen replica, could not be measured: everything beyond its end is gone, however much that is, ' +
         'and the last in-sync replica, broker 1, could not be measured',
     );
-    expect(p.warnings.join('\n')).toMatch(/the chosen broker 2 could not be measured \(host: timed out\): the loss is unknown/);
+    expect(rendered(p)).toMatch(/broker 2 \(chosen, default unclean choice, out of ISR, live\): log end \?, .*\(not measured: host: timed out\) — lost if it leads: unknown/);
     expect(p.impact.groupsBeyondEnd!.map((g) => [g.groupId, g.certain, g.committedByPlan])).toEqual([
       ['api', false, false],
       ['billing', false, true],
     ]);
     expect(p.steps.find((s) => s.action === 'commit-offsets')).toMatchObject({ groups: ['billing'] });
-    expect(p.warnings.join('\n')).toMatch(/consumer group\(s\) api may be committed beyond broker 2's end/);
+    expect(rendered(p)).toMatch(/may be beyond it: .*with active members \(or of unknown state\).* api \(at 300; Stable, 2 members\)/);
   });
 
   it('compares with the default unclean choice (first live replica)', () => {
     const p = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs(seenData, [group('billing', 850)])));
     expect(candidate(p, 2)).toMatchObject({ defaultChoice: true, loss: { known: false, atLeast: 450 } });
-    expect(p.description).toMatch(/would pick broker 2, which holds 300 fewer messages than broker 3 \(its loss: unknown, at least 450 messages\)/);
+    expect(rendered(p)).toMatch(/would pick broker 2, which holds 300 fewer messages than broker 3 \(its loss: unknown, at least 450 messages\)/);
     const known = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs([host(1, 900), host(2, 400), host(3, 700)])));
-    expect(known.description).toMatch(/would pick broker 2, which holds 300 fewer messages than broker 3 \(its loss: ≈500 messages\)/);
+    expect(rendered(known)).toMatch(/would pick broker 2, which holds 300 fewer messages than broker 3 \(its loss: ≈500 messages\)/);
     // Choosing the default itself: no comparison.
     const same = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0, replica: 2 }, inputs(seenData)));
-    expect(same.description).not.toMatch(/without the reorder/);
+    expect(rendered(same)).not.toMatch(/without the reorder/);
   });
 });
 
@@ -166,7 +168,8 @@ describe('planLeaderOverride: without host access (sizes in bytes)', () => {
     expect(p.params.replica).toBe(3);
     expect(p.impact.loss).toMatchObject({ unit: 'bytes', known: false, atLeast: 0, end: 7_000_000, unseen: [{ brokerId: 1, problem: 'unmeasured' }] });
     expect(p.impact.estimatedMessagesLost).toBeNull();
-    expect(p.warnings.join('\n')).toMatch(/losses are estimated from DescribeLogDirs replica sizes in bytes/);
+    expect(codes(p)).toContain('loss-in-bytes');
+    expect(warningLines(p).join('\n')).toMatch(/losses are estimated from DescribeLogDirs replica sizes in bytes/);
     expect(lossHeadline(p.impact.loss!, 3)).toMatch(/^Loss: unknown — the last in-sync replica, broker 1, could not be measured; .* broker 3's data \(6\.7 MiB\)/);
     // Committed offsets cannot be compared with a size: every group may be beyond the new end, found out after the election.
     expect(p.impact.groupsBeyondEnd!.every((g) => !g.certain)).toBe(true);
@@ -198,20 +201,20 @@ describe('planLeaderOverride: consumer groups', () => {
     expect(p.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'commit-offsets', 'wait-reassignment']);
     expect(p.steps[3]).toMatchObject({ action: 'commit-offsets', topic: 'orders', partition: 0, groups: ['billing'] });
     expect(p.steps[4]).toMatchObject({ action: 'wait-reassignment', reassignStep: 0 });
-    expect(p.warnings.join('\n')).toMatch(/consumer group\(s\) api, odd are committed beyond broker 3's end and have active members .*OFFSET_OUT_OF_RANGE/);
+    // Each fact once: the groups that will reset are in the consumer-group lines, not repeated as a warning.
+    expect(codes(p)).toEqual(['replicas-dropped', 'do-not-start']);
     // The odd group's 900 is the highest figure: the bound rests on it.
     expect(p.impact.loss).toMatchObject({ atLeast: 200, basis: { kind: 'committed-offset', groupId: 'odd' } });
     const lines = leaderOverrideLossLines(p);
     expect(lines.join('\n')).toMatch(/without active members: the plan commits them at the new end — billing \(at 850; Empty, 0 members\)/);
     expect(lines.join('\n')).toMatch(/with active members \(or of unknown state\) will hit OFFSET_OUT_OF_RANGE .* api \(at 810; Stable, 3 members\), odd \(at 900; Unknown, members unknown\)/);
-    expect(p.impact.summary).toMatch(/1 idle consumer group\(s\) committed at the new end; 2 consumer group\(s\) with members will reset/);
+    expect(rendered(p).match(/OFFSET_OUT_OF_RANGE/g)).toHaveLength(1);
   });
 
   it('no commit step without idle groups beyond the end; unreadable offsets are said, never taken as 0', () => {
     const p = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs(seenData, [group('api', 810, 3), { groupId: 'lost', state: 'Empty', members: 0, committedOffset: null }], '2 of 9 consumer group(s) did not give their committed offset in time: x, y')));
     expect(p.steps.map((s) => s.action)).not.toContain('commit-offsets');
     expect(p.impact.groupsUnread).toBe('2 of 9 consumer group(s) did not give their committed offset in time: x, y; no committed offset could be read for lost');
-    expect(p.warnings.join('\n')).toMatch(/committed offsets could not all be read/);
     expect(leaderOverrideLossLines(p).at(-1)).toMatch(/^Committed offsets could not all be read .*the loss bound ignores them/);
   });
 
@@ -240,7 +243,7 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(candidate(p, 2)).toMatchObject({ live: true, logEndOffset: 1000, estimatedMessagesLost: null, defaultChoice: true, loss: { atLeast: 1000, known: false } });
     expect(candidate(p, 1)).toMatchObject({ live: false, logEndOffset: null, estimatedMessagesLost: null, loss: { atLeast: null } });
     expect(p.impact.estimatedMessagesLost).toBeNull();
-    expect(p.description).toMatch(/would pick broker 2, which holds 1,000 fewer messages than broker 3/);
+    expect(rendered(p)).toMatch(/would pick broker 2, which holds 1,000 fewer messages than broker 3/);
   });
 
   it('reorders so the chosen replica is first (dead ones leave), then an unclean election, verify, wait', () => {
@@ -255,8 +258,12 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(p.steps[1]).toMatchObject({ action: 'elect-leaders', electionType: 'unclean', partitions: [{ topic: 'orders', partition: 0 }] });
     expect(p.steps[2]).toMatchObject({ expected: [{ topic: 'orders', partition: 0, leader: 3 }] });
     expect(p.steps[3]).toMatchObject({ action: 'wait-reassignment', reassignStep: 0 });
-    expect(p.warnings.join('\n')).toMatch(/replication factor drops from 3 to 2/);
-    expect(p.warnings.join('\n')).toMatch(/do not start broker 1 before this runs: it is the last in-sync replica/);
+    expect(p.warnings).toEqual([
+      { code: 'replicas-dropped', brokers: [1], from: 3, to: 2 },
+      { code: 'do-not-start', brokers: [1], isrKnown: true },
+    ]);
+    expect(warningLines(p)[0]).toBe('broker 1 leaves the replica list (a reassignment accepts only live brokers): replication factor drops from 3 to 2; re-add with a reassignment once back');
+    expect(warningLines(p)[1]).toMatch(/^Do not start broker 1 before this runs: it is the last in-sync replica\./);
   });
 
   it('honours a named replica, even one with less data, and says what it costs', () => {
@@ -265,7 +272,7 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(p.impact.loss).toMatchObject({ atLeast: 1000, known: false, basis: { kind: 'checkpointed-high-watermark', brokerId: 3, value: 2000 } });
     // 2 is already the first live replica: the election picks it without a reorder, and the replication factor stays.
     expect(p.steps.map((s) => s.action)).toEqual(['elect-leaders', 'verify-leaders']);
-    expect(p.warnings.join()).not.toMatch(/replication factor drops/);
+    expect(codes(p)).not.toContain('replicas-dropped');
   });
 
   it('skips the reorder when the chosen replica already comes first and every replica is live', () => {
@@ -273,8 +280,8 @@ describe('planLeaderOverride: choice and steps', () => {
     const s = snapshot([1, 2, 3], { t: [[-1, [2, 1, 3], [2]]] });
     const p = plan(planLeaderOverride(s, { topic: 't', partition: 0, replica: 2 }, inputs([])));
     expect(p.steps.map((x) => x.action)).toEqual(['elect-leaders', 'verify-leaders']);
-    expect(p.warnings.join()).toMatch(/could not be measured/);
-    expect(p.warnings.join()).not.toMatch(/do not start/);
+    expect(rendered(p)).toMatch(/could not be measured/);
+    expect(codes(p)).not.toContain('do-not-start');
   });
 
   it('treats a leader that is not a live broker as no leader, and as a holder of the acknowledged data', () => {
@@ -287,17 +294,19 @@ describe('planLeaderOverride: choice and steps', () => {
 
   it('refuses: partition has a leader, replica not in the assignment, replica not live, nothing measurable', () => {
     const led = snapshot([1, 2, 3], { t: [[2, [1, 2, 3], [2]]] });
+    expect(refusal(planLeaderOverride(led, { topic: 't', partition: 0 }, inputs(measured)))).toEqual({ code: 'partition-has-leader', partition: 't-0', leader: 2 });
     expect(reason(planLeaderOverride(led, { topic: 't', partition: 0 }, inputs(measured)))).toMatch(/has a leader \(broker 2\)/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 7 }, inputs(measured)))).toMatch(/broker 7 holds no replica of orders-0/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 1 }, inputs(measured)))).toMatch(/not live/);
+    expect(refusal(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 7 }, inputs(measured)))).toEqual({ code: 'replica-not-assigned', broker: 7, partition: 'orders-0', replicas: [1, 2, 3] });
+    expect(refusal(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 1 }, inputs(measured)))).toEqual({ code: 'replica-not-live', broker: 1 });
+    expect(refusal(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, inputs([])))).toEqual({ code: 'no-measured-replica', partition: 'orders-0' });
     expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, inputs([])))).toMatch(/could be measured .*; name the replica/);
     const allDead = snapshot([4], { t: [[-1, [1, 2], [1]]] });
-    expect(reason(planLeaderOverride(allDead, { topic: 't', partition: 0 }, inputs([])))).toMatch(/no replica .* live broker/);
+    expect(refusal(planLeaderOverride(allDead, { topic: 't', partition: 0 }, inputs([]))).code).toBe('no-live-replica');
   });
 
   it('refuses unknown topics/partitions and invalid input before anything else', () => {
-    expect(reason(planLeaderOverride(leaderless, { topic: 'nope', partition: 0 }, inputs(measured)))).toMatch(/not found/);
-    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 9 }, inputs(measured)))).toMatch(/no partition 9/);
+    expect(refusal(planLeaderOverride(leaderless, { topic: 'nope', partition: 0 }, inputs(measured)))).toEqual({ code: 'topic-not-found', topic: 'nope' });
+    expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 9 }, inputs(measured)))).toBe('topic orders has no partition 9 (it has 1 partition)');
     for (const topic of ['a b', 'x;rm -rf /', '..', '.', '', 'a'.repeat(250), 'é']) {
       expect(reason(planLeaderOverride(leaderless, { topic, partition: 0 }, inputs(measured)))).toMatch(/topic/);
     }
@@ -306,17 +315,28 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 1.5 }, inputs(measured)))).toMatch(/integer/);
   });
 
-  it('fingerprints topic, partition, leader, replicas, ISR and live brokers', () => {
+  it('fingerprints cluster id, topic, partition, leader, replicas, ISR, live brokers and each replica\'s measured end', () => {
     const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, inputs(measured)));
     expect(p.fingerprint).toBe(digestOf(p.preconditions));
-    expect(p.preconditions).toEqual({ kind: 'leader-override', topic: 'orders', partition: 0, leader: -1, replicas: [1, 2, 3], isr: [1], liveBrokers: [2, 3] });
+    const ends = { unit: 'messages', ends: [{ broker: 1, end: null }, { broker: 2, end: 1000 }, { broker: 3, end: 2000 }] };
+    expect(p.preconditions).toEqual({ kind: 'leader-override', clusterId: 'c1', topic: 'orders', partition: 0, leader: -1, replicas: [1, 2, 3], isr: [1], liveBrokers: [2, 3], measured: ends });
     const recovered = snapshot([2, 3], { orders: [[2, [1, 2, 3], [2]]] });
-    expect(digestOf(preconditionsFor(p, recovered))).not.toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, recovered, ends))).not.toBe(p.fingerprint);
     const brokerBack = snapshot([1, 2, 3], { orders: [[-1, [1, 2, 3], [1]]] });
-    expect(digestOf(preconditionsFor(p, brokerBack))).not.toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, brokerBack, ends))).not.toBe(p.fingerprint);
     // The same state read again (other topics changing, fields in another order) fingerprints the same.
     const again = snapshot([3, 2], { zzz: [[3, [3], [3]]], orders: [[-1, [1, 2, 3], [1]]] });
-    expect(digestOf(preconditionsFor(p, again))).toBe(p.fingerprint);
+    expect(digestOf(preconditionsFor(p, again, ends))).toBe(p.fingerprint);
+    // Another cluster in the same state is not this plan's cluster.
+    expect(digestOf(preconditionsFor(p, { ...again, clusterId: 'c2' }, ends))).not.toBe(p.fingerprint);
+  });
+
+  it('a replica wiped and back before approval (same metadata, another measured end) no longer matches the fingerprint', () => {
+    const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, inputs(measured)));
+    const wiped = leaderOverride.preconditions(p.params, leaderless, { unit: 'messages', ends: [{ broker: 1, end: null }, { broker: 2, end: 1000 }, { broker: 3, end: 0 }] });
+    expect(digestOf(wiped)).not.toBe(p.fingerprint);
+    const same = leaderOverride.preconditions(p.params, leaderless, { unit: 'messages', ends: [{ broker: 1, end: null }, { broker: 2, end: 1000 }, { broker: 3, end: 2000 }] });
+    expect(digestOf(same)).toBe(p.fingerprint);
   });
 
   it('merges host and DescribeLogDirs figures per broker, keeping why a figure is missing', () => {

@@ -1,5 +1,7 @@
 // Snapshots and result helpers shared by the planner tests (pure: no cluster).
 import type { ClusterSnapshot, PartitionState } from '../../lib/kafka/types.ts';
+import type { Notice } from '../../lib/operations/failures.ts';
+import { noticeText } from '../../lib/operations/render-text.ts';
 import type { Plan, PlanResult } from '../../lib/operations/types.ts';
 
 export type P = [leader: number, replicas: number[], isr: number[]];
@@ -32,10 +34,19 @@ export function snapshot(brokers: number[], topics: Record<string, P[]>, extra: 
 }
 
 export function plan<P extends Plan>(r: PlanResult<P>): P {
-  if (!r.ok) throw new Error(`refused: ${r.reason}`);
+  if (!r.ok) throw new Error(`refused: ${noticeText(r.refusal)}`);
   return r.plan;
 }
-export function reason<P extends Plan>(r: PlanResult<P>): string {
+/** The refusal's code and fields (what tests assert). */
+export function refusal<P extends Plan>(r: PlanResult<P>): Notice {
   if (r.ok) throw new Error(`expected a refusal, got ${r.plan.title}`);
-  return r.reason;
+  return r.refusal;
 }
+/** The refusal as the requester reads it (a few tests pin the words). */
+export function reason<P extends Plan>(r: PlanResult<P>): string {
+  return noticeText(refusal(r));
+}
+/** The plan's warning codes. */
+export const codes = (p: Plan) => p.warnings.map((w) => w.code);
+/** The plan's warnings as approvers read them. */
+export const warningLines = (p: Plan) => p.warnings.map((w) => noticeText(w, p.kind));

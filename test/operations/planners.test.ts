@@ -11,7 +11,7 @@ import {
 } from '../../lib/operations/index.ts';
 import { checkParams, HOST_SCRIPTS } from '../../lib/hosts/scripts.ts';
 
-import { plan, reason, snapshot, type P } from './plan-fixtures.ts';
+import { codes, plan, reason, refusal, snapshot, warningLines, type P } from './plan-fixtures.ts';
 
 // Leader override cases live in leader-override.test.ts.
 
@@ -61,29 +61,32 @@ describe('planDrain', () => {
 
   it('refuses when the other brokers cannot hold every replica, unless asked for a partial drain', () => {
     const small = snapshot([1, 2, 3], { t: [[1, [1, 2, 3], [1, 2, 3]]], logs: [[1, [1], [1]], [2, [1, 2], [2]]] });
-    expect(reason(planDrain(small, { broker: 1 }))).toMatch(/lacks brokers: 1 partition\(s\) \(e.g. t-0, replicas 1,2,3\)/);
+    expect(refusal(planDrain(small, { broker: 1 }))).toMatchObject({ code: 'drain-needs-brokers', broker: 1, stuck: 1, movable: 2, example: { topic: 't', partition: 0, replicas: [1, 2, 3] } });
+    expect(reason(planDrain(small, { broker: 1 }))).toMatch(/lacks brokers: 1 partition \(e.g. t-0, replicas 1,2,3\) already has a replica/);
     const p = plan(planDrain(small, { broker: 1, partial: true }));
     const step = p.steps[0]!;
     expect(step.action === 'reassign' && step.partitions.map((m) => `${m.topic}-${m.partition}`)).toEqual(['logs-0', 'logs-1']);
-    expect(p.warnings.join()).toMatch(/1 partition\(s\) stay on broker 1/);
+    expect(p.warnings).toEqual([{ code: 'replicas-stay', broker: 1, partitions: { names: ['t-0'], total: 1 }, offlineIfStopped: { names: [], total: 0 } }]);
+    expect(warningLines(p).join()).toMatch(/^1 partition stays on broker 1 /);
     expect(p.title).toMatch(/1 stay: no free broker/);
     // Staying partitions whose only in-sync replica is the drained broker are called out.
     const risky = snapshot([1, 2], { t: [[1, [1, 2], [1]]], logs: [[1, [1], [1]]] });
-    expect(plan(planDrain(risky, { broker: 1, partial: true })).warnings.join()).toMatch(/t-0: broker 1 is their only in-sync replica/);
-    expect(reason(planDrain(snapshot([1], { logs: [[1, [1], [1]]] }), { broker: 1 }))).toMatch(/no live broker other than 1/);
-    expect(reason(planDrain(snapshot([1, 2], { t: [[1, [1, 2], [1, 2]]] }), { broker: 1, partial: true }))).toMatch(/none of broker 1/);
+    expect(plan(planDrain(risky, { broker: 1, partial: true })).warnings[0]).toMatchObject({ code: 'replicas-stay', offlineIfStopped: { names: ['t-0'], total: 1 } });
+    expect(refusal(planDrain(snapshot([1], { logs: [[1, [1], [1]]] }), { broker: 1 }))).toEqual({ code: 'no-other-live-broker', broker: 1 });
+    expect(refusal(planDrain(snapshot([1, 2], { t: [[1, [1, 2], [1, 2]]] }), { broker: 1, partial: true }))).toMatchObject({ code: 'nothing-can-move', broker: 1 });
   });
 
   it('refuses a broker without replicas, a running reassignment, a bad id or throttle', () => {
-    expect(reason(planDrain(s, { broker: 9 }))).toMatch(/holds no replicas/);
+    expect(refusal(planDrain(s, { broker: 9 }))).toEqual({ code: 'nothing-to-drain', broker: 9 });
     const busy = snapshot([1, 2, 3], { t: [[1, [1, 2], [1, 2]]] }, { 't-0': { addingReplicas: [3] } });
-    expect(reason(planDrain(busy, { broker: 1 }))).toMatch(/already running for t-0/);
-    expect(reason(planDrain(s, { broker: -1 }))).toMatch(/broker/);
+    expect(refusal(planDrain(busy, { broker: 1 }))).toEqual({ code: 'reassignment-running', partitions: { names: ['t-0'], total: 1 } });
+    expect(reason(planDrain(busy, { broker: 1 }))).toBe('a reassignment is already running for t-0');
+    expect(refusal(planDrain(s, { broker: -1 })).code).toBe('invalid-request');
     expect(reason(planDrain(s, { broker: '1 && reboot' }))).toMatch(/integer/);
-    expect(reason(planDrain(s, { broker: 1 }, { throttleBytesPerSec: 10 }))).toMatch(/throttle/);
+    expect(refusal(planDrain(s, { broker: 1 }, { throttleBytesPerSec: 10 })).code).toBe('bad-throttle');
   });
 
-  it('fingerprints the assignment of affected partitions and live brokers, not leadership', () => {
+  it('fingerprints the assignment of affected partitions, live brokers and the cluster id, not leadership', () => {
     const p = plan(planDrain(s, { broker: 1 }));
     const leaderMoved = structuredClone(s);
     leaderMoved.topics[1]!.partitions[0]!.leader = 2;
@@ -94,6 +97,8 @@ describe('planDrain', () => {
     const brokerGone = snapshot([1, 2, 3], {});
     brokerGone.topics = s.topics;
     expect(digestOf(preconditionsFor(p, brokerGone))).not.toBe(p.fingerprint);
+    // The same state on another cluster is another cluster: STALE.
+    expect(digestOf(preconditionsFor(p, { ...structuredClone(s), clusterId: 'other-cluster' }))).not.toBe(p.fingerprint);
   });
 
   it('rf1 before a planned stop: the single replica moves elsewhere', () => {
@@ -119,9 +124,9 @@ describe('planRaiseReplicationFactor', () => {
   });
   it('refuses too few brokers, a factor that is not higher, unknown topics', () => {
     const s = snapshot([1, 2], { logs: [[1, [1], [1]]], full: [[1, [1, 2], [1, 2]]] });
-    expect(reason(planRaiseReplicationFactor(s, { topic: 'logs', replicationFactor: 3 }))).toMatch(/needs 3 live brokers/);
+    expect(refusal(planRaiseReplicationFactor(s, { topic: 'logs', replicationFactor: 3 }))).toEqual({ code: 'not-enough-brokers', replicationFactor: 3, live: 2 });
     expect(reason(planRaiseReplicationFactor(s, { topic: 'full', replicationFactor: 2 }))).toMatch(/already has replication factor 2/);
-    expect(reason(planRaiseReplicationFactor(s, { topic: 'x', replicationFactor: 2 }))).toMatch(/not found/);
+    expect(refusal(planRaiseReplicationFactor(s, { topic: 'x', replicationFactor: 2 }))).toEqual({ code: 'topic-not-found', topic: 'x' });
     expect(reason(planRaiseReplicationFactor(s, { topic: 'logs', replicationFactor: 1 }))).toMatch(/≥ 2/);
   });
 });
@@ -135,7 +140,7 @@ describe('planExplicitReassignment', () => {
     expect(p.impact.replicasToCopy).toBe(1);
   });
   it('refuses dead brokers, duplicates, no-ops', () => {
-    expect(reason(planExplicitReassignment(s, { partitions: [{ topic: 't', partition: 0, replicas: [1, 9] }] }))).toMatch(/broker 9 is not live/);
+    expect(refusal(planExplicitReassignment(s, { partitions: [{ topic: 't', partition: 0, replicas: [1, 9] }] }))).toEqual({ code: 'target-not-live', partition: 't-0', brokers: [9] });
     expect(reason(planExplicitReassignment(s, { partitions: [{ topic: 't', partition: 0, replicas: [1, 1] }] }))).toMatch(/twice/);
     expect(reason(planExplicitReassignment(s, { partitions: [{ topic: 't', partition: 0, replicas: [1, 2] }] }))).toMatch(/nothing to change/);
   });
@@ -148,9 +153,14 @@ describe('planPreferredElection', () => {
     expect(p.steps[0]).toMatchObject({ action: 'elect-leaders', electionType: 'preferred', partitions: [{ topic: 't', partition: 0 }] });
     expect(p.steps[1]).toMatchObject({ action: 'verify-leaders', expected: [{ topic: 't', partition: 0, leader: 1 }] });
     expect(p.impact.risk).toBe('low');
+    expect(codes(p)).toEqual([]);
+    // A topic selects every partition of it; the other topics are left alone.
+    const two = snapshot([1, 2], { a: [[2, [1, 2], [1, 2]]], b: [[2, [1, 2], [1, 2]]] });
+    expect(plan(planPreferredElection(two, { topics: ['b'] })).params.partitions).toEqual([{ topic: 'b', partition: 0 }]);
   });
   it('refuses when nothing needs it', () => {
     const s = snapshot([1, 2], { t: [[1, [1, 2], [1, 2]]] });
+    expect(refusal(planPreferredElection(s))).toEqual({ code: 'all-preferred' });
     expect(reason(planPreferredElection(s))).toMatch(/preferred replica/);
     expect(reason(planPreferredElection(s, { partitions: [{ topic: 'q', partition: 0 }] }))).toMatch(/not found/);
   });

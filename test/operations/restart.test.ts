@@ -5,9 +5,27 @@ import { parseConfig } from '../../lib/config/schema.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import type { ServiceStatus } from '../../lib/hosts/service-control.ts';
 import type { ProbeReport } from '../../lib/hosts/types.ts';
-import { planRestart, restartLeftover, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/restart.ts';
-import { parseRestart, parseRollingRestart } from '../../lib/operations/slack.ts';
-import { plan, reason, snapshot } from './plan-fixtures.ts';
+import { OperationError } from '../../lib/operations/failures.ts';
+import { restartBrokers } from '../../lib/operations/kinds/restart-brokers.ts';
+import { planRestart, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/restart.ts';
+import { parseOpsCommand } from '../../lib/operations/slack.ts';
+import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
+import type { Plan } from '../../lib/operations/types.ts';
+import { codes, plan, reason, refusal, snapshot, warningLines } from './plan-fixtures.ts';
+
+const parseRestart = (args: string[], config: ReturnType<typeof parseConfig>) => parseOpsCommand('restart', args, config);
+const parseRollingRestart = (args: string[], config: ReturnType<typeof parseConfig>) => parseOpsCommand('rolling-restart', args, config);
+
+/** The class and code a step threw. */
+async function failureOf(p: Promise<unknown>): Promise<{ failure: string; code: string; notice: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof OperationError) return { failure: err.failure, code: err.notice.code, notice: err.notice };
+    throw err;
+  }
+  throw new Error('expected the step to fail');
+}
 
 const service = { unit: 'kafka', stopBoundSeconds: 60, readyTimeoutSeconds: 300 };
 const host = { unit: 'kafka', logsDir: '/var/log/kafka', logDirs: ['/data/kafka'] };
@@ -48,8 +66,10 @@ describe('restart planning', () => {
 
   it('refuses a restart that would take partitions offline, naming them and the fix', () => {
     const s = snapshot([1, 2, 3], { 'logs-rf1': [[2, [2], [2]], [2, [2], [2]]], orders: [[1, [1, 2, 3], [1, 2, 3]]] });
-    const why = reason(planRestart(s, { brokers: [2], rolling: false, service, facts: facts([2]), assess: assessRestart, activeControllerId: null }));
-    expect(why).toMatch(/would go offline/);
+    const refused = planRestart(s, { brokers: [2], rolling: false, service, facts: facts([2]), assess: assessRestart, activeControllerId: null });
+    expect(refusal(refused)).toEqual({ code: 'restart-would-go-offline', brokers: [{ broker: 2, partitions: { names: ['logs-rf1-0', 'logs-rf1-1'], total: 2 } }] });
+    const why = reason(refused);
+    expect(why).toMatch(/broker 2: 2 partitions would go offline \(logs-rf1-0 and logs-rf1-1\)/);
     expect(why).toContain('logs-rf1-0');
     expect(why).toContain('logs-rf1-1');
     expect(why).toMatch(/drain/);
@@ -62,15 +82,17 @@ describe('restart planning', () => {
     const probe = { recoveryInProgress: true, consumerOffsets: [], process: { running: true, pid: 1 }, logs: { uncleanShutdownRecovery: [] } } as unknown as ProbeReport;
     const why = reason(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1], { probe }), assess: assessRestart, activeControllerId: null }));
     expect(why).toMatch(/still recovering logs/);
+    expect(refusal(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1], { probe }), assess: assessRestart, activeControllerId: null }))).toEqual({ code: 'restart-recovering', brokers: [1] });
   });
 
   it('warns when the stop bound is not longer than systemd\'s stop timeout', () => {
     const p = plan(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1], { systemdStopTimeoutSeconds: 120 }), assess: assessRestart, activeControllerId: null }));
-    expect(p.warnings.join('\n')).toMatch(/not longer than systemd's TimeoutStopSec \(120 s\)/);
+    expect(p.warnings).toContainEqual({ code: 'stop-bound-not-longer', broker: 1, bound: 60, timeout: 120 });
+    expect(warningLines(p).join('\n')).toMatch(/not longer than systemd's TimeoutStopSec \(120 s\)/);
   });
 
   it('takes one broker for restart and only live brokers', () => {
-    expect(reason(planRestart(healthy, { brokers: [1, 2], rolling: false, service, facts: facts([1, 2]), assess: assessRestart, activeControllerId: null }))).toMatch(/exactly one broker/);
+    expect(refusal(planRestart(healthy, { brokers: [1, 2], rolling: false, service, facts: facts([1, 2]), assess: assessRestart, activeControllerId: null }))).toEqual({ code: 'restart-one-broker' });
     expect(reason(planRestart(healthy, { brokers: [7], rolling: false, service, facts: [], assess: assessRestart, activeControllerId: null }))).toMatch(/broker 7 is not a live broker/);
   });
 });
@@ -102,11 +124,8 @@ function ctxFor(io: RestartIo, over: Partial<RestartStepContext> = {}): RestartS
     snapshot: async () => healthy,
     progress: undefined,
     stepStartedAt: 0,
-    resumeRequestedAt: null,
+    resumedFrom: null,
     now: () => 10_000,
-    fail: (m) => {
-      throw new Error(m);
-    },
     ...over,
   };
 }
@@ -123,29 +142,39 @@ describe('restart steps', () => {
     expect(calls).toEqual(['stop']);
   });
 
-  it('past the bound it stops the operation and leaves the broker stopping, never killing it', async () => {
+  it('past the bound it needs a human: the run pauses (Resume waits another bound), nothing is killed', async () => {
     const { io, calls } = scriptedHost([{ pid: 42, state: 'deactivating' }]);
-    await expect(runRestartStep(stop, ctxFor(io, { progress: { issuedAt: 10_000 }, now: () => 41_000 }))).rejects.toThrow(/still stopping after 31 s \(bound 30 s; pid 42\).*left stopping: no SIGKILL was sent/);
+    expect(await failureOf(runRestartStep(stop, ctxFor(io, { progress: { issuedAt: 10_000, pid: 42 }, now: () => 41_000 })))).toMatchObject({
+      failure: 'needs-human',
+      notice: { code: 'stop-overran', broker: 1, seconds: 31, bound: 30, pid: 42 },
+    });
+    // Resumed: waits another 30 s from now.
+    const resumed = await runRestartStep(stop, ctxFor(io, { progress: { issuedAt: 10_000, pid: 42 }, now: () => 50_000, resumedFrom: 'stop-overran' }));
+    expect(resumed).toMatchObject({ status: 'waiting', data: { issuedAt: 10_000, boundFrom: 50_000 } });
     expect(calls).toEqual([]);
   });
 
-  it('once stopped, needs the clean-shutdown marker in every visible log dir', async () => {
+  it('a stop the host did not confirm is retried (transient), never reported as not sent', async () => {
+    const { io } = scriptedHost([{ pid: 42 }]);
+    io.service = async () => ({ ok: false, stdout: '', detail: 'stop on broker 1\'s host: TimedOut', execution: null });
+    expect(await failureOf(runRestartStep(stop, ctxFor(io)))).toMatchObject({ failure: 'transient', code: 'stop-not-confirmed' });
+  });
+
+  it('once stopped, needs the clean-shutdown marker in every visible log dir (or an approver\'s Resume)', async () => {
     const clean = scriptedHost([{ pid: null, state: 'inactive', markers: [{ dir: '/data/kafka', present: true }] }]);
     expect(await runRestartStep(stop, ctxFor(clean.io, { progress: { issuedAt: 10_000 }, now: () => 14_000 }))).toMatchObject({ status: 'done', data: { stopSeconds: 4 } });
     const unclean = scriptedHost([{ pid: null, state: 'inactive', markers: [{ dir: '/data/kafka', present: false }] }]);
-    await expect(runRestartStep(stop, ctxFor(unclean.io, { progress: { issuedAt: 10_000 } }))).rejects.toThrow(/no clean-shutdown marker in \/data\/kafka/);
+    expect(await failureOf(runRestartStep(stop, ctxFor(unclean.io, { progress: { issuedAt: 10_000 } })))).toMatchObject({ failure: 'needs-human', notice: { code: 'no-clean-shutdown-marker', dirs: ['/data/kafka'] } });
+    expect(await runRestartStep(stop, ctxFor(unclean.io, { progress: { issuedAt: 10_000 }, resumedFrom: 'no-clean-shutdown-marker' }))).toMatchObject({ status: 'done' });
   });
 
-  it('pauses on a live "no", stays paused until an approver resumes, then checks again', async () => {
+  it('a live "no" needs a human (the runner pauses with Resume and Cancel); checked again when resumed', async () => {
     const check: RestartStep = { action: 'restart-check', description: '', broker: 1 };
     const { io } = scriptedHost([{}], ['no', 'yes']);
-    const paused = await runRestartStep(check, ctxFor(io));
-    expect(paused).toMatchObject({ status: 'paused', quiet: false, data: { pausedAt: 10_000 } });
-    if (paused.status !== 'paused') return;
-    expect(paused.reason).toMatch(/min.insync.replicas/);
-    // A sweep's tick: still paused, nothing new said, can-restart not asked again.
-    expect(await runRestartStep(check, ctxFor(io, { progress: paused.data, now: () => 20_000 }))).toMatchObject({ status: 'paused', quiet: true });
-    expect(await runRestartStep(check, ctxFor(io, { progress: paused.data, resumeRequestedAt: 15_000 }))).toMatchObject({ status: 'done' });
+    const paused = await failureOf(runRestartStep(check, ctxFor(io)));
+    expect(paused).toMatchObject({ failure: 'needs-human', code: 'restart-unsafe', notice: { broker: 1 } });
+    expect((paused.notice.reasons as string[]).join()).toMatch(/min.insync.replicas/);
+    expect(await runRestartStep(check, ctxFor(io, { resumedFrom: 'restart-unsafe' }))).toMatchObject({ status: 'done' });
   });
 
   it('waits until the broker is back in the ISR of every partition it hosts', async () => {
@@ -153,7 +182,7 @@ describe('restart steps', () => {
     const { io } = scriptedHost([{}]);
     const lagging = snapshot([1, 2, 3], { orders: [[2, [1, 2, 3], [2, 3]]] });
     expect(await runRestartStep(ready, ctxFor(io, { snapshot: async () => lagging }))).toMatchObject({ status: 'waiting', progress: expect.stringMatching(/out of the ISR of 1 partition \(orders-0\)/) });
-    await expect(runRestartStep(ready, ctxFor(io, { snapshot: async () => lagging, now: () => 61_000 }))).rejects.toThrow(/not back after 61 s/);
+    expect(await failureOf(runRestartStep(ready, ctxFor(io, { snapshot: async () => lagging, now: () => 61_000 })))).toMatchObject({ failure: 'fatal', notice: { code: 'broker-not-back', seconds: 61 } });
     expect(await runRestartStep(ready, ctxFor(io))).toMatchObject({ status: 'done' });
   });
 });
@@ -179,13 +208,45 @@ describe('restart commands', () => {
   });
 });
 
-describe('a restart that ends early', () => {
-  it('says which broker it leaves stopping or stopped', () => {
-    const p = plan(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1]), assess: assessRestart, activeControllerId: null }));
-    expect(restartLeftover(p.steps, 0, undefined)).toBeNull();
-    expect(restartLeftover(p.steps, 1, undefined)).toBeNull();
-    expect(restartLeftover(p.steps, 1, { issuedAt: 1 })).toMatch(/broker 1 was asked to stop/);
-    expect(restartLeftover(p.steps, 2, undefined)).toMatch(/broker 1 was stopped by this run/);
-    expect(restartLeftover(p.steps, 3, undefined)).toMatch(/may not be back in every ISR/);
+describe('a restart that ends early: its compensation', () => {
+  const p = plan(planRestart(healthy, { brokers: [1], rolling: false, service, facts: facts([1]), assess: assessRestart, activeControllerId: null })) as Plan;
+  const admin = {} as KafkaAdmin;
+  const ledger = { get: async () => null };
+  const run = (cursor: number, progress?: Record<string, unknown>) => ({ cursor, checked: true, startedAt: 0, stepStartedAt: 0, invocations: 1, ...(progress ? { progress: { text: '', at: 0, data: progress } } : {}) });
+  const settle = (io: RestartIo, cursor: number, status: 'CANCELLED' | 'FAILED' | 'STALE' = 'CANCELLED', progress?: Record<string, unknown>, leaveStopped = false) =>
+    restartBrokers.compensate({ plan: p, status, run: run(cursor, progress), admin, restart: io, ledger, done: {}, leaveStopped });
+
+  it('cancelled between stop and start: starts the broker (which also removes the drop-in)', async () => {
+    const { io, calls } = scriptedHost([{ pid: null, state: 'inactive' }]);
+    expect(await settle(io, 2)).toEqual({ notices: [{ code: 'broker-started', broker: 1 }], complete: true, done: { brokerSettled: true } });
+    expect(calls).toEqual(['start']);
+  });
+
+  it('failed while its old process is still stopping: owes the start (the sweep retries) and never kills it', async () => {
+    const { io, calls } = scriptedHost([{ pid: 42, state: 'deactivating' }]);
+    expect(await settle(io, 1, 'FAILED', { issuedAt: 1, pid: 42 })).toMatchObject({ notices: [{ code: 'broker-still-stopping', broker: 1, pid: 42 }], complete: false });
+    expect(calls).toEqual([]);
+    // Exited: the sweep's next attempt starts it.
+    const exited = scriptedHost([{ pid: null, state: 'inactive' }]);
+    expect(await settle(exited.io, 1, 'FAILED', { issuedAt: 1, pid: 42 })).toMatchObject({ notices: [{ code: 'broker-started' }], complete: true });
+  });
+
+  it('a failed start is owed until it works; "leave stopped" chosen in the thread leaves it', async () => {
+    const { io } = scriptedHost([{ pid: null, state: 'inactive' }]);
+    io.service = async () => ({ ok: false, stdout: '', detail: 'start on broker 1\'s host: Failed', execution: null });
+    expect(await settle(io, 2, 'FAILED')).toMatchObject({ notices: [{ code: 'broker-not-restarted', broker: 1 }], complete: false });
+    const left = scriptedHost([{ pid: null, state: 'inactive' }]);
+    expect(await settle(left.io, 2, 'CANCELLED', undefined, true)).toEqual({ notices: [{ code: 'broker-left-stopped', broker: 1 }], complete: true, done: { brokerSettled: true } });
+    expect(left.calls).toEqual([]);
+  });
+
+  it('nothing to do before a stop or after success; a running broker only gets its drop-in removed', async () => {
+    const { io, calls } = scriptedHost([{ pid: 77, state: 'active' }]);
+    expect(await settle(io, 0)).toEqual({ notices: [], complete: true, done: {} });
+    expect(await restartBrokers.compensate({ plan: p, status: 'SUCCEEDED', run: run(4), admin, restart: io, ledger, done: {}, leaveStopped: false })).toEqual({ notices: [], complete: true, done: {} });
+    expect(await settle(io, 3, 'FAILED')).toMatchObject({ notices: [{ code: 'broker-running' }], complete: true });
+    expect(calls).toEqual(['start']);
+    // systemd's 90 s stop timeout against the 60 s bound: said once, as a code.
+    expect(codes(p)).toEqual(['stop-bound-not-longer']);
   });
 });

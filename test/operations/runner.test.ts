@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
-import { planDrain, planRaiseReplicationFactor } from '../../lib/operations/planners.ts';
+import { planDrain, planRaiseReplicationFactor } from '../../lib/operations/index.ts';
 import { cleanupFinishedRun, runTick, type RunReporter, type TickInput } from '../../lib/operations/runner.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { FakeCluster } from './fake-cluster.ts';
+import { refusalText } from '../../lib/operations/render-text.ts';
 
 let dynamo: LocalDynamo;
 let approvals: ApprovalService<Plan>;
@@ -61,7 +62,7 @@ async function approvedRequest(plan: Plan): Promise<string> {
 
 async function drainPlan(broker = 3, partial = true): Promise<Plan> {
   const planned = planDrain(await cluster.snapshot(null), { broker, partial }, { throttleBytesPerSec: 1_048_576 });
-  if (!planned.ok) throw new Error(planned.reason);
+  if (!planned.ok) throw new Error(refusalText(planned.refusal));
   return planned.plan;
 }
 
@@ -102,7 +103,7 @@ describe('a drain that copies for longer than one invocation', () => {
     expect(parked.status).toBe('EXECUTING');
     expect(parked.lease?.parked).toBe(true);
     expect(parked.run?.cursor).toBe(1);
-    expect(parked.run?.progress?.text).toMatch(/0 of \d+ partition\(s\) done/);
+    expect(parked.run?.progress?.text).toMatch(/0 of \d+ partitions done/);
     expect(cluster.config('broker:1').get('follower.replication.throttled.rate')).toBe('1048576');
     expect(cluster.config('broker:2').get('leader.replication.throttled.rate')).toBe('777');
     expect(cluster.config('topic:orders').get('leader.replication.throttled.replicas')).toMatch(/^9:9,/);
@@ -198,7 +199,7 @@ describe('cancel, stale, faults', () => {
   it('a broker that dies mid-drain: progress says so, the run waits; it finishes once the broker is back', async () => {
     cluster.pollsToFinish = 2;
     const plan = planRaiseReplicationFactor(await cluster.snapshot(['logs']), { topic: 'logs', replicationFactor: 2 }, { throttleBytesPerSec: 2048 });
-    if (!plan.ok) throw new Error(plan.reason);
+    if (!plan.ok) throw new Error(refusalText(plan.refusal));
     const id = await approvedRequest(plan.plan);
     const target = plan.plan.steps[0]!.action === 'reassign' ? plan.plan.steps[0]!.partitions[0]!.replicas[1]! : -1;
     // The reassignment has started when the broker receiving the new replica dies.

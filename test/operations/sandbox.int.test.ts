@@ -20,6 +20,7 @@ import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.
 import { runScenario } from '../../sandbox/scenarios.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
+import { refusalText } from '../../lib/operations/render-text.ts';
 
 const up = hasSandbox();
 const settings = sandboxSettings();
@@ -105,7 +106,7 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
     const sc = await runScenario(sandbox, 'isr-one-leader-lost');
     const perReplica = sc.expect.messagesPerReplica!;
     const planned = await operations.plan(cluster, { kind: 'leader-override', topic: 'orders', partition: 0, replica: 3 });
-    if (!planned.ok) throw new Error(planned.reason);
+    if (!planned.ok) throw new Error(refusalText(planned.refusal));
     const plan = planned.plan;
     // Without hosts nothing measures offsets: sizes in bytes, and broker 1 (wiped, the last in-sync one) is unseen.
     expect(plan.impact.loss?.known).toBe(false);
@@ -162,7 +163,7 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
         await new Promise((r) => setTimeout(r, 500));
       }
       const planned = await operations.plan(cluster, { kind: 'leader-override', topic, partition: 0, replica: 2 });
-      if (!planned.ok) throw new Error(planned.reason);
+      if (!planned.ok) throw new Error(refusalText(planned.refusal));
       const commit = planned.plan.steps.find((st) => st.action === 'commit-offsets');
       expect(commit?.action === 'commit-offsets' ? commit.groups : []).toEqual([group]);
       expect(planned.plan.impact.loss?.known).toBe(false);
@@ -195,7 +196,7 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
     kafkaCli('kafka-configs.sh', ['--alter', '--entity-type', 'brokers', '--entity-name', '3', '--add-config', 'leader.replication.throttled.rate=987654321']);
     try {
       const raise = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 256 * 1024 } }, { kind: 'raise-replication-factor', topic, replicationFactor: 3 });
-      if (!raise.ok) throw new Error(raise.reason);
+      if (!raise.ok) throw new Error(refusalText(raise.refusal));
       const id = await approve(raise.plan);
       let unavailable = 0;
       let polls = 0;
@@ -224,7 +225,7 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
 
       // Cancel: a slow copy (4 KiB/s) is stopped by an approver while it runs.
       const cancel = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 4 * 1024 } }, { kind: 'raise-replication-factor', topic: slow, replicationFactor: 2 });
-      if (!cancel.ok) throw new Error(cancel.reason);
+      if (!cancel.ok) throw new Error(refusalText(cancel.refusal));
       const cid = await approve(cancel.plan);
       const parked = await runToEnd(cid, 6_500, (_r, ticks) => ticks >= 2);
       expect(parked.result.kind).toBe('parked');
@@ -254,7 +255,7 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
     try {
       for (let p = 0; p < 2; p++) await produce(bootstrap, topic, p, 2_000, 1, 0, 1_000);
       const planned = await operations.plan({ ...cluster, operations: { throttleBytesPerSec: 8 * 1024 } }, { kind: 'raise-replication-factor', topic, replicationFactor: 2 });
-      if (!planned.ok) throw new Error(planned.reason);
+      if (!planned.ok) throw new Error(refusalText(planned.refusal));
       const step = planned.plan.steps[0]!;
       const receiving = [...new Set(step.action === 'reassign' ? step.partitions.flatMap((p) => p.replicas.filter((r) => r !== 1)) : [])];
       expect(receiving.length).toBeGreaterThan(0);
@@ -283,7 +284,7 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
     });
     try {
       const planned = await operations.plan(cluster, { kind: 'raise-replication-factor', topic, replicationFactor: 2 });
-      if (!planned.ok) throw new Error(planned.reason);
+      if (!planned.ok) throw new Error(refusalText(planned.refusal));
       const id = await approve(planned.plan);
       // Someone else changes the topic between the plan and the run.
       const admin = await openAdmin(parseConnectionConfig({ bootstrap: bootstrap.split(',') }), { timeoutMs: 20_000 });

@@ -5,9 +5,9 @@
 //   - a rolling restart of all three brokers while an acks=all producer runs:
 //     no failed produce request, no partition ever without a leader (polled),
 //     every broker has a new pid, no broker recovered logs uncleanly;
-//   - a broker whose graceful stop outlasts the bound: the operation stops and
-//     says so, the broker is left stopping (still alive), nothing kills it; it
-//     exits later by itself, with its clean-shutdown marker.
+//   - a broker whose graceful stop outlasts the bound: the run pauses and says
+//     so (nothing kills it); Cancel ends it, the broker exits by itself with its
+//     clean-shutdown marker, and the sweep's cleanup starts it again.
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -200,7 +200,7 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     expect(planText).toMatch(/__consumer_offsets/);
   }, 1_000_000);
 
-  it('stops and reports when a graceful stop outlasts its bound, leaving the broker stopping; nothing kills it', async () => {
+  it('a graceful stop that outlasts its bound pauses the run (nothing killed); Cancel leaves it to finish, then the sweep starts it', async () => {
     const broker = 1;
     const host = nodeLayout(settings, broker).hostDir;
     const pid = (await sandbox.status()).find((s) => s.id === broker)!.pid!;
@@ -208,20 +208,33 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     const delaySeconds = Math.round(STOP_BOUND_SECONDS * 2.5);
     await writeFile(join(host, SLOW_STOP_FILE), String(delaySeconds));
     try {
-      const { finished } = await approvedRun(`restart ${broker}`, /restart broker 1/, 300_000);
-      expect(finished.status, finished.summary).toBe('FAILED');
-      expect(finished.summary).toMatch(/still stopping after \d+ s \(bound 12 s/);
-      expect(finished.summary).toMatch(/left stopping/);
-      expect(finished.summary).toMatch(/no SIGKILL was sent/);
-      // Left as it was: still running (stopping), not killed by anyone.
+      const before = stub.topLevel(CHANNEL).length;
+      await post('/slack/events', slashBody({ text: `restart ${broker}`, user: REQUESTER, channel: CHANNEL, responseUrl: stub.responseUrl(`slash-${++seq}`) }));
+      const plan = await waitFor('the plan message', () => stub.topLevel(CHANNEL).slice(before).find((m) => m.text.startsWith('REQUESTED: ')), 120_000);
+      const id = requestIdOf(plan);
+      await click('ops:approve', id, ALICE, plan);
+      await click('ops:approve', id, BOB, plan);
+      // Past the bound the run needs a human: paused, with Resume, Cancel and Leave stopped; the broker is still stopping.
+      const paused = await waitFor('the pause in the thread', () => stub.thread(plan.ts).find((m) => /^Paused: .*still stopping after \d+ s \(bound 12 s/.test(m.text)), 120_000, 500);
+      const choices = (paused.blocks as { elements?: { action_id: string }[] }[]).flatMap((b) => b.elements ?? []).map((e) => e.action_id);
+      expect(choices).toEqual(['ops:resume', 'ops:stop', 'ops:leave-stopped']);
+      expect(isAlive(pid)).toBe(true);
+      await click('ops:stop', id, ALICE, paused);
+      const finished = await threadOutcome(stub, plan.ts, 60_000, 500);
+      expect(finished.status, finished.summary).toBe('CANCELLED');
+      expect(finished.summary).toMatch(/broker 1 is still stopping \(pid \d+\): it is started once its process has exited/);
       expect(isAlive(pid)).toBe(true);
       // It finishes its shutdown by itself, cleanly (the marker is written only by a completed shutdown).
       await waitFor('the slow broker to exit by itself', () => !isAlive(pid), delaySeconds * 1000 + 60_000, 500);
-      const markerDir = join(host, 'data', 'kafka-logs');
-      expect(existsSync(join(markerDir, '.kafka_cleanshutdown'))).toBe(true);
+      expect(existsSync(join(host, 'data', 'kafka-logs', '.kafka_cleanshutdown'))).toBe(true);
+      // Then the sweep's cleanup starts it: a new process, and the thread says so.
+      await waitFor('the cleanup in the thread', () => stub.thread(plan.ts).some((m) => /Cleanup finished: broker 1 started again/.test(m.text)), 120_000, 500);
+      const now = (await sandbox.status()).find((s) => s.id === broker)!.pid;
+      expect(now).not.toBeNull();
+      expect(now).not.toBe(pid);
     } finally {
       await rm(join(host, SLOW_STOP_FILE), { force: true });
     }
-    await sandbox.start(broker);
+    await sandbox.start(broker).catch(() => undefined);
   }, 400_000);
 });

@@ -14,7 +14,9 @@ import { newJob } from '../../lib/queue/job.ts';
 import type { OperationsBackend } from '../../lib/operations/backend.ts';
 import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/operations/requests.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
-import { planRaiseReplicationFactor, preconditionsFor } from '../../lib/operations/planners.ts';
+import { planRaiseReplicationFactor } from '../../lib/operations/kinds/raise-replication-factor.ts';
+import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
+import { preconditionsFor } from '../../lib/operations/registry.ts';
 import type { Plan, PlanResult, PlanTarget } from '../../lib/operations/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import { FakeCluster } from './fake-cluster.ts';
@@ -32,27 +34,29 @@ const BOB = 'U0BOB';
 const CAROL = 'U0CAROL';
 const OUTSIDER = 'U0DAVE';
 
-function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot): Plan {
+async function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot, cluster: FakeCluster): Promise<Plan> {
   if (request.kind === 'restart-brokers') throw new Error('restart plans are not faked here');
   const title = request.kind === 'leader-override' ? `make broker ${request.replica ?? 3} lead ${request.topic}-${request.partition}` : request.kind === 'drain-broker' ? `drain broker ${request.broker}` : `raise ${request.topic} to RF ${request.replicationFactor}`;
-  const target: PlanTarget =
+  const r = request as unknown as Record<string, never>;
+  const target = (
     request.kind === 'leader-override'
-      ? { kind: request.kind, params: { topic: request.topic, partition: request.partition, replica: request.replica ?? 3, requestedReplica: request.replica ?? null } }
+      ? { kind: request.kind, params: { topic: r.topic, partition: r.partition, replica: r.replica ?? 3, requestedReplica: r.replica ?? null } }
       : request.kind === 'drain-broker'
-        ? { kind: request.kind, params: { broker: request.broker, partial: request.partial, throttleBytesPerSec: 1_048_576 } }
-        : { kind: request.kind, params: { topic: request.topic, replicationFactor: request.replicationFactor, throttleBytesPerSec: 1_048_576 } };
+        ? { kind: request.kind, params: { broker: r.broker, partial: r.partial, throttleBytesPerSec: 1_048_576 } }
+        : { kind: request.kind, params: { topic: r.topic, replicationFactor: r.replicationFactor, throttleBytesPerSec: 1_048_576 } }
+  ) as unknown as PlanTarget;
+  // A leader override's fingerprint binds each replica's measured end: measured here as the runner will.
+  const measured = target.kind === 'leader-override' ? await leaderOverride.measure!(cluster, target as never, snapshot) : undefined;
   return {
     id: `plan-${Math.random().toString(36).slice(2, 10)}`,
     ...target,
     title,
-    description: 'scripted plan',
     createdAt: new Date().toISOString(),
     // The runner re-checks this against the (scripted) live cluster right before running.
-    fingerprint: digestOf(preconditionsFor(target, snapshot)),
+    fingerprint: digestOf(preconditionsFor(target, snapshot, measured)),
     preconditions: {},
     steps: [{ action: 'verify-leaders', description: 'leader must be 3', expected: [{ topic: 'orders', partition: 0, leader: 3 }] }],
     impact: {
-      summary: 'one partition',
       risk: 'high',
       partitionsAffected: 1,
       estimatedMessagesLost: 0,
@@ -73,15 +77,20 @@ function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot): Plan {
  */
 class ScriptedOperations implements OperationsBackend {
   planned: OpsRequest[] = [];
+  /** The cluster names the runs reached (io(cluster)). */
+  reached: string[] = [];
   readonly cluster = new FakeCluster().addTopic('orders', [[3, 2], [2, 3]]);
   async plan(_cluster: ClusterConfig, request: OpsRequest): Promise<PlanResult> {
     this.planned.push(request);
-    if (request.kind === 'drain-broker' && !request.partial) return { ok: false, reason: 'orders-0 has replication factor 3 on a 3-broker cluster: nowhere to move it' };
+    if (request.kind === 'drain-broker' && !request.partial) {
+      return { ok: false, refusal: { code: 'drain-needs-brokers', broker: 3, stuck: 1, movable: 0, example: { topic: 'orders', partition: 0, replicas: [1, 2, 3] }, others: [1, 2] } };
+    }
     // A real reassignment plan where the test needs partitions that copy (and can be cancelled).
     if (request.kind === 'raise-replication-factor' && request.topic === 'slow') return planRaiseReplicationFactor(await this.cluster.snapshot(['slow']), request, { throttleBytesPerSec: 1_048_576 });
-    return { ok: true, plan: fakePlan(request, await this.cluster.snapshot(null)) };
+    return { ok: true, plan: await fakePlan(request, await this.cluster.snapshot(null), this.cluster) };
   }
-  io() {
+  io(cluster: ClusterConfig) {
+    this.reached.push(cluster.name);
     return this.cluster;
   }
 }
@@ -201,7 +210,7 @@ describe('two-person rule through the buttons', () => {
     const { plan, id } = await requestPlan();
     expect(plan.text).toMatch(/^REQUESTED: make broker 3 lead orders-0 \(0 of 2 approvals\)/);
     const shown = JSON.stringify(plan.blocks);
-    expect(shown).toMatch(/broker 2: log end 1,000.*lost if it leads: \*≈1,000 messages\*.*default unclean choice/);
+    expect(shown).toMatch(/broker 2 \(default unclean choice, out of ISR, live\): log end 1,000.*lost if it leads: ≈1,000 messages/);
     expect(shown).toMatch(/fingerprint `[0-9a-f]{16}`/);
     for (const b of buttons(plan)) expect(b.value).toBe(id);
 
@@ -236,6 +245,18 @@ describe('two-person rule through the buttons', () => {
     await h.queue.idle();
     expect(await claims(id)).toBe(1);
     expect(stub.thread(plan.ts)).toHaveLength(6);
+  });
+
+  it('the execute job runs on the cluster stored with the request, never the one its message names', async () => {
+    const { plan, id } = await requestPlan();
+    await click('ops:approve', id, ALICE, plan);
+    await h.queue.idle();
+    // The quorum completes without the button's own job; a job naming another configured cluster arrives instead.
+    expect((await approvals.approve(id, BOB)).ok).toBe(true);
+    await h.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster: 'other' }, 'kr-other'));
+    await h.queue.idle();
+    expect(ops.reached).toEqual(['sandbox']);
+    expect((await approvals.get(id))!.status).toBe('SUCCEEDED');
   });
 
   it('two approvers clicking at the same instant: one completes the quorum, one execution', async () => {
@@ -334,7 +355,7 @@ describe('two-person rule through the buttons', () => {
     await h.queue.idle();
     const done = (await approvals.get(id))!;
     expect(done.status).toBe('CANCELLED');
-    expect(done.outcome?.summary).toMatch(/cancelled by <@U0CAROL>.*partition\(s\) still copying were stopped.*throttles removed/);
+    expect(done.outcome?.summary).toMatch(/cancelled by <@U0CAROL>.*partitions? still copying (was|were) stopped.*throttles removed/);
     expect(ops.cluster.moving.size).toBe(0);
     expect(plan.text).toMatch(/^CANCELLED/);
   });
@@ -370,7 +391,7 @@ describe('two-person rule through the buttons', () => {
     await slash('drain 3');
     await h.queue.idle();
     const refused = stub.topLevel('C0OPS').at(-1)!;
-    expect(refused.text).toMatch(/^No plan for drain broker 3: orders-0 has replication factor 3/);
+    expect(refused.text).toMatch(/^No plan for drain broker 3: the cluster lacks brokers: 1 partition \(e.g. orders-0, replicas 1,2,3\)/);
     const partial = buttons(refused)[0]!;
     expect(partial.action_id).toBe('ops:plan');
     expect(await click('ops:plan', partial.value, REQUESTER, refused)).toMatch(/Planning: partially drain broker 3/);

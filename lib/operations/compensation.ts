@@ -1,0 +1,94 @@
+// Compensation shared by the kinds that submit reassignments: stop only the
+// reassignments we submitted (their target is exactly ours), once, and remove
+// only the throttle entries our ledger recorded. Kind-specific compensation
+// (a stopped broker) lives in its kind's module.
+
+import type { KafkaAdmin } from '../kafka/admin.ts';
+import type { Notice } from './failures.ts';
+import type { CompensationContext, CompensationResult } from './kind.ts';
+import { stillMoving } from './steps.ts';
+import { removeThrottles } from './throttles.ts';
+import type { Plan, TopicPartition } from './types.ts';
+import type { PartitionAssignment } from './validate.ts';
+import { errorMessage } from '../runtime/errors.ts';
+
+/** Every partition a plan reassigns, with the target we submitted. */
+export function submittedTargets(plan: Plan): PartitionAssignment[] {
+  return plan.steps.flatMap((s) => (s.action === 'reassign' ? s.partitions : []));
+}
+
+export function reassignedPartitions(plan: Plan): TopicPartition[] {
+  return submittedTargets(plan).map(({ topic, partition }) => ({ topic, partition }));
+}
+
+const key = (tp: TopicPartition) => `${tp.topic}\u0000${tp.partition}`;
+const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && [...a].sort((x, y) => x - y).join(',') === [...b].sort((x, y) => x - y).join(',');
+
+/**
+ * AlterPartitionReassignments with null targets for this plan's partitions
+ * still moving towards the target we submitted. A reassignment of the same
+ * partition towards any other target was started by someone else (a later
+ * run, a human with kafka-reassign-partitions.sh) and is left alone.
+ * The listing's target is its replicas minus the ones being removed (KIP-455).
+ */
+export async function cancelOwnReassignments(admin: KafkaAdmin, plan: Plan): Promise<{ stopped: number; foreign: number }> {
+  const targets = new Map(submittedTargets(plan).map((t) => [key(t), t.replicas]));
+  if (targets.size === 0) return { stopped: 0, foreign: 0 };
+  const moving = await stillMoving(admin, reassignedPartitions(plan));
+  const ours = moving.filter((m) => {
+    const target = m.replicas.filter((r) => !m.removingReplicas.includes(r));
+    return sameSet(target, targets.get(key(m)) ?? []);
+  });
+  if (ours.length) {
+    const results = await admin.alterPartitionReassignments(ours.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
+    // NO_REASSIGNMENT_IN_PROGRESS (85): it finished between the listing and the cancel.
+    const failed = results.filter((r) => r.errorCode !== 0 && r.errorCode !== 85);
+    if (failed.length) throw new Error(failed.slice(0, 3).map((r) => `${r.topic}-${r.partition}: ${r.error ?? r.errorCode}`).join('; '));
+  }
+  return { stopped: ours.length, foreign: moving.length - ours.length };
+}
+
+/**
+ * What a replica-moving run owes at its end: a run that did not succeed stops
+ * its own reassignments (once: after that, whatever moves is not ours); every
+ * run removes its throttles.
+ */
+export async function reassignmentCompensation(ctx: CompensationContext): Promise<CompensationResult> {
+  const notices: Notice[] = [];
+  const done: Record<string, unknown> = {};
+  let complete = true;
+  // STALE before step 1: nothing of ours was submitted, and a reassignment with our target may be someone's own copy of the plan.
+  if (ctx.status !== 'SUCCEEDED' && !(ctx.status === 'STALE' && ctx.run.cursor === 0) && !ctx.done.reassignmentsSettled) {
+    try {
+      const { stopped, foreign } = await cancelOwnReassignments(ctx.admin, ctx.plan);
+      if (stopped > 0) notices.push({ code: 'reassignments-stopped', partitions: stopped });
+      if (foreign > 0) notices.push({ code: 'foreign-reassignments-left', partitions: foreign });
+      done.reassignmentsSettled = true;
+    } catch (err) {
+      complete = false;
+      notices.push({ code: 'reassignment-cancel-failed', message: errorMessage(err) });
+    }
+  }
+  if (!ctx.done.throttlesRemoved) {
+    try {
+      const ledger = await ctx.ledger.get();
+      const removal = ledger ? await removeThrottles(ctx.admin, ledger) : { complete: true, problems: [] };
+      if (removal.complete) {
+        if (ledger) notices.push({ code: 'throttles-removed' });
+        done.throttlesRemoved = true;
+      } else {
+        complete = false;
+        notices.push({ code: 'throttles-left', problems: removal.problems.slice(0, 3) });
+      }
+    } catch (err) {
+      complete = false;
+      notices.push({ code: 'throttles-left', problems: [errorMessage(err)] });
+    }
+  }
+  return { notices, complete, done };
+}
+
+/** Kinds that change nothing that would need undoing (an election): nothing owed. */
+export async function nothingOwed(): Promise<CompensationResult> {
+  return { notices: [], complete: true, done: {} };
+}

@@ -1,0 +1,34 @@
+// Lists in coded notices and how they are shown: a notice keeps up to
+// STORED_NAMES names and the total; a renderer shows the first few and says
+// "and N more", never cutting a name or a word. The thread gets the full
+// stored list (renderers' `full` mode).
+
+export interface NameList {
+  names: string[];
+  total: number;
+}
+
+/** Names kept in a stored notice (a plan must stay small); `total` counts them all. */
+export const STORED_NAMES = 100;
+/** Names shown in a line of the plan message before "and N more". */
+export const SHOWN_NAMES = 5;
+
+export function listOf(names: readonly string[], cap = STORED_NAMES): NameList {
+  return { names: names.slice(0, cap), total: names.length };
+}
+
+/** "a, b, c and 12 more"; `shown` Infinity lists every stored name. */
+export function namesText(list: NameList | readonly string[], shown = SHOWN_NAMES): string {
+  const l = Array.isArray(list) ? { names: [...list], total: list.length } : (list as NameList);
+  const visible = l.names.slice(0, shown);
+  const more = l.total - visible.length;
+  if (more <= 0) return visible.length > 1 ? `${visible.slice(0, -1).join(', ')} and ${visible.at(-1)}` : (visible[0] ?? '');
+  return `${visible.join(', ')} and ${more.toLocaleString('en-US')} more`;
+}
+
+/** At most `max` items, then one "…and N more" line. */
+export function capped<T>(items: readonly T[], max: number, line: (t: T, i: number) => string, moreLine: (n: number) => string = (n) => `…and ${n.toLocaleString('en-US')} more`): string[] {
+  const out = items.slice(0, max).map(line);
+  if (items.length > max) out.push(moreLine(items.length - max));
+  return out;
+}
