@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { KnownBlock } from '@slack/types';
 import { FINAL_STATUSES, type ApprovalRequest, type StepReport } from '../approvals/types.ts';
 import { findCluster } from '../config/schema.ts';
-import { cleanupFinishedRun, operationLockOf, runTick, type RunReporter } from './runner.ts';
+import { cleanupFinishedRun, runTick, type RunReporter } from './runner.ts';
 import type { Plan } from './types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
@@ -171,7 +171,6 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         deadline,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         pollMs: ctx.config.operations.pollSeconds * 1000,
-        lock: operationLockOf(approvals),
         scheduleNext: async (delayMs) => {
           if (!ctx.queue) throw new Error('no queue to schedule the next step on');
           await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, job.correlationId, `ops-${payload.requestId}`), { delayMs });

@@ -61,20 +61,14 @@ export interface OperationLock {
 /** A run waiting for its cluster's operation lock asks again this often. */
 export const LOCK_WAIT_MS = 30_000;
 
-/**
- * The approvals service's cluster lock (lockCluster / unlockCluster, in
- * lib/approvals/cluster-lock.ts where present) as the runner takes it; null
- * when the service has none.
- */
-export function operationLockOf(approvals: object): OperationLock | null {
-  const a = approvals as Partial<{ lockCluster(key: string, id: string): Promise<{ ok: boolean; message?: string }>; unlockCluster(key: string, id: string): Promise<void> }>;
-  if (typeof a.lockCluster !== 'function' || typeof a.unlockCluster !== 'function') return null;
+/** The approvals service's cluster lock (lib/approvals/cluster-lock.ts) as the runner takes it. */
+export function operationLockOf(approvals: Pick<ApprovalService<Plan>, 'lockCluster' | 'unlockCluster'>): OperationLock {
   return {
     take: async (cluster, id) => {
-      const r = await a.lockCluster!.call(approvals, cluster, id);
-      return r.ok ? { ok: true } : { ok: false, message: r.message ?? `cluster ${cluster} is busy` };
+      const r = await approvals.lockCluster(cluster, id);
+      return r.ok ? { ok: true } : { ok: false, message: r.message };
     },
-    release: (cluster, id) => a.unlockCluster!.call(approvals, cluster, id),
+    release: (cluster, id) => approvals.unlockCluster(cluster, id),
   };
 }
 
@@ -92,7 +86,7 @@ export interface TickInput {
   /** Enqueue the next tick of this run after `delayMs`. */
   scheduleNext(delayMs: number): Promise<void>;
   report: RunReporter;
-  /** Taken for exclusive kinds (OperationKind.exclusive) that move replicas, before the precondition check. */
+  /** Taken for exclusive kinds (OperationKind.exclusive) that move replicas, before the precondition check; default the approvals table's lock, null for none. */
   lock?: OperationLock | null;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -149,7 +143,9 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   const kind = kindOfPlan(plan);
   const clusterName = request.context?.cluster ?? '';
   // Exclusive kinds whose plan moves replicas hold the cluster's operation lock while they run.
-  const locks = Boolean(input.lock && kind.exclusive && clusterName && plan.steps.some((s) => s.action === 'reassign'));
+  // The approvals table's lock unless the caller passes its own (null: none, only the reassignment check).
+  const lock = input.lock === undefined ? operationLockOf(approvals) : input.lock;
+  const locks = Boolean(lock && kind.exclusive && clusterName && plan.steps.some((s) => s.action === 'reassign'));
   let run: RunState = request.run ?? { cursor: 0, checked: false, startedAt: now(), stepStartedAt: now(), invocations: 1 };
   if (acquired.resumedAfterDeath) await quietly(report.resumed?.(request));
   else if (run.invocations === 1 && run.cursor === 0 && !run.checked) await quietly(report.started?.(request));
@@ -174,7 +170,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     const finalRun: RunState = { ...run, ...(compensation.complete ? {} : { cleanupPending: true }) };
     const head = summaryText ?? (notice ? noticeText(notice, plan.kind) : '');
     const text = [head, ...compensation.notices.map((n) => noticeText(n, plan.kind))].filter(Boolean).join('; ');
-    if (locks && run.data?.locked) await input.lock!.release(clusterName, requestId).catch(() => undefined);
+    if (locks && run.data?.locked) await lock!.release(clusterName, requestId).catch(() => undefined);
     const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations, ...(notice ? { code: notice.code } : {}) }, finalRun);
     const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
     await quietly(report.finished(after, { status, summary: text }));
@@ -224,7 +220,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
         // The cluster (and what the kind measures) must be as planned; a lock or another reassignment refuses.
         if (locks && !run.data?.locked) {
           // Of two approved runs, one takes the lock, checks and starts; the other waits for it.
-          const taken = await input.lock!.take(clusterName, requestId);
+          const taken = await lock!.take(clusterName, requestId);
           if (!taken.ok) return await park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
           setData({ locked: true });
         }

@@ -88,7 +88,7 @@ describe('planLeaderOverride: loss', () => {
     expect(lossHeadline(p.impact.loss!, 3)).toMatch(/broker 1, which may have been the last in-sync replica \(the ISR is empty\), could not be measured/);
     // With an empty ISR, every dead replica may be the one the controller re-elects on its return.
     expect(p.warnings).toContainEqual({ code: 'do-not-start', brokers: [1], isrKnown: false });
-    expect(warningLines(p).join('\n')).toMatch(/^Do not start broker 1 before this runs: with an empty ISR/m);
+    expect(warningLines(p).join('\n')).toMatch(/^Do not start broker 1 before this runs: it may be the last in-sync replica \(the ISR is empty/m);
     // An unmeasured replica outside a known ISR holds nothing acknowledged beyond it: no effect on what is known.
     const isr2 = snapshot([1, 3], { orders: [[-1, [1, 2, 3], [1]]] });
     const known = plan(planLeaderOverride(isr2, { topic: 'orders', partition: 0, replica: 3 }, inputs([host(1, 900), down(2), host(3, 700)])));
@@ -263,7 +263,7 @@ describe('planLeaderOverride: choice and steps', () => {
       { code: 'do-not-start', brokers: [1], isrKnown: true },
     ]);
     expect(warningLines(p)[0]).toBe('broker 1 leaves the replica list (a reassignment accepts only live brokers): replication factor drops from 3 to 2; re-add with a reassignment once back');
-    expect(warningLines(p)[1]).toMatch(/^Do not start broker 1 before this runs: it is the last in-sync replica\./);
+    expect(warningLines(p)[1]).toMatch(/^Do not start broker 1 before this runs: it is the last in-sync replica, and the controller elects it as soon as it is back/);
   });
 
   it('honours a named replica, even one with less data, and says what it costs', () => {

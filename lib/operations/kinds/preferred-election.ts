@@ -85,7 +85,7 @@ export const preferredElection: OperationKind<'preferred-election'> = {
   commands: [
     {
       name: 'preferred-election',
-      usage: 'preferred-election [topic | topic:partition …] [cluster]',
+      usage: 'preferred-election [topic[:partition] …] [cluster]',
       parse(args, isCluster) {
         const { rest, cluster } = trailingCluster(args, isCluster);
         const topics: string[] = [];
