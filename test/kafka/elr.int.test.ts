@@ -144,8 +144,8 @@ describe.skipIf(!ready)('ELR read through DescribeTopicPartitions, against kafka
     }
     console.log(`[elr] orders-0 after broker 1's return: ${seen.join(' → ')}`);
     // Broker 1 registered after an unclean shutdown: it is no longer in the ELR. Then either still leaderless with last
-    // known ELR [1] (4.0-4.2 when its new log directory reached the controller after its unfencing: elected at the next
-    // preferred-leader check), or already elected through the last known ELR (4.3+; 4.0-4.2 otherwise), ELR cleared.
+    // known ELR [1] (its new log directory reached the controller after its unfencing: the next preferred-leader check
+    // elects it), or already elected through the last known ELR (the report came first), ELR cleared.
     const last = JSON.parse(seen.at(-1)!) as Row;
     if (last.elr === 'N/A') return; // no ELR on this line: the comparison above is the test
     expect(last.elr).toBe('');
