@@ -94,6 +94,11 @@ describe.skipIf(!ready)('ELR read through DescribeTopicPartitions, against kafka
       return;
     }
     expect(snap.partitionSource).toBe('DescribeTopicPartitions');
+    if (orders.isr !== '') {
+      // KRaft with ELR off (3.8/3.9, or a cluster upgraded without it): API 75 answers, with empty ELR fields.
+      expect(orders).toEqual({ leader: 'none', isr: '1', elr: '', lastKnownElr: '' });
+      return;
+    }
     // ELR is on by default for new clusters from 4.1: the ISR empties and broker 1 is kept as ELR / last known leader.
     expect(orders).toEqual({ leader: 'none', isr: '', elr: '1', lastKnownElr: '1' });
     // elr-wide (min ISR 2): broker 3 left the ISR when it shrank below 2 and joined the ELR with its data; broker 1
@@ -147,7 +152,7 @@ describe.skipIf(!ready)('ELR read through DescribeTopicPartitions, against kafka
     // known ELR [1] (its new log directory reached the controller after its unfencing: the next preferred-leader check
     // elects it), or already elected through the last known ELR (the report came first), ELR cleared.
     const last = JSON.parse(seen.at(-1)!) as Row;
-    if (last.elr === 'N/A') return; // no ELR on this line: the comparison above is the test
+    if (last.elr === 'N/A' || last.isr === '1') return; // no ELR on this line: the comparison above is the test
     expect(last.elr).toBe('');
     expect([last.lastKnownElr, last.leader]).toEqual(last.leader === 'none' ? ['1', 'none'] : ['', '1']);
   });
