@@ -15,11 +15,14 @@
 //   the ISR and ELR empty, any election elects it if it is live, even with
 //   unclean election disabled (canElectLastKnownLeader), as an unclean
 //   election: the ISR becomes just it, and the others truncate to its log.
-//   When: the election at unfencing accepts it only if its replica's log
-//   directory is online (LeaderAcceptor); a wiped broker has a new directory id,
-//   known once it reports it (AssignReplicasToDirs). 4.0-4.2 run that report
-//   without ELR, so only the next periodic preferred-leader check elects it
-//   then; 4.3+ run it with ELR on, and the report itself elects it.
+//   When: every election accepts it only if the partition's recorded log
+//   directory for it is online (LeaderAcceptor). A wiped broker has a new
+//   directory id, recorded once it reports it (AssignReplicasToDirs); that
+//   report elects nobody (its acceptor checks the old directory, 4.0-4.4 alike,
+//   though from 4.3 the report's builder has ELR on), so the next election
+//   after it does: the unfencing if the report came first, else the periodic
+//   preferred-leader check (electPreferred, a leaderless partition counts as
+//   imbalanced).
 
 import type { PartitionState } from '../kafka/types.ts';
 import type { UnseenHolder } from './types.ts';
@@ -75,18 +78,21 @@ export const ELR_ROLE_TEXT: Record<ElrReturnRole, string> = {
 
 /**
  * When the controller elects a returning replica that was the partition's last
- * leader, per Kafka line. `emptyIsr`: the ISR is empty (ELR on, Kafka 4.x);
- * otherwise the ISR still names the dead member (ZooKeeper mode, or KRaft
- * without ELR).
+ * leader. `emptyIsr`: the ISR is empty (ELR on, Kafka 4.x); otherwise the ISR
+ * still names the dead member (ZooKeeper mode, or KRaft without ELR). The same
+ * on 4.1.1 and 4.4.0, in the source and on the sandbox: the unfencing elects it
+ * if the controller knows its replica's log directory by then (always so with
+ * its disk intact; a wiped disk's new directory id arrives when the broker
+ * recreates the log, racing the unfencing), otherwise the periodic
+ * preferred-leader check does.
  */
 export function returnElectionText(emptyIsr: boolean): string {
+  const when =
+    'about a second after it starts (when it is unfenced) if the controller knows its log directory by then, ' +
+    "as it does when its disk is intact, otherwise (a wiped disk's new directory, reported a moment later) at the controller's next " +
+    'preferred-leader check (leader.imbalance.check.interval.seconds, 300 s by default)';
   return emptyIsr
-    ? 'the controller elects it as the last known leader even with unclean election disabled: ' +
-        'on Kafka 4.3 and later within about a second of its return (as soon as it reports its log directory), ' +
-        'on 4.0-4.2 within about a second too when it is unfenced if the controller knows its log directory by then, ' +
-        "otherwise (a wiped disk's new directory not reported yet) at the controller's next preferred-leader check " +
-        '(leader.imbalance.check.interval.seconds, 300 s by default)'
-    : 'the controller elects it as soon as it is back even with unclean election disabled, since it is still in the ISR ' +
-        '(ZooKeeper mode: when it registers; KRaft: when it is unfenced or, if its log directory was recreated, ' +
-        'at the next preferred-leader balance, leader.imbalance.check.interval.seconds, 300 s by default)';
+    ? `the controller elects it as the last known leader even with unclean election disabled (Kafka 4.x): ${when}`
+    : 'the controller elects it even with unclean election disabled, since it is still in the ISR: ' +
+        `in ZooKeeper mode as soon as it registers; in KRaft ${when}`;
 }
