@@ -87,10 +87,8 @@ export const ELR_ROLE_TEXT: Record<ElrReturnRole, string> = {
  * preferred-leader check does.
  */
 export function returnElectionText(emptyIsr: boolean): string {
-  const when =
-    'about a second after it starts (when it is unfenced) if the controller knows its log directory by then, ' +
-    "as it does when its disk is intact, otherwise (a wiped disk's new directory, reported a moment later) at the controller's next " +
-    'preferred-leader check (leader.imbalance.check.interval.seconds, 300 s by default)';
+  // A wiped disk has a new log directory id, reported a moment after the start: the election at unfencing skips it.
+  const when = 'about a second after it starts, or, if its disk was wiped, at the next preferred-leader check (leader.imbalance.check.interval.seconds, 300 s by default)';
   return emptyIsr
     ? `the controller elects it as the last known leader even with unclean election disabled (Kafka 4.x): ${when}`
     : 'the controller elects it even with unclean election disabled, since it is still in the ISR: ' +

@@ -44,7 +44,7 @@ describe('elrHolders / elrStateText', () => {
 
   it('states when the return election happens, as the controller does it', () => {
     expect(returnElectionText(true)).toMatch(
-      /last known leader even with unclean election disabled \(Kafka 4\.x\): about a second after it starts \(when it is unfenced\) if the controller knows its log directory by then, .* otherwise .* next preferred-leader check \(leader\.imbalance\.check\.interval\.seconds, 300 s by default\)/,
+      /last known leader even with unclean election disabled \(Kafka 4\.x\): about a second after it starts, or, if its disk was wiped, at the next preferred-leader check \(leader\.imbalance\.check\.interval\.seconds, 300 s by default\)/,
     );
     expect(returnElectionText(false)).toMatch(/still in the ISR: in ZooKeeper mode as soon as it registers; in KRaft about a second after it starts/);
     expect(returnElectionText(true) + returnElectionText(false)).not.toMatch(/within minutes/);
@@ -62,7 +62,7 @@ describe('leader override with ELR read', () => {
     expect(lossHeadline(p.impact.loss!, 3)).toMatch(/the last leader, broker 1, could not be measured/);
     expect(leaderOverride.render.headline(p)[0]).toMatch(/orders-0 has no leader \(replicas 1,2,3, ISR empty, ELR \[1\], last known ELR \[1\]\)/);
     const warnings = warningLines(p).join('\n');
-    expect(warnings).toMatch(/Do not start broker 1 before this runs: it is the last known leader \(last known ELR\), and the controller elects it as the last known leader even with unclean election disabled \(Kafka 4\.x\): about a second after it starts \(when it is unfenced\)/);
+    expect(warnings).toMatch(/Do not start broker 1 before this runs: it is the last known leader \(last known ELR\), and the controller elects it as the last known leader even with unclean election disabled \(Kafka 4\.x\): about a second after it starts, or, if its disk was wiped/);
     expect(warnings).not.toMatch(/within minutes/);
   });
 

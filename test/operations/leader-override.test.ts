@@ -263,7 +263,7 @@ describe('planLeaderOverride: choice and steps', () => {
       { code: 'do-not-start', brokers: [1], isrKnown: true },
     ]);
     expect(warningLines(p)[0]).toBe('broker 1 leaves the replica list (a reassignment accepts only live brokers): replication factor drops from 3 to 2; re-add with a reassignment once back');
-    expect(warningLines(p)[1]).toMatch(/^Do not start broker 1 before this runs: it is the last in-sync replica, and the controller elects it as soon as it is back/);
+    expect(warningLines(p)[1]).toMatch(/^Do not start broker 1 before this runs: it is the last in-sync replica, and the controller elects it even with unclean election disabled, since it is still in the ISR/);
   });
 
   it('honours a named replica, even one with less data, and says what it costs', () => {
