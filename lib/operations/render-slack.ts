@@ -34,11 +34,9 @@ const MAX_WARNINGS_SHOWN = 8;
 const MAX_SECTION_LINES = 12;
 const IN_THREAD = (n: number) => `…and ${n.toLocaleString('en-US')} more (full list in the thread)`;
 
+/** The step as planned: its description already says the throttle or the election type (each fact once). */
 function stepLine(step: PlanStep, i: number): string {
-  let extra = '';
-  if (step.action === 'reassign' && step.throttleBytesPerSec) extra = ` (throttle ${Math.round(step.throttleBytesPerSec / 1024 / 1024)} MiB/s)`;
-  if (step.action === 'elect-leaders') extra = ` (${step.electionType})`;
-  return `${i + 1}. ${escapeMrkdwn(step.description)}${extra}`;
+  return `${i + 1}. ${escapeMrkdwn(step.description)}`;
 }
 
 function sectionsOf(plan: Plan): PlanSection[] {
