@@ -26,9 +26,45 @@ export function namesText(list: NameList | readonly string[], shown = SHOWN_NAME
   return `${visible.join(', ')} and ${more.toLocaleString('en-US')} more`;
 }
 
-/** At most `max` items, then one "…and N more" line. */
-export function capped<T>(items: readonly T[], max: number, line: (t: T, i: number) => string, moreLine: (n: number) => string = (n) => `…and ${n.toLocaleString('en-US')} more`): string[] {
-  const out = items.slice(0, max).map(line);
-  if (items.length > max) out.push(moreLine(items.length - max));
+/**
+ * At most `max` items, and no more than fit in `maxChars` (joined with
+ * newlines), then one "…and N more" line: whole lines only, never a cut.
+ */
+export function capped<T>(
+  items: readonly T[],
+  max: number,
+  line: (t: T, i: number) => string,
+  moreLine: (n: number) => string = (n) => `…and ${n.toLocaleString('en-US')} more`,
+  maxChars = Infinity,
+): string[] {
+  const out: string[] = [];
+  let used = 0;
+  const reserve = moreLine(items.length).length + 1;
+  for (let i = 0; i < items.length && out.length < max; i++) {
+    const l = line(items[i]!, i);
+    const budget = i === items.length - 1 ? maxChars : maxChars - reserve;
+    if (used + l.length + 1 > budget && out.length > 0) break;
+    out.push(l);
+    used += l.length + 1;
+  }
+  if (items.length > out.length) out.push(moreLine(items.length - out.length));
+  return out;
+}
+
+/** Lines packed into pages of at most `maxChars` each (whole lines; a single longer line is a page of its own). */
+export function pages(lines: readonly string[], maxChars: number): string[][] {
+  const out: string[][] = [];
+  let page: string[] = [];
+  let used = 0;
+  for (const l of lines) {
+    if (page.length && used + l.length + 1 > maxChars) {
+      out.push(page);
+      page = [];
+      used = 0;
+    }
+    page.push(l);
+    used += l.length + 1;
+  }
+  if (page.length) out.push(page);
   return out;
 }

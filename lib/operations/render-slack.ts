@@ -6,7 +6,7 @@ import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
 import type { Notice } from './failures.ts';
 import type { PlanSection } from './kind.ts';
-import { capped } from './lists.ts';
+import { capped, pages } from './lists.ts';
 import { kindOf } from './registry.ts';
 import { noticeText } from './render-text.ts';
 import type { Plan, PlanStep } from './types.ts';
@@ -34,11 +34,9 @@ const MAX_WARNINGS_SHOWN = 8;
 const MAX_SECTION_LINES = 12;
 const IN_THREAD = (n: number) => `…and ${n.toLocaleString('en-US')} more (full list in the thread)`;
 
+/** The step as planned: its description already says the throttle or the election type (each fact once). */
 function stepLine(step: PlanStep, i: number): string {
-  let extra = '';
-  if (step.action === 'reassign' && step.throttleBytesPerSec) extra = ` (throttle ${Math.round(step.throttleBytesPerSec / 1024 / 1024)} MiB/s)`;
-  if (step.action === 'elect-leaders') extra = ` (${step.electionType})`;
-  return `${i + 1}. ${escapeMrkdwn(step.description)}${extra}`;
+  return `${i + 1}. ${escapeMrkdwn(step.description)}`;
 }
 
 function sectionsOf(plan: Plan): PlanSection[] {
@@ -47,9 +45,9 @@ function sectionsOf(plan: Plan): PlanSection[] {
 
 const warningText = (plan: Plan, w: Notice) => noticeText(w, plan.kind);
 
-/** Whether the plan message shortened anything: then its thread gets the full lists. */
-function shortened(plan: Plan): boolean {
-  return plan.warnings.length > MAX_WARNINGS_SHOWN || sectionsOf(plan).some((s) => s.lines.length > MAX_SECTION_LINES);
+/** Whether the plan message shortened these lines (by count or by Slack's size limit): then its thread gets them all. */
+function shortened(lines: readonly string[], max: number): boolean {
+  return lines.length > max || lines.reduce((n, l) => n + l.length + 3, 0) > SLACK_LIMITS.sectionText - 100;
 }
 
 function approvalsText(r: ApprovalRequest<Plan>): string {
@@ -71,9 +69,11 @@ export function renderPlanMessage(r: ApprovalRequest<Plan>): SlackMessage {
     header(`Plan: ${plan.title}`),
     section(`${STATUS_ICON[r.status] ?? ''} *${r.status}* · requested by <@${r.requester}> · needs ${r.requiredApprovals} distinct approvers · ${plan.impact.risk} risk\n${headline.map((l) => (l.startsWith('Loss:') ? `*${escapeMrkdwn(l)}*` : escapeMrkdwn(l))).join('\n')}`),
   ];
-  blocks.push(section(`*Steps:*\n${capped(plan.steps, MAX_STEPS_SHOWN, stepLine, (n) => `…and ${n} more steps`).join('\n')}`));
-  for (const s of sectionsOf(plan)) blocks.push(section(`*${escapeMrkdwn(s.title)}:*\n${capped(s.lines, MAX_SECTION_LINES, (l) => `• ${escapeMrkdwn(l)}`, IN_THREAD).join('\n')}`));
-  if (plan.warnings.length) blocks.push(section(`*Warnings:*\n${capped(plan.warnings, MAX_WARNINGS_SHOWN, (w) => `• ${escapeMrkdwn(warningText(plan, w))}`, IN_THREAD).join('\n')}`));
+  // Each section within Slack's limit by whole lines: what does not fit is counted, and in the thread.
+  const fit = SLACK_LIMITS.sectionText - 100;
+  blocks.push(section(`*Steps:*\n${capped(plan.steps, MAX_STEPS_SHOWN, stepLine, (n) => `…and ${n} more steps`, fit).join('\n')}`));
+  for (const s of sectionsOf(plan)) blocks.push(section(`*${escapeMrkdwn(s.title)}:*\n${capped(s.lines, MAX_SECTION_LINES, (l) => `• ${escapeMrkdwn(l)}`, IN_THREAD, fit).join('\n')}`));
+  if (plan.warnings.length) blocks.push(section(`*Warnings:*\n${capped(plan.warnings, MAX_WARNINGS_SHOWN, (w) => `• ${escapeMrkdwn(warningText(plan, w))}`, IN_THREAD, fit).join('\n')}`));
   blocks.push(section(approvalsText(r)));
   if (r.outcome) blocks.push(section(`*Result:* ${r.outcome.status}: ${escapeMrkdwn(clip(r.outcome.summary, 1500))}`));
   if (r.closedBy) blocks.push(section(`Closed by <@${r.closedBy.user}>${r.closedBy.reason ? `: ${escapeMrkdwn(clip(r.closedBy.reason, 300))}` : ''}`));
@@ -156,17 +156,20 @@ export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMes
 
 /** The full lists a plan message shortened, for its thread; [] when nothing was shortened. */
 export function renderPlanDetails(plan: Plan): SlackMessage[] {
-  if (!shortened(plan)) return [];
   const out: SlackMessage[] = [];
   const chunks = (title: string, lines: string[]) => {
-    // One message per ~40 lines keeps each within Slack's section limit without cutting a line.
-    for (let i = 0; i < lines.length; i += 40) {
-      const text = `*${escapeMrkdwn(title)}${lines.length > 40 ? ` (${i + 1}–${Math.min(i + 40, lines.length)} of ${lines.length})` : ''}:*\n${lines.slice(i, i + 40).map((l) => `• ${escapeMrkdwn(l)}`).join('\n')}`;
-      out.push({ text: clipEscaped(`${title}: ${lines.length}`, SLACK_LIMITS.fallbackText), blocks: [section(clip(text, SLACK_LIMITS.sectionText))] });
+    // Whole lines per message, each message within Slack's section limit.
+    const all = pages(lines.map((l) => `• ${escapeMrkdwn(l)}`), SLACK_LIMITS.sectionText - 200);
+    let from = 1;
+    for (const page of all) {
+      const range = all.length > 1 ? ` (${from}–${from + page.length - 1} of ${lines.length})` : '';
+      out.push({ text: clipEscaped(`${title}: ${lines.length}`, SLACK_LIMITS.fallbackText), blocks: [section(clip(`*${escapeMrkdwn(title)}${range}:*\n${page.join('\n')}`, SLACK_LIMITS.sectionText))] });
+      from += page.length;
     }
   };
-  for (const s of sectionsOf(plan)) if (s.lines.length > MAX_SECTION_LINES) chunks(s.title, s.lines);
-  if (plan.warnings.length > MAX_WARNINGS_SHOWN) chunks('All warnings', plan.warnings.map((w) => warningText(plan, w)));
+  for (const s of sectionsOf(plan)) if (shortened(s.lines, MAX_SECTION_LINES)) chunks(s.title, s.lines);
+  const warnings = plan.warnings.map((w) => warningText(plan, w));
+  if (shortened(warnings, MAX_WARNINGS_SHOWN)) chunks('All warnings', warnings);
   return out;
 }
 

@@ -78,6 +78,8 @@ function sharedText(n: Notice): string | undefined {
 
 /** One notice in words: the plan's kind first (its own codes), then the shared codes, then any kind. */
 export function noticeText(n: Notice, kind?: string): string {
+  // Plans stored before warnings were coded carry their sentences.
+  if (typeof n === 'string') return n;
   const own = kind ? (OPERATION_KINDS as Record<string, (typeof ALL_KINDS)[number] | undefined>)[kind]?.render.notice(n) : undefined;
   if (own !== undefined) return own;
   const shared = sharedText(n);

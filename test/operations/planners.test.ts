@@ -10,6 +10,8 @@ import {
   RaiseReplicationFactorRequest,
 } from '../../lib/operations/index.ts';
 import { checkParams, HOST_SCRIPTS } from '../../lib/hosts/scripts.ts';
+import { parseConfig } from '../../lib/config/schema.ts';
+import { parseOpsCommand } from '../../lib/operations/slack.ts';
 
 import { codes, plan, reason, refusal, snapshot, warningLines, type P } from './plan-fixtures.ts';
 
@@ -181,5 +183,24 @@ describe('topic names in plans: one length rule, Kafka\'s (1-249 characters)', (
     const r = RaiseReplicationFactorRequest.safeParse({ topic: 'x'.repeat(250), replicationFactor: 3 });
     expect(r.success).toBe(false);
     expect(r.error?.issues[0]?.message).toMatch(/1-249 characters/);
+  });
+});
+
+describe('every kind is reachable from Slack: /kafka reassign and /kafka preferred-election', () => {
+  const config = parseConfig({ clusters: [{ name: 'prod', bootstrap: ['k:9092'] }, { name: 'stage', bootstrap: ['s:9092'] }], defaultCluster: 'prod', slack: { allowEveryone: true, incidentChannel: 'C0INC' } });
+  it('reassign takes topic:partition=brokers words (a colon cannot be in a topic name) and an optional cluster', () => {
+    expect(parseOpsCommand('reassign', ['orders:0=1,2,3', 'orders.v2:11=3,1', 'stage'], config)).toMatchObject({
+      request: { kind: 'reassign', partitions: [{ topic: 'orders', partition: 0, replicas: [1, 2, 3] }, { topic: 'orders.v2', partition: 11, replicas: [3, 1] }] },
+      cluster: { name: 'stage' },
+    });
+    expect(parseOpsCommand('reassign', ['orders:0=1,1'], config)).toMatchObject({ error: expect.stringMatching(/twice/) });
+    expect(parseOpsCommand('reassign', ['orders-0=1,2'], config)).toMatchObject({ error: expect.stringMatching(/is not topic:partition=brokers/) });
+    expect(parseOpsCommand('reassign', ['orders:0=1;reboot'], config)).toHaveProperty('error');
+    expect(parseOpsCommand('reassign', [], config)).toHaveProperty('error');
+  });
+  it('preferred-election: nothing (every partition), topics, or topic:partition', () => {
+    expect(parseOpsCommand('preferred-election', [], config)).toMatchObject({ request: { kind: 'preferred-election' }, cluster: { name: 'prod' } });
+    expect(parseOpsCommand('preferred-election', ['orders', 'logs:3', 'stage'], config)).toMatchObject({ request: { topics: ['orders'], partitions: [{ topic: 'logs', partition: 3 }] }, cluster: { name: 'stage' } });
+    expect(parseOpsCommand('preferred-election', ['bad topic!'], config)).toHaveProperty('error');
   });
 });
