@@ -130,7 +130,7 @@ export const HOST_SCRIPTS = {
     description: "kafka-responder broker service control: graceful stop (never SIGKILL), start, or status of the broker's service",
     body: loadServiceControlScript,
     parameters: [
-      { name: 'action', description: 'stop, start or status', allowedPattern: '^(stop|start|status)$', pass: { as: 'positional' } },
+      { name: 'action', description: 'stop, start, release (remove the stop drop-in) or status', allowedPattern: '^(stop|start|release|status)$', pass: { as: 'positional' } },
       { name: 'unit', description: "the broker's systemd unit", allowedPattern: '^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$', pass: { as: 'positional' } },
       { name: 'logsDir', description: "the broker's log4j directory (server.log), or - when unknown", allowedPattern: `^(-|${ABSOLUTE_PATH})$`, pass: { as: 'positional' } },
       { name: 'logDirs', description: "the broker's log.dirs, comma separated (clean-shutdown markers)", allowedPattern: `^(${ABSOLUTE_PATH}(,${ABSOLUTE_PATH}){0,15})?$`, optional: true, pass: { as: 'list' } },

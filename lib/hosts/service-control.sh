@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # kafka-responder broker service control: a fixed script with typed arguments.
 #
-# Usage: service-control.sh <stop|start|status> <unit> <logs-dir|-> [<log-dir>...]
+# Usage: service-control.sh <stop|start|release|status> <unit> <logs-dir|-> [<log-dir>...]
 #   stop    asks the service to stop gracefully and returns at once (the caller
 #           polls `status`). systemd: a runtime drop-in sets TimeoutStopSec=infinity
 #           and SendSIGKILL=no for this stop, so systemd never SIGKILLs a broker
 #           whose controlled shutdown takes long; then `systemctl stop --no-block`.
 #   start   removes that drop-in and starts the service (`systemctl start --no-block`).
+#   release removes that drop-in without starting (a broker a human chose to leave
+#           stopped); refused while the service is still stopping, since systemd
+#           would then apply its own stop timeout and SIGKILL to that stop.
 #   status  prints key=value lines: state, pid, one `marker=<0|1> <log-dir>` per log
 #           dir (the clean-shutdown file), and systemd's stop timeout. (The last
 #           controlled shutdown is timed by the probe, from the same server.log.)
@@ -28,7 +31,7 @@ if [ $# -ge 3 ]; then shift 3; else set --; fi
 fail() { echo "$1" >&2; exit 64; }
 # A host path (the one rule, lib/hosts/host-paths.ts; probe.sh has the same line).
 KR_PATH_RE='^/[A-Za-z0-9_.:/@+%-]{0,1000}$'
-[[ $ACTION =~ ^(stop|start|status)$ ]] || fail "action must be stop, start or status"
+[[ $ACTION =~ ^(stop|start|release|status)$ ]] || fail "action must be stop, start, release or status"
 [[ $UNIT =~ ^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$ ]] || fail "bad unit name"
 [[ $LOGS_DIR == - || $LOGS_DIR =~ $KR_PATH_RE ]] || fail "bad logs dir"
 [ $# -le 16 ] || fail "at most 16 log dirs"
@@ -120,6 +123,22 @@ do_start() {
   echo "started=1"
 }
 
+do_release() {
+  if [ $SANDBOX = 1 ]; then
+    echo "released=1"
+    echo "note=no drop-in on a sandbox host"
+    return 0
+  fi
+  local state
+  state=$(service_state)
+  if [ "$state" = deactivating ]; then echo "released=0"; echo "note=still stopping"; return 0; fi
+  if [ -e "$DROP_IN" ]; then
+    rm -f "$DROP_IN" || fail "cannot remove $DROP_IN"
+    systemctl daemon-reload || fail "systemctl daemon-reload failed"
+  fi
+  echo "released=1"
+}
+
 do_status() {
   echo "state=$(service_state)"
   echo "pid=$(main_pid)"
@@ -134,5 +153,6 @@ do_status() {
 case $ACTION in
   stop) do_stop ;;
   start) do_start ;;
+  release) do_release ;;
   status) do_status "$@" ;;
 esac

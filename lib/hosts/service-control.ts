@@ -10,11 +10,11 @@ import { parseSystemdTimespan } from './probe-output.ts';
 import { SERVICE_CONTROL_SCRIPT } from './service-control-script.generated.ts';
 import type { ExecutionResult, Executor, HostTarget } from './types.ts';
 
-export type ServiceAction = 'stop' | 'start' | 'status';
+export type ServiceAction = 'stop' | 'start' | 'release' | 'status';
 
 /** The script's own argument patterns (they are also the SSM document's allowedPattern values); dirs follow lib/hosts/host-paths.ts. */
 export const SERVICE_ARG_PATTERNS = {
-  action: /^(stop|start|status)$/,
+  action: /^(stop|start|release|status)$/,
   unit: /^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$/,
 } as const;
 const MAX_LOG_DIRS = 16;

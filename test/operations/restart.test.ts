@@ -111,7 +111,7 @@ function scriptedHost(statuses: Partial<ServiceStatus>[], verdicts: ('yes' | 'no
     probe: async () => null,
     service: async (_b, call) => {
       calls.push(call.action);
-      return { ok: true, stdout: '', detail: '', execution: null };
+      return { ok: true, stdout: call.action === 'release' ? 'released=1\n' : '', detail: '', execution: null };
     },
     status: async () => ({ state: 'active', pid: 42, markers: [], timeoutStopRaw: null, ...statuses[Math.min(i++, statuses.length - 1)] }),
   };
@@ -237,7 +237,12 @@ describe('a restart that ends early: its compensation', () => {
     expect(await settle(io, 2, 'FAILED')).toMatchObject({ notices: [{ code: 'broker-not-restarted', broker: 1 }], complete: false });
     const left = scriptedHost([{ pid: null, state: 'inactive' }]);
     expect(await settle(left.io, 2, 'CANCELLED', undefined, true)).toEqual({ notices: [{ code: 'broker-left-stopped', broker: 1 }], complete: true, done: { brokerSettled: true } });
-    expect(left.calls).toEqual([]);
+    // Left stopped, never started, but the drop-in that disabled the stop timeout and SIGKILL is removed.
+    expect(left.calls).toEqual(['release']);
+    // Still stopping when "leave stopped" was chosen: nothing is released under a running stop; owed until it has exited.
+    const stopping = scriptedHost([{ pid: 42, state: 'deactivating' }]);
+    expect(await settle(stopping.io, 1, 'CANCELLED', { issuedAt: 1, pid: 42 }, true)).toMatchObject({ notices: [{ code: 'broker-still-stopping', broker: 1 }], complete: false });
+    expect(stopping.calls).toEqual([]);
   });
 
   it('nothing to do before a stop or after success; a running broker only gets its drop-in removed', async () => {

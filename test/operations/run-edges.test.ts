@@ -70,7 +70,7 @@ class FakeHost {
           if (this.failStart-- > 0) return { ok: false, stdout: '', detail: 'start on broker 1\'s host: Failed', execution: null };
           if (this.pid === null) this.pid = 5000 + this.calls.length;
         }
-        return { ok: true, stdout: '', detail: '', execution: null };
+        return { ok: true, stdout: call.action === 'release' ? 'released=1\n' : '', detail: '', execution: null };
       },
       status: async (): Promise<ServiceStatus> => {
         if (this.failStatus-- > 0) throw new Error('status on broker 1\'s host: connection refused');
@@ -160,9 +160,10 @@ describe('edge 1: a restart run never ends with a broker stopped by us', () => {
       },
     };
     expect(await tick(id, { report })).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
-    expect(host.calls).toEqual(['stop']);
+    // Never started; the drop-in that disabled the stop timeout and SIGKILL is removed all the same.
+    expect(host.calls).toEqual(['stop', 'release']);
     expect(host.pid).toBeNull();
-    expect((await approvals.get(id))!.outcome?.summary).toMatch(/broker 1 left stopped, as chosen in the thread/);
+    expect((await approvals.get(id))!.outcome?.summary).toMatch(/broker 1 left stopped, as chosen in the thread \(systemd's stop timeout restored\)/);
   });
 });
 

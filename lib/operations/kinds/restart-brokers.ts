@@ -61,7 +61,6 @@ async function compensate(ctx: CompensationContext): Promise<CompensationResult>
   if (ctx.status === 'SUCCEEDED' || !step || ctx.done.brokerSettled) return { notices: [], complete: true, done: {} };
   if (step.action !== 'stop-broker' && step.action !== 'start-broker' && step.action !== 'wait-broker-ready') return { notices: [], complete: true, done: {} };
   const broker = step.broker;
-  if (ctx.leaveStopped) return { notices: [{ code: 'broker-left-stopped', broker }], complete: true, done: { brokerSettled: true } };
   if (!ctx.restart) return { notices: [{ code: 'broker-not-restarted', broker, detail: 'no host access in this worker' }], complete: false, done: {} };
   const host = step.host;
   try {
@@ -69,6 +68,12 @@ async function compensate(ctx: CompensationContext): Promise<CompensationResult>
     const stoppingPid = step.action === 'stop-broker' ? (ctx.run.progress?.data?.pid as number | null | undefined) : undefined;
     if (status.pid !== null && stoppingPid !== undefined && stoppingPid !== null && status.pid === stoppingPid) {
       return { notices: [{ code: 'broker-still-stopping', broker, pid: status.pid }], complete: false, done: {} };
+    }
+    if (ctx.leaveStopped) {
+      // Left stopped as a human chose, but never with our drop-in (no stop timeout, no SIGKILL) in place.
+      const released = await ctx.restart.service(broker, { action: 'release', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
+      if (!released.ok || !/^released=1$/m.test(released.stdout)) return { notices: [{ code: 'drop-in-not-removed', broker, detail: released.detail || 'still stopping' }], complete: false, done: {} };
+      return { notices: [{ code: 'broker-left-stopped', broker }], complete: true, done: { brokerSettled: true } };
     }
     // Start is idempotent: a running broker stays as it is, and the drop-in is removed either way.
     const started = await ctx.restart.service(broker, { action: 'start', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
@@ -97,7 +102,7 @@ type RestartNotice =
   | { code: 'broker-not-back'; broker: number; seconds: number; state: string }
   | { code: 'broker-left-stopped' | 'broker-started' | 'broker-running'; broker: number }
   | { code: 'broker-still-stopping'; broker: number; pid: number }
-  | { code: 'broker-not-restarted'; broker: number; detail: string };
+  | { code: 'broker-not-restarted' | 'drop-in-not-removed'; broker: number; detail: string };
 
 function noticeText(n: Notice): string | undefined {
   const d = n as RestartNotice;
@@ -128,7 +133,7 @@ function noticeText(n: Notice): string | undefined {
     case 'restart-unsafe':
       return `broker ${d.broker} cannot be restarted safely now: ${d.reasons.join(' ')}`;
     case 'stop-not-confirmed':
-      return `the stop of broker ${d.broker} was not confirmed (${d.detail}); it may be running on the host: asked again`;
+      return `the stop of broker ${d.broker} was not confirmed (${d.detail}): asked again`;
     case 'no-clean-shutdown-marker':
       return `broker ${d.broker} exited after ${d.seconds} s but left no clean-shutdown marker in ${d.dirs.join(', ')}: it will recover those logs on start. Resume starts it anyway; Cancel starts it and ends the run; "Leave stopped" leaves it for a human`;
     case 'stop-overran':
@@ -138,7 +143,9 @@ function noticeText(n: Notice): string | undefined {
     case 'broker-not-back':
       return `broker ${d.broker} is not back after ${d.seconds} s: ${d.state}. No further broker is touched`;
     case 'broker-left-stopped':
-      return `broker ${d.broker} left stopped, as chosen in the thread`;
+      return `broker ${d.broker} left stopped, as chosen in the thread (systemd's stop timeout restored)`;
+    case 'drop-in-not-removed':
+      return `broker ${d.broker} is left stopped as chosen, but the drop-in that disabled systemd's stop timeout and SIGKILL is still in place (${d.detail}); retried each minute`;
     case 'broker-started':
       return `broker ${d.broker} started again (and systemd's stop timeout restored)`;
     case 'broker-running':
