@@ -22,7 +22,7 @@ import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import { digestOf } from '../approvals/fingerprint.ts';
 import { classify, type Notice } from './failures.ts';
-import type { CompensationResult, OperationIo, OperationKind } from './kind.ts';
+import type { CompensationContext, CompensationResult, OperationIo, OperationKind } from './kind.ts';
 import { listOf } from './lists.ts';
 import { kindOf } from './registry.ts';
 import { noticeText, noticesText } from './render-text.ts';
@@ -300,16 +300,9 @@ async function preconditionCheck(kind: OperationKind<PlanKind>, plan: Plan, io: 
   return null;
 }
 
-interface CompensationInput {
+interface CompensationInput extends Omit<CompensationContext, 'done'> {
   approvals: ApprovalService<Plan>;
   requestId: string;
-  plan: Plan;
-  status: FinalOutcome;
-  run: RunState;
-  admin: KafkaAdmin;
-  restart: RestartIo | null;
-  ledger: { get(): Promise<ThrottleLedger | null> };
-  leaveStopped: boolean;
 }
 
 /** Runs the kind's compensation with what earlier attempts finished, and records what this one did. */

@@ -13,13 +13,14 @@ import { runTick, type RunReporter, type TickResult } from '../../lib/operations
 import type { Plan } from '../../lib/operations/types.ts';
 import { FakeCluster } from '../operations/fake-cluster.ts';
 import { startLocalDynamo, type LocalDynamo } from './local-dynamodb.ts';
+import { approvalsOn, approvedByTwo, twoApproverPolicy } from './two-approvers.ts';
 
 let dynamo: LocalDynamo;
 let approvals: ApprovalService<Plan>;
 let store: ApprovalStore;
 let cluster: FakeCluster;
 let table = 0;
-const POLICY = { approvers: new Set(['UALICE', 'UBOB']), requiredApprovals: 2, ttlMs: 600_000 };
+const POLICY = twoApproverPolicy();
 
 beforeAll(async () => {
   dynamo = await startLocalDynamo();
@@ -28,9 +29,7 @@ afterAll(async () => {
   await dynamo.close();
 });
 beforeEach(async () => {
-  store = new ApprovalStore(dynamo.client, { tableName: `cluster-lock-${++table}` });
-  await store.ensureTable();
-  approvals = new ApprovalService<Plan>({ store, policy: POLICY });
+  ({ store, approvals } = await approvalsOn(dynamo.client, `cluster-lock-${++table}`));
   cluster = new FakeCluster().addTopic('orders', [[1], [2]]).addTopic('logs', [[1], [2]]);
 });
 
@@ -46,12 +45,7 @@ const reporter = (id: string): RunReporter => ({
 async function approved(topic: string, clusterName = 'prod'): Promise<string> {
   const planned = planRaiseReplicationFactor(await cluster.snapshot([topic]), { topic, replicationFactor: 2 }, {});
   if (!planned.ok) throw new Error(planned.refusal.code);
-  const created = await approvals.request(planned.plan, 'UREQ', { context: { cluster: clusterName } });
-  if (!created.ok) throw new Error(created.message);
-  await approvals.approve(created.request.id, 'UALICE');
-  const second = await approvals.approve(created.request.id, 'UBOB');
-  expect(second.ok && second.readyToExecute).toBe(true);
-  return created.request.id;
+  return approvedByTwo(approvals, planned.plan, clusterName);
 }
 
 /**

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalService, ApprovalStore } from '../../lib/approvals/index.ts';
+import type { ApprovalService } from '../../lib/approvals/index.ts';
 import { parseConfig, type ClusterConfig } from '../../lib/config/schema.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import { executorFactory } from '../../lib/hosts/executors.ts';
@@ -23,6 +23,7 @@ import { createTopic, produce, withAdmin } from '../../sandbox/client.ts';
 import { BROKER_IDS, binDir, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { approvalsOn, approvedByTwo } from '../approvals/two-approvers.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
 
 const up = hasSandbox();
@@ -55,21 +56,13 @@ beforeAll(async () => {
   if (!up) return;
   sandbox = new Sandbox(settings, () => {});
   dynamo = await startLocalDynamo();
-  const store = new ApprovalStore(dynamo.client, { tableName: 'approvals-compensation-int' });
-  await store.ensureTable();
-  approvals = new ApprovalService<Plan>({ store, policy: { approvers: new Set(['UALICE', 'UBOB']), requiredApprovals: 2, ttlMs: 3_600_000 } });
+  ({ approvals } = await approvalsOn(dynamo.client, 'approvals-compensation-int', 3_600_000));
 });
 afterAll(async () => {
   await dynamo?.close();
 });
 
-async function approve(plan: Plan): Promise<string> {
-  const requested = await approvals.request(plan, 'UOPERATOR', { context: { cluster: 'sandbox' } });
-  if (!requested.ok) throw new Error(requested.message);
-  await approvals.approve(requested.request.id, 'UALICE');
-  await approvals.approve(requested.request.id, 'UBOB');
-  return requested.request.id;
-}
+const approve = (plan: Plan) => approvedByTwo(approvals, plan, 'sandbox', 'UOPERATOR');
 
 async function runToEnd(id: string, report: RunReporter, stopWhen?: (ticks: number) => boolean): Promise<TickResult> {
   for (let ticks = 1; ticks < 400; ticks++) {

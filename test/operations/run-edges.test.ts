@@ -4,7 +4,6 @@
 // compensation.int.test.ts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
-import { ApprovalStore } from '../../lib/approvals/store.ts';
 import type { ServiceCall, ServiceStatus } from '../../lib/hosts/service-control.ts';
 import { planDrain } from '../../lib/operations/kinds/drain-broker.ts';
 import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
@@ -17,13 +16,13 @@ import { MAX_CONSECUTIVE_ERRORS, cleanupFinishedRun, runTick, type RunReporter, 
 import type { Plan } from '../../lib/operations/types.ts';
 import type { ApprovalRequest } from '../../lib/approvals/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { approvalsOn, approvedByTwo } from '../approvals/two-approvers.ts';
 import { FakeCluster } from './fake-cluster.ts';
 
 let dynamo: LocalDynamo;
 let approvals: ApprovalService<Plan>;
 let cluster: FakeCluster;
 let table = 0;
-const POLICY = { approvers: new Set(['UALICE', 'UBOB']), requiredApprovals: 2, ttlMs: 600_000 };
 
 beforeAll(async () => {
   dynamo = await startLocalDynamo();
@@ -32,19 +31,11 @@ afterAll(async () => {
   await dynamo.close();
 });
 beforeEach(async () => {
-  const store = new ApprovalStore(dynamo.client, { tableName: `edges-${++table}` });
-  await store.ensureTable();
-  approvals = new ApprovalService<Plan>({ store, policy: POLICY });
+  ({ approvals } = await approvalsOn(dynamo.client, `edges-${++table}`));
   cluster = new FakeCluster().addTopic('orders', [[1, 2], [2, 3], [3, 1], [1, 3]]);
 });
 
-async function approved(plan: Plan): Promise<string> {
-  const created = await approvals.request(plan, 'UREQ', { context: { cluster: 'fake' } });
-  if (!created.ok) throw new Error(created.message);
-  await approvals.approve(created.request.id, 'UALICE');
-  await approvals.approve(created.request.id, 'UBOB');
-  return created.request.id;
-}
+const approved = (plan: Plan) => approvedByTwo(approvals, plan, 'fake');
 
 const quiet: RunReporter = { step: async () => {}, progress: async () => {}, finished: async () => {} };
 const tick = (requestId: string, over: Partial<TickInput> = {}) =>

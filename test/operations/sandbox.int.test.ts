@@ -6,7 +6,7 @@
 // on Amazon MSK): nothing here may need a shell on a broker.
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalService, ApprovalStore } from '../../lib/approvals/index.ts';
+import type { ApprovalService } from '../../lib/approvals/index.ts';
 import { parseConfig, type ClusterConfig } from '../../lib/config/schema.ts';
 import { createDefaultOperations } from '../../lib/operations/backend.ts';
 import { leaderOverrideLossLines } from '../../lib/operations/loss-text.ts';
@@ -19,6 +19,7 @@ import { createTopic, produce, withAdmin } from '../../sandbox/client.ts';
 import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { approvalsOn, approvedByTwo } from '../approvals/two-approvers.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { refusalText } from '../../lib/operations/render-text.ts';
 
@@ -62,23 +63,13 @@ beforeAll(async () => {
   if (!up) return;
   sandbox = new Sandbox(settings, () => {});
   dynamo = await startLocalDynamo();
-  const store = new ApprovalStore(dynamo.client, { tableName: 'approvals-ops-int' });
-  await store.ensureTable();
-  approvals = new ApprovalService<Plan>({ store, policy: { approvers: new Set(['UALICE', 'UBOB']), requiredApprovals: 2, ttlMs: 3_600_000 } });
+  ({ approvals } = await approvalsOn(dynamo.client, 'approvals-ops-int', 3_600_000));
 });
 afterAll(async () => {
   await dynamo?.close();
 });
 
-async function approve(plan: Plan): Promise<string> {
-  const requested = await approvals.request(plan, 'UOPERATOR', { context: { cluster: 'sandbox' } });
-  if (!requested.ok) throw new Error(requested.message);
-  const id = requested.request.id;
-  expect((await approvals.approve(id, 'UALICE')).ok).toBe(true);
-  const second = await approvals.approve(id, 'UBOB');
-  expect(second.ok && second.readyToExecute).toBe(true);
-  return id;
-}
+const approve = (plan: Plan) => approvedByTwo(approvals, plan, 'sandbox', 'UOPERATOR');
 
 /** Ticks as worker invocations would, each with `budgetMs`, until the run ends (or `stopWhen` says so). */
 async function runToEnd(id: string, budgetMs: number, stopWhen?: (r: TickResult, ticks: number) => boolean): Promise<{ result: TickResult; ticks: number; progress: string[] }> {
