@@ -72,13 +72,14 @@ export async function tail(file: string, lines = 25): Promise<string> {
 }
 
 /** Whether Metadata (from any live broker) lists broker `id`; false when no broker answers at once. */
-export async function brokerListed(bootstrap: string, id: number): Promise<boolean> {
+/** Whether the cluster's metadata lists broker `id`; null when no broker in `bootstrap` answered (unknown, not "gone"). */
+export async function brokerListed(bootstrap: string, id: number): Promise<boolean | null> {
   const admin = new Kafka({ clientId: 'kafka-responder-sandbox', brokers: bootstrap.split(','), logLevel: logLevel.NOTHING, connectionTimeout: 1000, requestTimeout: 5000, retry: { retries: 0 } }).admin();
   try {
     await admin.connect();
     return (await admin.describeCluster()).brokers.some((b) => b.nodeId === id);
   } catch {
-    return false;
+    return null;
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
