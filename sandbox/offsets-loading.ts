@@ -28,7 +28,23 @@ export function groupsOnOnePartition(count: number, partitions = OFFSETS_PARTITI
   return { partition, groups };
 }
 
+/**
+ * A coordinator that moves while a group commits (a leader of __consumer_offsets balanced back
+ * onto its preferred broker) answers NOT_COORDINATOR after kafkajs's own retries: the group joins
+ * and commits again, a bounded number of times.
+ */
 async function commitMany(bootstrap: string, groupId: string, commits: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await commitManyOnce(bootstrap, groupId, commits);
+    } catch (err) {
+      if (attempt >= 3 || !/coordinator/i.test(err instanceof Error ? err.message : String(err))) throw err;
+      await sleep(1000);
+    }
+  }
+}
+
+async function commitManyOnce(bootstrap: string, groupId: string, commits: number): Promise<void> {
   const consumer: Consumer = kafkaClient(bootstrap, 'kafka-responder-offsets').consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1000 });
   await consumer.connect();
   await consumer.subscribe({ topic: TOPIC, fromBeginning: true });

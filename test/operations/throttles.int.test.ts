@@ -7,6 +7,9 @@ import { openAdmin, type KafkaAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
 import { applyThrottles, removeThrottles, throttleLedgerFor, type ThrottleLedger } from '../../lib/operations/throttles.ts';
 import { createTopic, waitFor, withAdmin } from '../../sandbox/client.ts';
+import { Sandbox } from '../../sandbox/cluster.ts';
+import { sandboxSettings } from '../../sandbox/layout.ts';
+import { runScenario } from '../../sandbox/scenarios.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
 
 const bootstrap = process.env.KAFKA_BOOTSTRAP_SERVERS ?? '';
@@ -34,6 +37,8 @@ let admin: KafkaAdmin;
 
 beforeAll(async () => {
   if (!up) return;
+  // Every broker up, whatever the test before left (the topic is placed on brokers 1 and 2).
+  await runScenario(new Sandbox(sandboxSettings(), () => {}), 'healthy');
   admin = await openAdmin(parseConnectionConfig({ bootstrap: bootstrap.split(',') }), { timeoutMs: 20_000 });
   await withAdmin(bootstrap, async (a) => {
     if ((await a.listTopics()).includes(TOPIC)) await a.deleteTopics({ topics: [TOPIC] });
