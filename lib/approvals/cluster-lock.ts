@@ -11,7 +11,8 @@
 // Released by removing its holder (an UpdateItem): the worker deletes nothing
 // from the approvals table.
 
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { applied } from './conditional.ts';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 
 const LOCK_SK = 'STATE';
@@ -46,8 +47,8 @@ export class ClusterLockStore {
    */
   async take(key: string, holder: string, now: number, staleHolder?: string): Promise<boolean> {
     const free = 'attribute_not_exists(#holder) OR #holder = :holder';
-    try {
-      await this.doc.send(
+    return applied(
+      this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: { pk: pkOf(key), sk: LOCK_SK, recordType: 'cluster-lock', key, holder, since: now },
@@ -55,18 +56,14 @@ export class ClusterLockStore {
           ExpressionAttributeNames: { '#holder': 'holder' },
           ExpressionAttributeValues: { ':holder': holder, ...(staleHolder ? { ':stale': staleHolder } : {}) },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+      ),
+    );
   }
 
   /** Releases the lock if `holder` still holds it; a no-op otherwise. */
   async release(key: string, holder: string): Promise<void> {
-    try {
-      await this.doc.send(
+    await applied(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: pkOf(key), sk: LOCK_SK },
@@ -75,9 +72,7 @@ export class ClusterLockStore {
           ExpressionAttributeNames: { '#holder': 'holder', '#since': 'since' },
           ExpressionAttributeValues: { ':holder': holder },
         }),
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+      ),
+    );
   }
 }

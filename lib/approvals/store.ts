@@ -19,6 +19,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCom
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ClusterLockStore } from './cluster-lock.ts';
+import { applied } from './conditional.ts';
 import { digestOf } from './fingerprint.ts';
 import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, Refusal, RunState } from './types.ts';
 
@@ -264,8 +265,8 @@ export class ApprovalStore {
       add = ' ADD #approverIds :approverSet';
     }
     const update = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}${add}`;
-    try {
-      await this.doc.send(
+    const done = await applied(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: pkOf(prev.id), sk: STATE_SK },
@@ -274,11 +275,9 @@ export class ApprovalStore {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
-      );
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+      ),
+    );
+    if (!done) return false;
     await this.putAudit(event);
     return true;
   }
@@ -312,22 +311,13 @@ export class ApprovalStore {
 
   /** A finished request's cleanup is done: it leaves the sweep index. */
   async clearCleanup(id: string): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: pkOf(id), sk: STATE_SK },
-          UpdateExpression: 'SET #run.#pending = :false REMOVE #sweep, #since',
-          ConditionExpression: 'NOT #status IN (:r, :a, :e)',
-          ExpressionAttributeNames: { '#run': 'run', '#pending': 'cleanupPending', '#sweep': 'sweep', '#since': 'sweepSince', '#status': 'status' },
-          ExpressionAttributeValues: { ':false': false, ':r': 'REQUESTED', ':a': 'APPROVED', ':e': 'EXECUTING' },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    return this.conditionalUpdate(
+      id,
+      'SET #run.#pending = :false REMOVE #sweep, #since',
+      'NOT #status IN (:r, :a, :executing)',
+      { '#run': 'run', '#pending': 'cleanupPending', '#sweep': 'sweep', '#since': 'sweepSince' },
+      { ':false': false, ':r': 'REQUESTED', ':a': 'APPROVED' },
+    );
   }
 
   /**
@@ -380,8 +370,8 @@ export class ApprovalStore {
     names: Record<string, string>,
     values: Record<string, unknown>,
   ): Promise<boolean> {
-    try {
-      await this.doc.send(
+    return applied(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: pkOf(id), sk: STATE_SK },
@@ -390,12 +380,8 @@ export class ApprovalStore {
           ExpressionAttributeNames: { '#status': 'status', ...names },
           ExpressionAttributeValues: { ':executing': 'EXECUTING', ...values },
         }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+      ),
+    );
   }
 
   /**
@@ -409,8 +395,8 @@ export class ApprovalStore {
 
   /** Idempotent: the same (request, seq) is written once; repeating it is a no-op. */
   async putAudit(event: AuditEvent): Promise<void> {
-    try {
-      await this.doc.send(
+    await applied(
+      this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: {
@@ -422,10 +408,8 @@ export class ApprovalStore {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+      ),
+    );
   }
 
   /** Refused actions change nothing, so they get their own record instead of a version bump. */
