@@ -63,7 +63,7 @@ function runLine(line: Line, index: number): Promise<{ line: string; seconds: nu
   const child = spawn(
     process.execPath,
     [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'integration', ...MATRIX_TESTS.map((f) => f.file), '--testNamePattern', testNamePattern()],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...lineEnv(line, index), NO_COLOR: "1" } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...lineEnv(line, index), NO_COLOR: '1' } },
   );
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (text) => console.log(`[${line.name}] ${text}`));
