@@ -273,7 +273,7 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
           const won = await this.store.transition(current, decision.transition.request, decision.transition.event);
           shown = won ? decision.transition.request : ((await this.store.get<P>(id)) ?? current);
         }
-        await this.store.putRefusal({ requestId: id, at: now, actor: actorOf(action), action: action.type, refusal: decision.refusal });
+        await this.store.audit.putRefusal({ requestId: id, at: now, actor: actorOf(action), action: action.type, refusal: decision.refusal });
         return refused(decision.refusal.code, decision.refusal.message, shown);
       }
       const won = await this.store.transition(

@@ -9,6 +9,7 @@ import type { DiagnoseProgress } from './diagnoser.ts';
 import type { RestartAssessment } from './can-restart.ts';
 import { sortFindings } from './finding.ts';
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
+import { andMore } from '../runtime/format.ts';
 
 export interface RenderedReport extends SlackMessage {
   /** Full detail when the message had to be summarised. */
@@ -39,8 +40,7 @@ function countBySeverity(findings: Finding[]): string {
 }
 
 function listSome<T>(items: T[], show: (t: T) => string, max = MAX_AFFECTED_LISTED): string {
-  const shown = items.slice(0, max).map(show).join(', ');
-  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+  return andMore(items.slice(0, max).map(show), max, items.length);
 }
 
 function affectedLine(f: Finding): string {

@@ -4,6 +4,7 @@
 // (a stopped broker) lives in its kind's module.
 
 import type { KafkaAdmin, OngoingReassignment } from '../kafka/admin.ts';
+import { KafkaErrorCode } from '../kafka/errors.ts';
 import type { Notice } from './failures.ts';
 import type { CompensationContext, CompensationResult } from './kind.ts';
 import { stillMoving } from './steps.ts';
@@ -45,8 +46,8 @@ export async function cancelOwnReassignments(
   });
   if (ours.length) {
     const results = await admin.alterPartitionReassignments(ours.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
-    // NO_REASSIGNMENT_IN_PROGRESS (85): it finished between the listing and the cancel.
-    const failed = results.filter((r) => r.errorCode !== 0 && r.errorCode !== 85);
+    // NO_REASSIGNMENT_IN_PROGRESS: it finished between the listing and the cancel.
+    const failed = results.filter((r) => r.errorCode !== KafkaErrorCode.NONE && r.errorCode !== KafkaErrorCode.NO_REASSIGNMENT_IN_PROGRESS);
     if (failed.length) throw new Error(failed.slice(0, 3).map((r) => `${r.topic}-${r.partition}: ${r.error ?? r.errorCode}`).join('; '));
   }
   const unreverted = ours.length ? await waitForOriginalReplicas(admin, ours, revertWaitMs) : [];
