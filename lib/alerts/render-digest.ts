@@ -22,7 +22,7 @@ export function shownInThread(digest: AlertDigest): number {
 /** "10,000 alerts (9,990 firing, 10 resolved), 20 shown": the headline of the group's size. */
 export function groupSizeLine(digest: AlertDigest): string {
   const parts = [`${n(digest.firing)} firing`, `${n(digest.resolved)} resolved`];
-  if (digest.truncatedBySender) parts.push(`${n(digest.truncatedBySender)} not sent by Alertmanager (max_alerts)`);
+  if (digest.truncatedBySender) parts.push(`${n(digest.truncatedBySender)} left out by Alertmanager's max_alerts`);
   if (digest.malformed) parts.push(`${n(digest.malformed)} malformed`);
   return `${n(digest.total)} alert${digest.total === 1 ? '' : 's'} (${parts.join(', ')}), ${n(shownInThread(digest))} shown`;
 }
