@@ -18,20 +18,16 @@ const plugins = createRequire(import.meta.url)(join(root, 'handlers/build/esbuil
 /** serverless.yml custom.esbuild.banner.js */
 const BANNER = "import { createRequire as __krCreateRequire } from 'node:module'; const require = __krCreateRequire(import.meta.url);";
 
+/** serverless.yml's custom.esbuild, option for option (lambda-package.test.ts keeps them equal). */
+export const LAMBDA_ESBUILD = { bundle: true, minify: true, keepNames: true, sourcemap: false, target: 'node22', platform: 'node', format: 'esm', banner: { js: BANNER } } as const;
+
 /** Bundles handlers/<name>.ts into <dir>/handlers/<name>.mjs; returns its path and size. */
 export async function packageLambda(name: string, dir: string): Promise<{ path: string; bytes: number }> {
   const outfile = join(dir, 'handlers', `${name}.mjs`);
   mkdirSync(dirname(outfile), { recursive: true });
   const r = await build({
     entryPoints: [join(root, 'handlers', `${name}.ts`)],
-    bundle: true,
-    minify: true,
-    keepNames: true,
-    sourcemap: false,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    banner: { js: BANNER },
+    ...LAMBDA_ESBUILD,
     plugins,
     outfile,
     metafile: true,
