@@ -219,9 +219,14 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     return this.store.getRunData<T>(id, name);
   }
 
-  /** Requests the scheduled sweep must look at (open, running, owing cleanup). */
+  /** Requests the scheduled sweep must look at (open, running, owing cleanup), every page. */
   listForSweep(limit?: number): Promise<string[]> {
     return this.store.listForSweep(limit);
+  }
+
+  /** One page of them, from a cursor (the sweep's continuation resumes where it stopped). */
+  sweepPage(after?: string, limit?: number): Promise<{ entries: { id: string; cursor: string }[]; next?: string }> {
+    return this.store.sweepPage(after, limit);
   }
 
   /** The cleanup a finished request owed is done. */

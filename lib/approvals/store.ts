@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { z } from 'zod';
 import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
 import { KEY_ATTRS, pkOf, queryPrefix } from './records.ts';
@@ -35,6 +36,25 @@ const STATE_SK = 'STATE';
  */
 export const SWEEP_INDEX = 'sweep-index';
 const SWEEP_VALUE = 'OPEN';
+
+const sweepKeySchema = z.object({ pk: z.string().startsWith('REQ#').max(200), sk: z.string().max(200), sweep: z.literal(SWEEP_VALUE), sweepSince: z.number() });
+
+/** A sweep-index position as an opaque string (it travels in a sweep continuation job). */
+function encodeSweepCursor(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+function decodeSweepCursor(cursor: string): Record<string, unknown> {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new Error('malformed sweep cursor');
+  }
+  const parsed = sweepKeySchema.safeParse(key);
+  if (!parsed.success) throw new Error('malformed sweep cursor');
+  return parsed.data;
+}
 
 function needsSweep(r: Pick<ApprovalRequest, 'status' | 'run'>): boolean {
   return r.status === 'REQUESTED' || r.status === 'APPROVED' || r.status === 'EXECUTING' || r.run?.cleanupPending === true;
@@ -335,25 +355,41 @@ export class ApprovalStore {
     return JSON.parse(gunzipSync(Buffer.from(out.Item.data as Uint8Array)).toString('utf8')) as T;
   }
 
-  /** Ids of the requests the sweep must look at: open, running, or owing cleanup (oldest first). */
-  async listForSweep(limit = 500): Promise<string[]> {
+  /**
+   * One page of the requests the sweep must look at (open, running, or owing
+   * cleanup), oldest first, from just after `after` (a cursor this returned).
+   * Each id comes with the cursor that resumes right after it, so a sweep that
+   * runs out of time can hand the rest to its continuation.
+   */
+  async sweepPage(after?: string, limit = 100): Promise<{ entries: { id: string; cursor: string }[]; next?: string }> {
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: SWEEP_INDEX,
+        KeyConditionExpression: '#sweep = :open',
+        ExpressionAttributeNames: { '#sweep': 'sweep' },
+        ExpressionAttributeValues: { ':open': SWEEP_VALUE },
+        ...(after ? { ExclusiveStartKey: decodeSweepCursor(after) } : {}),
+        Limit: Math.max(1, Math.min(100, limit)),
+      }),
+    );
+    const entries: { id: string; cursor: string }[] = [];
+    for (const item of out.Items ?? []) {
+      if (typeof item.pk !== 'string') continue;
+      entries.push({ id: item.pk.slice('REQ#'.length), cursor: encodeSweepCursor({ pk: item.pk, sk: item.sk, sweep: item.sweep, sweepSince: item.sweepSince }) });
+    }
+    return { entries, ...(out.LastEvaluatedKey ? { next: encodeSweepCursor(out.LastEvaluatedKey) } : {}) };
+  }
+
+  /** Ids of every request the sweep must look at (oldest first), all pages, at most `limit`. */
+  async listForSweep(limit = Number.POSITIVE_INFINITY): Promise<string[]> {
     const ids: string[] = [];
-    let start: Record<string, unknown> | undefined;
+    let after: string | undefined;
     do {
-      const out = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: SWEEP_INDEX,
-          KeyConditionExpression: '#sweep = :open',
-          ExpressionAttributeNames: { '#sweep': 'sweep' },
-          ExpressionAttributeValues: { ':open': SWEEP_VALUE },
-          ExclusiveStartKey: start,
-          Limit: Math.min(100, limit - ids.length),
-        }),
-      );
-      for (const item of out.Items ?? []) if (typeof item.pk === 'string') ids.push(item.pk.slice('REQ#'.length));
-      start = out.LastEvaluatedKey;
-    } while (start && ids.length < limit);
+      const page = await this.sweepPage(after, Math.min(100, limit - ids.length));
+      ids.push(...page.entries.map((e) => e.id));
+      after = page.next;
+    } while (after && ids.length < limit);
     return ids;
   }
 

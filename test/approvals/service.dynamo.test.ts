@@ -736,6 +736,38 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(await svc.listForSweep(100)).toEqual(ids.slice(0, 100));
   });
 
+  it('the sweep reads every pending request, past 500, and resumes after any request it handled', async () => {
+    const sweepStore = new ApprovalStore(dynamo.client, { tableName: `sweep-${randomUUID()}` });
+    await sweepStore.ensureTable();
+    const svc = new ApprovalService({ store: sweepStore, policy, now: () => clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 505; i++) {
+      clock += 1;
+      const r = await svc.request(plan, 'UALICE', { id: `open-${String(i).padStart(3, '0')}` });
+      if (!r.ok) throw new Error(r.message);
+      ids.push(r.request.id);
+    }
+    expect(await svc.listForSweep()).toEqual(ids);
+    // Page by page along the cursors, as the sweep does; a continuation from the 250th entry's cursor gets the rest.
+    const seen: { id: string; cursor: string }[] = [];
+    let after: string | undefined;
+    do {
+      const page = await svc.sweepPage(after);
+      seen.push(...page.entries);
+      after = page.next;
+    } while (after);
+    expect(seen.map((e) => e.id)).toEqual(ids);
+    const rest: string[] = [];
+    after = seen[249]!.cursor;
+    do {
+      const page = await svc.sweepPage(after);
+      rest.push(...page.entries.map((e) => e.id));
+      after = page.next;
+    } while (after);
+    expect(rest).toEqual(ids.slice(250));
+    await expect(svc.sweepPage('not-a-cursor')).rejects.toThrow(/malformed sweep cursor/);
+  });
+
   it('putRunData/getRunData: a throttle ledger of over 1 MB of JSON round-trips, beside the request', async () => {
     const id = await executingId('w1');
     expect(await service.getRunData(id, 'throttles')).toBeNull();

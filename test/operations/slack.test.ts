@@ -10,7 +10,7 @@ import { ApprovalStore } from '../../lib/approvals/store.ts';
 import type { ClusterConfig } from '../../lib/config/schema.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { approvalPolicy } from '../../lib/approvals/runtime.ts';
-import { newJob } from '../../lib/queue/job.ts';
+import { newJob, type Job } from '../../lib/queue/job.ts';
 import type { OperationsBackend } from '../../lib/operations/backend.ts';
 import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/operations/requests.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
@@ -431,6 +431,26 @@ describe('the minute sweep: nothing approved is lost, nothing expired looks open
     expect(plan.text).toMatch(/^SUCCEEDED/);
     // Finished: it has left the sweep's index.
     expect(await approvals.listForSweep()).not.toContain(id);
+  });
+
+  it('a sweep running out of time hands the rest to a continuation, which resumes after the last request handled', async () => {
+    const ids: string[] = [];
+    for (const p of [0, 1, 2]) ids.push((await requestPlan(`elect-leader orders ${p} 3`)).id);
+    const pending = await approvals.listForSweep();
+    expect(pending).toEqual(expect.arrayContaining(ids));
+    const { sweepOperations } = await import('../../lib/operations/jobs.ts');
+    const continuations: Job[] = [];
+    const queue = { enqueue: async (j: Job) => void continuations.push(j) };
+    // Time for one request, then the invocation is nearly over.
+    let checks = 0;
+    const remainingMs = () => (checks++ < 1 ? 100_000 : 1_000);
+    const first = await sweepOperations({ ...h.worker, queue, remainingMs, job: newJob(OPS_JOB_KINDS.sweep, {}, 'kr-sweep'), log: h.log });
+    expect(first).toMatchObject({ looked: 1, continued: true });
+    expect(continuations).toHaveLength(1);
+    expect(continuations[0]!.kind).toBe(OPS_JOB_KINDS.sweep);
+    const after = (continuations[0]!.payload as { after: string }).after;
+    const rest = await sweepOperations({ ...h.worker, queue, job: continuations[0]!, log: h.log }, Date.now(), after);
+    expect(rest).toMatchObject({ looked: pending.length - 1, continued: false });
   });
 
   it('an untouched plan past its expiry is edited to EXPIRED by the sweep', async () => {

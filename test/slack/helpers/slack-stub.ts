@@ -68,7 +68,8 @@ export class SlackStub {
     return `http://127.0.0.1:${this.port}/response/${id}`;
   }
 
-  async start(): Promise<this> {
+  /** `port`: a fixed loopback port (a test's own range); any free one by default. */
+  async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       void this.handle(req).then(
         ({ status, body, headers }) => {
@@ -81,7 +82,7 @@ export class SlackStub {
         },
       );
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }
