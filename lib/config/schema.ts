@@ -148,7 +148,9 @@ export const configSchema = z
         /**
          * The workspace(s) the bot answers: every slash command and click must come from one of
          * these team ids, or from a workspace of one of these Enterprise Grid organisations, and so
-         * must the clicking user's home team (a Slack Connect guest in an allowed channel is refused).
+         * must the user's own workspace (a Slack Connect guest in an allowed channel is refused).
+         * A workspace not listed in allowedTeams belongs to an allowed organisation only if Slack
+         * says so (team.info, scope team:read; cached), never because the payload names the enterprise.
          */
         allowedTeams: z.array(z.string().regex(SLACK_TEAM_ID, 'team ids look like T0123ABCD')).default([]),
         allowedEnterprises: z.array(z.string().regex(SLACK_ENTERPRISE_ID, 'enterprise ids look like E0123ABCD')).default([]),
