@@ -19,6 +19,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCom
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ClusterLockStore } from './cluster-lock.ts';
+import { RateLimitStore } from './rate-limit.ts';
 import { applied } from './conditional.ts';
 import { digestOf } from './fingerprint.ts';
 import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, Refusal, RunState } from './types.ts';
@@ -81,6 +82,11 @@ export class ApprovalStore {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     this.table = options.tableName;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
+  }
+
+  /** The plan-request limits kept in the same table (rate-limit.ts). */
+  rateLimits(): RateLimitStore {
+    return new RateLimitStore(this.client, this.table);
   }
 
   /** The cluster operation locks kept in the same table (cluster-lock.ts). */
