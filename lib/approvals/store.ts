@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
 import { KEY_ATTRS, pkOf, queryPrefix } from './records.ts';
+import { RateLimitStore } from './rate-limit.ts';
 import { applied } from './conditional.ts';
 import { digestOf } from './fingerprint.ts';
 import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, RunState } from './types.ts';
@@ -95,6 +96,11 @@ export class ApprovalStore {
     this.table = options.tableName;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
     this.audit = new AuditLog(this.doc, this.table, this.retentionMs);
+  }
+
+  /** The plan-request limits kept in the same table (rate-limit.ts). */
+  rateLimits(): RateLimitStore {
+    return new RateLimitStore(this.client, this.table);
   }
 
   /** The cluster operation locks kept in the same table (cluster-lock.ts). */
