@@ -38,6 +38,15 @@ const LEGEND = 46;
 const LEFT = 120;
 const RIGHT = 28;
 
+/** Where panel `i`'s plot area lies, and the x of a time in it: for readers of the picture (tests). */
+export function plotArea(window: TimeWindow, i: number): { x0: number; x1: number; top: number; bottom: number; xOf: (t: number) => number } {
+  const top = HEADER + i * PANEL_H;
+  const x0 = LEFT;
+  const x1 = WIDTH - RIGHT;
+  const span = Math.max(1, window.toMs - window.fromMs);
+  return { x0, x1, top: top + LINE_H + 14, bottom: top + PANEL_H - LINE_H - 18, xOf: (t) => LEFT + ((t - window.fromMs) / span) * (x1 - x0) };
+}
+
 const key = (s: MetricSeries) => (s.broker !== null ? `b${s.broker}` : `l${s.label ?? ''}`);
 const legendName = (s: MetricSeries) => (s.broker !== null ? `broker ${s.broker}` : (s.label ?? 'cluster'));
 
