@@ -273,11 +273,15 @@ export async function writeToolWrappers(s: SandboxSettings, dist: KafkaDist): Pr
 export function jmxExporterRules(): string {
   return `lowercaseOutputName: true
 lowercaseOutputLabelNames: false
+# Only the MBeans the diagnosis reads: a scrape stays small and quick on a loaded machine.
 includeObjectNames:
-  - "kafka.server:*"
-  - "kafka.controller:*"
-  - "kafka.network:*"
-  - "kafka.log:*"
+  - "kafka.server:type=ReplicaManager,*"
+  - "kafka.server:type=KafkaRequestHandlerPool,*"
+  - "kafka.server:type=BrokerTopicMetrics,*"
+  - "kafka.controller:type=KafkaController,*"
+  - "kafka.controller:type=ControllerStats,*"
+  - "kafka.network:type=SocketServer,*"
+  - "kafka.log:type=Log,name=Size,*"
 rules:
   # meters named ...PerSec, by their cumulative count, with up to two extra keys as labels
   - pattern: 'kafka.(\\w+)<type=(.+), name=(.+)PerSec\\w*, (.+)=(.+), (.+)=(.+)><>Count'

@@ -91,6 +91,14 @@ describe('metric evidence', () => {
     expect(lines.some((l) => /^UnderReplicatedPartitions on broker 1 rose from 0 to 6 at 03:16:15 UTC/.test(l))).toBe(true);
   });
 
+  it("takes the moment a broker left from Prometheus' up series when there is one", () => {
+    const reading = incident();
+    const left = STOP + 60_000;
+    reading.series.push(series('scrapeUp', 2, (t) => (t > left ? 0 : 1)));
+    const lines = metricLinesFor(brokerDown, reading);
+    expect(lines).toContain('ISR shrinks on broker 2 began 03:12:00 UTC, 5 min before it left the cluster (its metrics stop at 03:17:00 UTC)');
+  });
+
   it('names a saturated request handler pool', () => {
     expect(metricLinesFor(underReplicated, incident())).toContain('request handler idle 3.0% on broker 1 (lowest, at 03:00:00 UTC)');
   });

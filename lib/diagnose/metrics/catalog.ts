@@ -17,6 +17,7 @@ export const METRIC_IDS = [
   'failedProduce',
   'failedFetch',
   'diskUsed',
+  'scrapeUp',
 ] as const;
 export type MetricId = (typeof METRIC_IDS)[number];
 
@@ -93,7 +94,8 @@ export const METRICS: Record<MetricId, MetricDefinition> = {
     unit: 'percent',
     mbean: 'kafka.server:type=KafkaRequestHandlerPool,name=RequestHandlerAvgIdlePercent',
     // A meter marked in idle nanoseconds per handler thread: its rate per second / 1e9 is the idle fraction.
-    promql: 'avg by (BY) (rate(kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent_count{SEL}[RANGE])) / 1e7',
+    // The exporter's 1.x releases append _total to the example rules' `_count` counter; 0.x did not.
+    promql: 'avg by (BY) (rate({__name__=~"kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent_count(_total)?",SEL}[RANGE])) / 1e7',
     cloudwatch: { metricName: 'RequestHandlerAvgIdlePercent', stat: 'Average', perBroker: true },
     aliases: ['KafkaRequestHandlerIdleLow', 'RequestHandlerAvgIdlePercent'],
   },
@@ -129,6 +131,14 @@ export const METRICS: Record<MetricId, MetricDefinition> = {
     promql: 'sum by (BY) (kafka_log_log_size{SEL})',
     cloudwatch: { metricName: 'KafkaDataLogsDiskUsed', stat: 'Maximum', perBroker: true, unit: 'percent' },
     aliases: ['KafkaDataLogsDiskUsed', 'KafkaDiskUsage'],
+  },
+  scrapeUp: {
+    title: 'Scrape up',
+    unit: 'count',
+    mbean: "none: Prometheus' own `up` series, 0 from the first scrape a broker no longer answers",
+    promql: 'max by (BY) (up{SEL})',
+    cloudwatch: null,
+    aliases: [],
   },
 };
 

@@ -71,9 +71,21 @@ export function onset(points: readonly [number, number][], above = 0): { at: num
   return null;
 }
 
-/** When a broker's series stop well before the window's end: the broker stopped being scraped (it left). */
+/**
+ * When a broker stopped reporting: Prometheus' `up` turning 0 and staying so,
+ * else its series ending well before the window does (CloudWatch, or no `up`).
+ */
 export function stoppedReportingAt(reading: MetricsReading, broker: number): number | null {
-  const own = reading.series.filter((s) => s.broker === broker && s.points.length > 0);
+  const up = reading.series.find((s) => s.metric === 'scrapeUp' && s.broker === broker && s.points.length > 0);
+  if (up) {
+    const last = up.points[up.points.length - 1]!;
+    if (last[1] !== 0) return null;
+    let i = up.points.length - 1;
+    while (i > 0 && up.points[i - 1]![1] === 0) i--;
+    // The last good scrape is the moment it left; a series that was down all window started so.
+    return i > 0 ? up.points[i - 1]![0] : up.points[0]![0];
+  }
+  const own = reading.series.filter((s) => s.broker === broker && s.metric !== 'scrapeUp' && s.points.length > 0);
   if (own.length === 0) return null;
   const last = Math.max(...own.map((s) => s.points[s.points.length - 1]![0]));
   return last < reading.window.toMs - 3 * reading.window.stepMs ? last : null;
@@ -141,7 +153,8 @@ function leadershipLines(reading: MetricsReading): string[] {
     const byTime = new Map<number, number>();
     for (const s of controller) for (const [t, v] of s.points) byTime.set(t, (byTime.get(t) ?? 0) + v);
     const bad = [...byTime].filter(([, v]) => v !== 1).sort((a, b) => a[0] - b[0]);
-    if (bad.length) lines.push(`ActiveControllerCount summed over the cluster was ${bad[0]![1]} at ${clock(bad[0]![0], step)}${bad.length > 1 ? ` (${bad.length} points in the window)` : ''}`);
+    // Only when the controller is among the scraped nodes (a KRaft controller may not be): some instant then sums to 1 or more.
+    if (bad.length && Math.max(...byTime.values()) >= 1) lines.push(`ActiveControllerCount summed over the cluster was ${bad[0]![1]} at ${clock(bad[0]![0], step)}${bad.length > 1 ? ` (${bad.length} points in the window)` : ''}`);
   }
   return lines;
 }

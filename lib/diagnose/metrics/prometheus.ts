@@ -30,6 +30,7 @@ export function promQuery(metric: MetricId, config: Pick<PrometheusConfig, 'labe
   return METRICS[metric].promql
     .replace(/\{SEL,/g, matchers ? `{${matchers},` : '{')
     .replace(/\{SEL\}/g, matchers ? `{${matchers}}` : '')
+    .replace(/,SEL\}/g, matchers ? `,${matchers}}` : '}')
     .replace(/\bBY\b/g, config.brokerLabel)
     .replace(/\bRANGE\b/g, `${rangeSeconds}s`);
 }
