@@ -214,8 +214,12 @@ export function metricLinesFor(f: Finding, reading: MetricsReading): string[] {
  * thread shows the detector's lead and the metrics together.
  */
 export function withMetricEvidence(findings: readonly Finding[], reading: MetricsReading): Finding[] {
+  // Lines depend on the kind and the affected brokers only: findings alike share one computation.
+  const memo = new Map<string, string[]>();
   return findings.map((f) => {
-    const lines = metricLinesFor(f, reading);
+    const key = `${f.kind}|${f.affected.brokers.join(',')}`;
+    const lines = memo.get(key) ?? metricLinesFor(f, reading);
+    memo.set(key, lines);
     if (lines.length === 0) return f;
     const added: Evidence[] = lines.map((value) => ({ label: 'metrics', value, source: reading.source }));
     const at = Math.min(1, f.evidence.length);

@@ -9,7 +9,7 @@ import type { DiagnosisReport, ReportMetrics } from '../types.ts';
 import { METRIC_IDS, metricForAlert, type MetricId } from './catalog.ts';
 import { renderChart } from './chart/chart.ts';
 import { chartMetrics, withMetricEvidence } from './evidence.ts';
-import type { MetricsReading, MetricsSource, TimeWindow } from './types.ts';
+import type { MetricSeries, MetricsReading, MetricsSource, TimeWindow } from './types.ts';
 import { windowEnding } from './types.ts';
 
 export { METRICS, METRIC_IDS, metricForAlert, type MetricId } from './catalog.ts';
@@ -67,16 +67,26 @@ export function withMetrics(report: DiagnosisReport, read: MetricsRead, alert?: 
   if (!reading) return { ...report, skippedChecks: [...report.skippedChecks, `Metrics could not be read (${read.error ?? 'no answer'}): findings carry no metric evidence.`] };
   const findings = withMetricEvidence(report.findings, reading);
   const chart = chartMetrics(findings, reading, metricForAlert(alert?.metric));
+  const shown = reading.series.filter((s) => chart.includes(s.metric));
   const metrics: ReportMetrics = {
     source: reading.source,
-    window: reading.window,
+    window: shownWindow(reading.window, shown, alert?.atMs),
     ...(alert ? { markAtMs: alert.atMs } : {}),
     chart,
-    series: reading.series.filter((s) => chart.includes(s.metric)),
+    series: shown,
     missing: reading.missing,
   };
   const skipped = reading.series.length === 0 ? [`No metric series came back from ${reading.source} for this cluster: check its labels (${reading.missing[0]?.reason ?? 'no data'}).`] : [];
   return { ...report, findings, skippedChecks: [...report.skippedChecks, ...skipped], metrics };
+}
+
+/** The window the graph spans: what was read, starting no earlier than the first point (a young Prometheus, a new cluster) or the alert. */
+export function shownWindow(window: TimeWindow, series: readonly MetricSeries[], markAtMs?: number): TimeWindow {
+  const first = Math.min(...series.flatMap((s) => (s.points.length ? [s.points[0]![0]] : [])), markAtMs ?? Infinity);
+  if (!Number.isFinite(first)) return window;
+  // At least a few minutes wide, so a line has room to show its shape.
+  const from = Math.max(window.fromMs, Math.min(first - window.stepMs, window.toMs - 2 * 60_000));
+  return { ...window, fromMs: from };
 }
 
 export interface ChartFile {

@@ -32,6 +32,15 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** The file's bytes of an upload: WebClient posts them as the one part of a multipart form, as Slack's upload URL takes them. */
+function fileBytes(body: Buffer, contentType: string | undefined): Buffer {
+  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType ?? '')?.[2];
+  if (!boundary) return body;
+  const start = body.indexOf('\r\n\r\n', body.indexOf(`--${boundary}`));
+  const end = body.indexOf(`\r\n--${boundary}`, start + 4);
+  return start < 0 || end < 0 ? body : body.subarray(start + 4, end);
+}
+
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
   if (!body) return {};
   if (contentType?.includes('application/json')) return JSON.parse(body) as Record<string, unknown>;
@@ -126,12 +135,13 @@ export class SlackStub {
 
   private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     const url = new URL(req.url ?? '/', 'http://stub');
-    const bytes = await readBody(req);
-    const raw = bytes.toString('utf8');
+    const body = await readBody(req);
+    const raw = body.toString('utf8');
     if (url.pathname.startsWith('/upload/')) {
       const fileId = url.pathname.slice('/upload/'.length);
+      const bytes = fileBytes(body, req.headers['content-type']);
       const pending = this.uploads.find((u) => u.fileId === fileId);
-      if (pending) Object.assign(pending, { content: raw, bytes });
+      if (pending) Object.assign(pending, { content: bytes.toString('utf8'), bytes });
       this.calls.push({ method: 'upload', args: { fileId, bytes: bytes.length }, at: Date.now(), status: 200 });
       return { status: 200, body: 'OK' };
     }
