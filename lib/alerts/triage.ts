@@ -196,7 +196,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
     await recordPosted(store, job.id, { resultPosted: true }, log);
     if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });
-    await postReportChart(slack, { channel, thread_ts: threadTs }, report, log);
+    await postReportChart(slack, { channel, thread_ts: threadTs }, report, log, at);
   } catch (err) {
     await progress.close();
     log.error('alert diagnosis failed', { error: errorMessage(err) });

@@ -17,7 +17,9 @@ import type { Producer } from 'kafkajs';
 import { createDefaultDiagnoser, type Diagnoser } from '../../lib/diagnose/diagnoser.ts';
 import { executorFactory } from '../../lib/hosts/executors.ts';
 import { sandboxConfig } from '../../lib/local/defaults.ts';
-import { BROKER_COLOURS, plotArea } from '../../lib/diagnose/metrics/chart/chart.ts';
+import { BROKER_COLOURS, MARK_COLOUR, plotArea } from '../../lib/diagnose/metrics/chart/chart.ts';
+import { createAlertmanagerHandler } from '../../lib/alerts/intake.ts';
+import { alertmanagerPayload } from '../alerts/fixtures/samples.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { kafkaClient, waitFor, withAdmin } from '../../sandbox/client.ts';
@@ -182,5 +184,25 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
     const rose = urp.flatMap((s) => s.points).filter(([, v]) => v > 0).map(([t]) => t);
     expect(Math.min(...rose)).toBeGreaterThanOrEqual(stoppedAt - 2000);
     expect(Math.min(...rose)).toBeLessThan(stoppedAt + 30_000);
+  });
+
+  it('the alert path: an Alertmanager webhook gets the same graph in its thread, the firing time marked', async () => {
+    const token = 'am-token-0123456789abcdef';
+    const am = createAlertmanagerHandler({ queue: h.queue, log: h.log, bearerToken: token });
+    const firedAt = new Date(stoppedAt + 2000).toISOString();
+    const base = alertmanagerPayload('firing');
+    const payload = { ...base, groupKey: `${base.groupKey}#metrics`, alerts: base.alerts.map((a) => ({ ...a, startsAt: firedAt })) };
+    const res = await am({ rawPath: '/alerts/alertmanager', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(payload), requestContext: { http: { method: 'POST' } } });
+    expect(res.statusCode).toBe(202);
+    await h.queue.idle();
+    const parent = stub.topLevel().find((m) => m.text.startsWith('FIRING: KafkaUnderReplicatedPartitions'));
+    expect(parent, 'alert thread opened').toBeDefined();
+    const text = JSON.stringify(stub.thread(parent!.ts).map((m) => m.blocks));
+    expect(text).toMatch(/UnderReplicatedPartitions on broker [13] rose from 0 to \d+/);
+    const png = stub.uploads.find((u) => u.thread_ts === parent!.ts && u.filename?.endsWith('.png'));
+    expect(png, 'graph in the alert thread').toBeDefined();
+    const image = decodePng(png!.bytes);
+    if (process.env.KR_KEEP_GRAPH) writeFileSync(process.env.KR_KEEP_GRAPH.replace(/\.png$/, '-alert.png'), png!.bytes);
+    expect(countColour(image, MARK_COLOUR)).toBeGreaterThan(50);
   });
 });

@@ -7,10 +7,15 @@ import type { SlackPoster } from '../../slack/web.ts';
 import type { DiagnosisReport } from '../types.ts';
 import { reportChart } from './index.ts';
 
-export async function postReportChart(slack: SlackPoster, where: { channel: string; thread_ts: string }, report: DiagnosisReport, log: Log): Promise<boolean> {
+/**
+ * `markAtMs`: the alert this thread is about. A shared diagnosis (lib/diagnose/single-flight.ts)
+ * may have been started by another request; the mark is this thread's own.
+ */
+export async function postReportChart(slack: SlackPoster, where: { channel: string; thread_ts: string }, report: DiagnosisReport, log: Log, markAtMs?: number): Promise<boolean> {
   if (!report.metrics) return false;
   const started = performance.now();
-  const chart = reportChart(report, (message) => log.warn('metrics graph could not be drawn', { error: message }));
+  const marked = markAtMs === undefined ? report : { ...report, metrics: { ...report.metrics, markAtMs } };
+  const chart = reportChart(marked, (message) => log.warn('metrics graph could not be drawn', { error: message }));
   if (!chart) return false;
   try {
     await slack.upload({ ...where, filename: chart.filename, title: chart.title, content: chart.png });
