@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   console.log(`enrich: 40 findings: first ${enrichTimes[0]!.toFixed(1)} ms, median ${median(enrichTimes.slice(1)).toFixed(2)} ms`);
 
   const renders: number[] = [];
-  let png = Buffer.alloc(0);
+  let png: Buffer = Buffer.alloc(0);
   for (let i = 0; i < 21; i++) {
     const t = performance.now();
     png = reportChart(enriched)!.png;
