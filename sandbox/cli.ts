@@ -13,7 +13,8 @@ const USAGE = `usage: kafka-responder sandbox <command>
                      (Kafka ${NEWEST_ZOOKEEPER_VERSION} unless KAFKA_VERSION says 2.8.2); later commands keep the mode
   down [--purge]     stop every sandbox process (--purge: also delete its data)
   status [--json]    per node: running, pid, port, host dir
-  env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME; once up also
+  env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME; KAFKA_METRICS_TARGETS
+                     (JMX exporters' host:port, with KR_SANDBOX_METRICS=1); once up also
                      KAFKA_SCRAM_BOOTSTRAP_SERVERS, KAFKA_SCRAM_MECHANISM, KAFKA_SCRAM_USERNAME,
                      KAFKA_SCRAM_PASSWORD, KAFKA_TLS_BOOTSTRAP_SERVERS, KAFKA_TLS_CA
   stop <id>          graceful stop (controlled shutdown)
@@ -109,6 +110,7 @@ export async function run(argv: string[]): Promise<number> {
         console.log(`export KAFKA_SCRAM_USERNAME=${cluster.scram.username}`);
         console.log(`export KAFKA_SCRAM_PASSWORD=${cluster.scram.password}`);
       }
+      if (cluster?.metrics) console.log(`export KAFKA_METRICS_TARGETS=${cluster.metrics.targets}`);
       if (cluster?.tls) {
         console.log(`export KAFKA_TLS_BOOTSTRAP_SERVERS=${cluster.tls.bootstrapServers}`);
         console.log(`export KAFKA_TLS_CA=${cluster.tls.caPemFile}`);

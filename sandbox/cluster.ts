@@ -9,9 +9,9 @@ import { existsSync, openSync, closeSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { checkJava, ensureKafkaDist, type KafkaDist } from './dist.ts';
+import { JMX_EXPORTER_VERSION, checkJava, ensureJmxExporter, ensureKafkaDist, type KafkaDist } from './dist.ts';
 import { brokerListed, isAlive, markLog, portAccepts, portFree, readSince, tail, type LogMark } from './processes.ts';
-import { log4j2Xml, log4jProperties, serverProperties, writeToolWrappers, zookeeperLog4jProperties, zookeeperProperties } from './files.ts';
+import { jmxExporterRules, log4j2Xml, log4jProperties, serverProperties, writeToolWrappers, zookeeperLog4jProperties, zookeeperProperties } from './files.ts';
 import {
   BROKER_IDS,
   CONTROLLER_ID,
@@ -21,6 +21,8 @@ import {
   clusterFileSchema,
   nodeLayout,
   lineName,
+  metricsPort,
+  metricsTargets,
   nodePorts,
   sandboxSettings,
   scramBootstrapServers,
@@ -220,6 +222,7 @@ export class Sandbox {
       brokers: BROKER_IDS.map((id) => ({ id, port: this.node(id).port, hostDir: this.node(id).hostDir })),
       scram: { mechanism: SCRAM_MECHANISM, username: SCRAM_USERNAME, password: security.secrets.scramPassword, bootstrapServers: scramBootstrapServers(this.settings) },
       tls: { caPemFile: security.paths.caPem, truststoreFile: security.paths.truststore, bootstrapServers: tlsBootstrapServers(this.settings) },
+      ...(this.metricsOn(existing) ? { metrics: { targets: metricsTargets(this.settings), exporterVersion: JMX_EXPORTER_VERSION } } : {}),
     };
     await mkdir(this.settings.home, { recursive: true });
     await writeFile(clusterFile(this.settings), JSON.stringify(cluster, null, 2));
@@ -296,7 +299,7 @@ export class Sandbox {
   }
 
   async start(id: number): Promise<void> {
-    const cluster = await this.readClusterFile();
+    let cluster = await this.readClusterFile();
     if (!cluster) throw new Error('the sandbox has never been brought up: run `npx kafka-responder sandbox up`');
     const node = this.node(id);
     if (await ownedPid(node)) {
@@ -305,7 +308,28 @@ export class Sandbox {
     }
     const busy = await this.busyPort(node);
     if (busy !== null) throw new Error(`port ${busy} (node ${id}) is in use by another process`);
+    const metrics = this.metricsOn(cluster);
+    if (metrics !== !!cluster.metrics) {
+      // KR_SANDBOX_METRICS given to a later start: the sandbox keeps that from now on.
+      const { metrics: _old, ...rest } = cluster;
+      cluster = metrics ? { ...rest, metrics: { targets: metricsTargets(this.settings), exporterVersion: JMX_EXPORTER_VERSION } } : rest;
+      await writeFile(clusterFile(this.settings), JSON.stringify(cluster, null, 2));
+    }
     await this.startNode(id, cluster);
+  }
+
+  /** KR_SANDBOX_METRICS when set, else what the sandbox was brought up with. */
+  private metricsOn(cluster: ClusterFile | null): boolean {
+    return this.settings.metrics ?? !!cluster?.metrics;
+  }
+
+  /** The JMX exporter's javaagent option for a Kafka node, when the sandbox runs with metrics. */
+  private async metricsAgent(node: NodeLayout, cluster: ClusterFile): Promise<string[]> {
+    if (!cluster.metrics || node.role === 'zookeeper') return [];
+    const jar = await ensureJmxExporter(this.settings, this.log);
+    const rules = join(node.hostDir, 'config', 'jmx-exporter.yml');
+    await writeFile(rules, jmxExporterRules());
+    return [`-javaagent:${jar}=127.0.0.1:${metricsPort(this.settings, node.id)}:${rules}`];
   }
 
   private async startNode(id: number, cluster: ClusterFile): Promise<void> {
@@ -321,6 +345,7 @@ export class Sandbox {
       '-Djava.awt.headless=true',
       `-Dkafka.logs.dir=${node.logsDir}`,
       this.loggingOpt(node, dist),
+      ...(await this.metricsAgent(node, cluster)),
       '-cp',
       dist.classpath,
       mainClass(node),

@@ -94,3 +94,27 @@ export async function ensureKafkaDist(s: SandboxSettings, log: (m: string) => vo
     classpath: join(libsDir, '*'),
   };
 }
+
+/** The Prometheus JMX exporter's javaagent (Maven Central), the one `KR_SANDBOX_METRICS=1` starts every Kafka node with. */
+export const JMX_EXPORTER_VERSION = '1.0.1';
+
+export async function ensureJmxExporter(s: SandboxSettings, log: (m: string) => void = () => {}): Promise<string> {
+  const dir = join(s.cacheDir, `jmx-exporter-${JMX_EXPORTER_VERSION}`);
+  const jar = join(dir, `jmx_prometheus_javaagent-${JMX_EXPORTER_VERSION}.jar`);
+  if (existsSync(jar)) return jar;
+  await requireCommand('mvn', ['-v'], 'Install Apache Maven (e.g. `apt-get install maven`): the sandbox fetches the JMX exporter from Maven Central with it.');
+  log(`fetching the Prometheus JMX exporter ${JMX_EXPORTER_VERSION} from Maven Central into ${dir} ...`);
+  await mkdir(dir, { recursive: true });
+  try {
+    await exec('mvn', ['-q', '-B', 'dependency:copy', `-Dartifact=io.prometheus.jmx:jmx_prometheus_javaagent:${JMX_EXPORTER_VERSION}`, `-DoutputDirectory=${dir}`], {
+      timeout: 10 * 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+      cwd: dir,
+    });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`Maven could not fetch the JMX exporter ${JMX_EXPORTER_VERSION}:\n${`${e.stdout ?? ''}${e.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n') || e.message}`);
+  }
+  if (!existsSync(jar)) throw new Error(`Maven finished but ${jar} is not there`);
+  return jar;
+}

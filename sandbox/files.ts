@@ -262,3 +262,54 @@ export async function writeToolWrappers(s: SandboxSettings, dist: KafkaDist): Pr
   }
   return dir;
 }
+
+/**
+ * Rules for the JMX exporter, naming Kafka's MBeans the way the exporter's
+ * published Kafka example does (lower-case; `*PerSec` meters as `_total`
+ * counters; gauges as kafka_<domain>_<type>_<name>, extra keys as labels),
+ * so what lib/diagnose/metrics/catalog.ts reads on the sandbox is what it reads
+ * on a production Prometheus. Only the kafka.* domains are exported.
+ */
+export function jmxExporterRules(): string {
+  return `lowercaseOutputName: true
+lowercaseOutputLabelNames: false
+# Only the MBeans the diagnosis reads: a scrape stays small and quick on a loaded machine.
+includeObjectNames:
+  - "kafka.server:type=ReplicaManager,*"
+  - "kafka.server:type=KafkaRequestHandlerPool,*"
+  - "kafka.server:type=BrokerTopicMetrics,*"
+  - "kafka.controller:type=KafkaController,*"
+  - "kafka.controller:type=ControllerStats,*"
+  - "kafka.network:type=SocketServer,*"
+  - "kafka.log:type=Log,name=Size,*"
+rules:
+  # meters named ...PerSec, by their cumulative count, with up to two extra keys as labels
+  - pattern: 'kafka.(\\w+)<type=(.+), name=(.+)PerSec\\w*, (.+)=(.+), (.+)=(.+)><>Count'
+    name: kafka_$1_$2_$3_total
+    type: COUNTER
+    labels: { "$4": "$5", "$6": "$7" }
+  - pattern: 'kafka.(\\w+)<type=(.+), name=(.+)PerSec\\w*, (.+)=(.+)><>Count'
+    name: kafka_$1_$2_$3_total
+    type: COUNTER
+    labels: { "$4": "$5" }
+  - pattern: 'kafka.(\\w+)<type=(.+), name=(.+)PerSec\\w*><>Count'
+    name: kafka_$1_$2_$3_total
+    type: COUNTER
+  # gauges, with up to two extra keys as labels
+  - pattern: 'kafka.(\\w+)<type=(.+), name=(.+), (.+)=(.+), (.+)=(.+)><>Value'
+    name: kafka_$1_$2_$3
+    type: GAUGE
+    labels: { "$4": "$5", "$6": "$7" }
+  - pattern: 'kafka.(\\w+)<type=(.+), name=(.+), (.+)=(.+)><>Value'
+    name: kafka_$1_$2_$3
+    type: GAUGE
+    labels: { "$4": "$5" }
+  - pattern: 'kafka.(\\w+)<type=(.+), name=(.+)><>Value'
+    name: kafka_$1_$2_$3
+    type: GAUGE
+  # other meters and timers (RequestHandlerAvgIdlePercent among them) by their count
+  - pattern: 'kafka.(\\w+)<type=(.+), name=(.+)><>Count'
+    name: kafka_$1_$2_$3_count
+    type: COUNTER
+`;
+}

@@ -39,6 +39,8 @@ const envSchema = z.object({
   /** kraft | zookeeper; `sandbox up --zookeeper` sets it too. */
   KR_SANDBOX_MODE: z.enum(SANDBOX_MODES).optional(),
   KR_KAFKA_CACHE: z.string().min(1).optional(),
+  /** 1: every Kafka node starts with the Prometheus JMX exporter (`sandbox env` prints KAFKA_METRICS_TARGETS); 0: without. Unset: as the sandbox was brought up. */
+  KR_SANDBOX_METRICS: z.enum(['0', '1']).optional(),
 });
 
 export interface SandboxSettings {
@@ -47,6 +49,8 @@ export interface SandboxSettings {
   kafkaVersion: string;
   mode: SandboxMode;
   cacheDir: string;
+  /** The JMX exporter on every Kafka node; undefined: as cluster.json says (off for a new sandbox). */
+  metrics?: boolean;
 }
 
 /** Version and mode of the sandbox already at `home` (its cluster.json), if any. */
@@ -94,6 +98,7 @@ export function sandboxSettings(env: NodeJS.ProcessEnv = process.env): SandboxSe
     kafkaVersion,
     mode,
     cacheDir: e.KR_KAFKA_CACHE ?? join(homedir(), '.cache', 'kafka-responder'),
+    ...(e.KR_SANDBOX_METRICS ? { metrics: e.KR_SANDBOX_METRICS === '1' } : {}),
   };
 }
 
@@ -124,6 +129,14 @@ export interface NodeLayout {
  */
 export const SASL_PORT_OFFSET = 10;
 export const TLS_PORT_OFFSET = 20;
+/** With metrics on, the JMX exporter of node N listens on B+30+N, the KRaft controller's on B+30. */
+export const METRICS_PORT_OFFSET = 30;
+
+/** The JMX exporter's port of a Kafka node (brokers, and the KRaft controller). */
+export const metricsPort = (s: Pick<SandboxSettings, 'portBase'>, id: number) => s.portBase + METRICS_PORT_OFFSET + (id === CONTROLLER_ID ? 0 : id);
+/** host:port of every exporter, comma separated: the KRaft controller (not a ZooKeeper server) and the brokers. */
+export const metricsTargets = (s: Pick<SandboxSettings, 'portBase' | 'mode'>) =>
+  [...(s.mode === 'kraft' ? [CONTROLLER_ID] : []), ...BROKER_IDS].map((id) => `127.0.0.1:${metricsPort(s, id)}`).join(',');
 
 export function nodeLayout(s: Pick<SandboxSettings, 'home' | 'portBase' | 'mode'>, id: number): NodeLayout {
   const role = id !== CONTROLLER_ID ? 'broker' : s.mode === 'zookeeper' ? 'zookeeper' : 'controller';
@@ -174,6 +187,8 @@ export const clusterFileSchema = z.object({
     .optional(),
   /** SSL listeners; caPemFile is the sandbox CA a client must trust. */
   tls: z.object({ caPemFile: z.string(), truststoreFile: z.string(), bootstrapServers: z.string() }).optional(),
+  /** Present when the nodes run the Prometheus JMX exporter (KR_SANDBOX_METRICS=1): its host:port list. */
+  metrics: z.object({ targets: z.string(), exporterVersion: z.string() }).optional(),
 });
 export type ClusterFile = z.infer<typeof clusterFileSchema>;
 

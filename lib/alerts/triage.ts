@@ -8,6 +8,7 @@ import { renderFailure } from '../slack/blocks.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
+import { postReportChart } from '../diagnose/metrics/post.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { mutate } from '../state/state-store.ts';
 import { postedByJob, recordPosted } from '../worker/posted.ts';
@@ -200,6 +201,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       ...(topic ? { topic } : {}),
       ...(brokers ? { brokers } : {}),
       correlationId: job.correlationId,
+      alert: { atMs: at, metric: event.alertname },
       onProgress: (p) => progress.report(p),
       // A request joining a diagnosis already running must not wait past this worker's time.
       ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
@@ -209,6 +211,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
     await recordPosted(store, job.id, { resultPosted: true }, log);
     if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });
+    await postReportChart(slack, { channel, thread_ts: threadTs }, report, log, at);
   } catch (err) {
     await progress.close();
     log.error('alert diagnosis failed', { error: errorMessage(err) });

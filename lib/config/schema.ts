@@ -75,6 +75,49 @@ const hostsSchema = z.discriminatedUnion('executor', [
   z.object({ executor: z.literal('none') }),
 ]);
 
+/** Label names and values as Prometheus accepts them in a matcher. */
+const PROM_LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const httpUrl = z.string().regex(/^https?:\/\/[^\s]+$/, 'expected an http(s) URL like https://prometheus.example.com');
+
+/**
+ * Where a cluster's broker metrics can be read, for evidence and the graph in the
+ * thread (lib/diagnose/metrics/). Secrets come from the named environment variables
+ * (in AWS: lib/config/secrets.ts puts them there), never from this file.
+ */
+const metricsSchema = z
+  .object({
+    prometheus: z
+      .object({
+        /** The Prometheus server (or a compatible API: Thanos, Mimir, Amazon Managed Prometheus behind a proxy); /api/v1/query_range is appended. */
+        url: httpUrl,
+        auth: z
+          .discriminatedUnion('type', [
+            z.object({ type: z.literal('none') }),
+            z.object({ type: z.literal('bearer'), tokenEnv: envName }),
+            z.object({ type: z.literal('basic'), usernameEnv: envName, passwordEnv: envName }),
+          ])
+          .default({ type: 'none' }),
+        /** Exact label values selecting this cluster's series, e.g. { "cluster": "prod-eu" }. */
+        labels: z.record(z.string().regex(PROM_LABEL_NAME, 'expected a Prometheus label name'), z.string().max(200)).default({}),
+        /** The label telling brokers apart: a broker id, or a host name like b-2.… or kafka-2:9404. */
+        brokerLabel: z.string().regex(PROM_LABEL_NAME, 'expected a Prometheus label name').default('instance'),
+        timeoutMs: z.number().int().min(200).max(30_000).default(3000),
+      })
+      .optional(),
+    cloudwatch: z
+      .object({
+        /** The MSK cluster's name: the "Cluster Name" dimension of AWS/Kafka. */
+        clusterName: z.string().min(1).max(64),
+        region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region like eu-west-1').optional(),
+        timeoutMs: z.number().int().min(200).max(30_000).default(3000),
+      })
+      .optional(),
+    /** Minutes read before the alert or the diagnosis. */
+    windowMinutes: z.number().int().min(5).max(24 * 60).default(60),
+  })
+  .refine((m) => !(m.prometheus && m.cloudwatch), { message: 'name one metrics source per cluster: prometheus or cloudwatch' });
+export type MetricsConfig = z.infer<typeof metricsSchema>;
+
 export const clusterSchema = z.object({
   name: z.string().regex(CLUSTER_NAME, 'cluster names are letters, digits, ".", "_" or "-"'),
   bootstrap: z.array(hostPort).min(1),
@@ -100,6 +143,8 @@ export const clusterSchema = z.object({
       maxConcurrentProbes: z.number().int().min(1).max(50).default(10),
     })
     .prefault({}),
+  /** Optional metrics source (Prometheus with the JMX exporter, or MSK's CloudWatch metrics): evidence and a graph in the thread. */
+  metrics: metricsSchema.optional(),
   /**
    * Approved operations run over the Kafka protocol (no host access needed);
    * host tools only add measurements where the cluster has host access.

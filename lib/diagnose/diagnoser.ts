@@ -8,6 +8,8 @@ import type { Executor } from '../hosts/types.ts';
 import type { ExecutorFactory } from '../hosts/executors.ts';
 import { targetForCluster } from './target.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
+import type { AlertMoment } from './metrics/index.ts';
+import type { SnapshotFn } from './run.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "brokers probed" */
@@ -30,6 +32,8 @@ export interface DiagnoseRequest {
   deadlineMs?: number;
   /** Lag samples kept between runs (the bot's state store). */
   lagHistory?: LagHistoryStore;
+  /** The alert this diagnosis answers: its firing time is marked on the graph, its metric charted first. */
+  alert?: AlertMoment;
 }
 
 export interface CanRestartRequest {
@@ -88,13 +92,33 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
       const reporting = target.executor
         ? tracingExecutor(target.executor, { total: target.hostTargets.length, correlationId: request.correlationId, ...(request.onProgress ? { onProgress: request.onProgress } : {}) })
         : null;
-      return runDiagnosis({
+      const input = {
         ...diagnosisInputFor(target),
         executor: reporting,
         topic: request.topic ?? null,
         lagHistory: request.lagHistory ?? null,
         timeoutMs: Math.min(target.timeoutMs, request.deadlineMs ?? Infinity),
-      });
+      };
+      if (!request.cluster.metrics) return runDiagnosis(input);
+      // Metrics are read while the cluster is: Prometheus at once, CloudWatch (keyed by broker) once the snapshot names the brokers.
+      const metrics = await import('./metrics/index.ts');
+      const source = await metrics.metricsSourceFor(request.cluster);
+      if (!source) return runDiagnosis(input);
+      let brokersKnown: (ids: number[]) => void = () => {};
+      const brokers = new Promise<number[]>((resolve) => (brokersKnown = resolve));
+      const reading = metrics.readMetrics(source, metrics.metricsWindow(request.cluster, Date.now(), request.alert), brokers);
+      const takeSnapshot: SnapshotFn = async (connection, opts) => {
+        const { takeSnapshot: take } = await import('../kafka/snapshot.ts');
+        try {
+          const snapshot = await take(connection, opts);
+          brokersKnown(snapshot.brokers.map((b) => b.id));
+          return snapshot;
+        } finally {
+          brokersKnown([]);
+        }
+      };
+      const report = await runDiagnosis({ ...input, takeSnapshot });
+      return metrics.withMetrics(report, await reading, request.alert);
     },
     async canRestart(request) {
       const { checkRestart } = await import('./run.ts');

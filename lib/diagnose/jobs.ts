@@ -12,6 +12,7 @@ import type { SlackOrigin } from '../queue/job.ts';
 import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
 import type { Log } from '../runtime/log.ts';
 import { stateLagHistory } from './lag-history-store.ts';
+import { postReportChart } from './metrics/post.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 
@@ -147,6 +148,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           await slack.post({ channel: thread.channel, thread_ts: thread.ts, text: rendered.text, blocks: rendered.blocks });
           await recordPosted(ctx.store, job.id, { resultPosted: true, done }, log);
           if (rendered.file) await slack.upload({ channel: thread.channel, thread_ts: thread.ts, ...rendered.file });
+          await postReportChart(slack, { channel: thread.channel, thread_ts: thread.ts }, report, log);
           await slack.update({ channel: thread.channel, ts: thread.ts, ...done });
         } catch (err) {
           await progress.close();

@@ -1,5 +1,7 @@
 // The stable contract of a diagnosis: CLI --json, Slack rendering, alert dedupe
 // and operations all read these fields, so change them only additively.
+import type { MetricId } from './metrics/catalog.ts';
+import type { MetricSeries, MetricsReading, TimeWindow } from './metrics/types.ts';
 
 export const FINDING_KINDS = [
   'offline-partition',
@@ -92,4 +94,18 @@ export interface DiagnosisReport {
   partial: boolean;
   /** What could not be read and why ("broker:2": "ListGroups: no answer within 3000 ms"); explains `partial`. */
   snapshotErrors?: { scope: string; message: string }[];
+  /** Present only when the cluster has a metrics source: what was read around the alert or the diagnosis, for the graph. */
+  metrics?: ReportMetrics;
+}
+
+export interface ReportMetrics {
+  source: MetricsReading['source'];
+  window: TimeWindow;
+  /** The alert's firing time (epoch ms), marked on the graph. */
+  markAtMs?: number;
+  /** The series the graph shows, in panel order. */
+  chart: MetricId[];
+  /** Only the charted metrics' series: the report stays small enough to share. */
+  series: MetricSeries[];
+  missing: MetricsReading['missing'];
 }

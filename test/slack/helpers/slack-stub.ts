@@ -23,13 +23,22 @@ export interface StubMessage {
   history: string[];
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** The file's bytes of an upload: WebClient posts them as the one part of a multipart form, as Slack's upload URL takes them. */
+function fileBytes(body: Buffer, contentType: string | undefined): Buffer {
+  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType ?? '')?.[2];
+  if (!boundary) return body;
+  const start = body.indexOf('\r\n\r\n', body.indexOf(`--${boundary}`));
+  const end = body.indexOf(`\r\n--${boundary}`, start + 4);
+  return start < 0 || end < 0 ? body : body.subarray(start + 4, end);
 }
 
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
@@ -47,7 +56,8 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
 export class SlackStub {
   readonly calls: RecordedCall[] = [];
   readonly messages: StubMessage[] = [];
-  readonly uploads: { fileId: string; content: string; filename?: string; channel?: string; thread_ts?: string; title?: string }[] = [];
+  /** files.uploadV2 as Slack sees it: `content` as text, `bytes` exactly as uploaded (a PNG graph). */
+  readonly uploads: { fileId: string; content: string; bytes: Buffer; filename?: string; channel?: string; thread_ts?: string; title?: string }[] = [];
   readonly responses: { path: string; body: Record<string, unknown> }[] = [];
   /** Slack method → error code to answer with (e.g. "not_in_channel"). */
   readonly failures = new Map<string, string>();
@@ -128,11 +138,14 @@ export class SlackStub {
 
   private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     const url = new URL(req.url ?? '/', 'http://stub');
-    const raw = await readBody(req);
+    const body = await readBody(req);
+    const raw = body.toString('utf8');
     if (url.pathname.startsWith('/upload/')) {
       const fileId = url.pathname.slice('/upload/'.length);
+      const bytes = fileBytes(body, req.headers['content-type']);
       const pending = this.uploads.find((u) => u.fileId === fileId);
-      if (pending) pending.content = raw;
+      if (pending) Object.assign(pending, { content: bytes.toString('utf8'), bytes });
+      this.calls.push({ method: 'upload', args: { fileId, bytes: bytes.length }, at: Date.now(), status: 200 });
       return { status: 200, body: 'OK' };
     }
     if (url.pathname.startsWith('/response/')) {
@@ -180,7 +193,7 @@ export class SlackStub {
       }
       case 'files.getUploadURLExternal': {
         const fileId = `F${++this.seq}`;
-        this.uploads.push({ fileId, content: '', filename: String(args.filename) });
+        this.uploads.push({ fileId, content: '', bytes: Buffer.alloc(0), filename: String(args.filename) });
         return { status: 200, body: { ok: true, upload_url: `http://127.0.0.1:${this.port}/upload/${fileId}`, file_id: fileId } };
       }
       case 'files.completeUploadExternal': {
