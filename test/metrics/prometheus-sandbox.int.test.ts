@@ -190,7 +190,7 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
 
   it('the alert path: an Alertmanager webhook gets the same graph in its thread, the firing time marked', async () => {
     const token = 'am-token-0123456789abcdef';
-    const am = createAlertmanagerHandler({ queue: h.queue, log: h.log, bearerToken: token });
+    const am = createAlertmanagerHandler({ queue: h.queue, store: db.store, log: h.log, bearerToken: token });
     const firedAt = new Date(stoppedAt + 2000).toISOString();
     const base = alertmanagerPayload('firing');
     const payload = { ...base, groupKey: `${base.groupKey}#metrics`, alerts: base.alerts.map((a) => ({ ...a, startsAt: firedAt })) };
