@@ -82,13 +82,13 @@ have() { command -v "$1" >/dev/null 2>&1; }
 SCAN_DEADLINE=${SCAN_DEADLINE_ARG:-14}
 left() { LEFT=$(( SCAN_DEADLINE + 2 - SECONDS )); [ $LEFT -lt 1 ] && LEFT=1; }
 in_time() { [ "$SECONDS" -lt "$SCAN_DEADLINE" ]; }
-# T<n> cmd...: an external command under a time limit when possible, for what
-# can hang or read a lot (other processes' /proc files, data dirs (NFS?),
-# systemd, logs). Arrays, not a function: `$(cmd)` then runs cmd in the forked
-# shell itself, one process fewer per call.
-T2=(); T5=(); T10=(); TL=()
-if have timeout; then T2=(timeout -k 1 2); T5=(timeout -k 1 5); T10=(timeout -k 1 10); fi
-tl() { left; if [ ${#T5[@]} -gt 0 ]; then TL=(timeout -k 1 "$LEFT"); fi; }
+# What can hang or read a lot (other processes' /proc files, data dirs (NFS?),
+# systemd, logs) is read through `read -t <seconds> ... < <(cmd)`: bash stops
+# waiting at the limit, and the process substitution runs cmd in its own fork
+# (one process, where `$(timeout ...)` took three). T2 is for the rare calls
+# that keep a $(...).
+T2=()
+have timeout && T2=(timeout -k 1 2)
 # split SEP TEXT -> PARTS (mapfile -d < <(printf ...) forks)
 split() { local IFS=$1; set -f; PARTS=($2); set +f; }
 
@@ -111,7 +111,7 @@ find_process() {
   local f pid arg found=() others=() cfg_real=""
   # (Unguarded: bash reads this file itself below.)
   # The bracket keeps grep from matching its own command line.
-  while IFS= read -r f; do
+  while IFS= read -r -t 5 f; do
     pid=${f#/proc/}; pid=${pid%/cmdline}
     [[ $pid =~ ^[0-9]+$ ]] || continue
     mapfile -d '' -t CMDLINE < "$f" 2>/dev/null || continue
@@ -122,7 +122,7 @@ find_process() {
     done
     [ $is_kafka = 1 ] || continue
     if [ -z "$CONFIG_ARG" ] || [ $matches_cfg = 1 ]; then found+=("$pid"); else others+=("$pid"); fi
-  done < <("${T5[@]}" grep -l -a -E 'kafka\.Kafk[a]' /proc/[0-9]*/cmdline 2>/dev/null)
+  done < <(grep -l -a -E 'kafka\.Kafk[a]' /proc/[0-9]*/cmdline 2>/dev/null)
   # The config may be named through a symlink: resolve it only when no command line names it as given.
   if [ ${#found[@]} = 0 ] && [ ${#others[@]} -gt 0 ] && [ -n "$CONFIG_ARG" ]; then
     cfg_real=$(realpath -m -- "$CONFIG_ARG" 2>/dev/null)
@@ -189,15 +189,15 @@ if have systemctl && { [ -d /run/systemd/system ] || [ -n "$UNIT_ARG" ]; }; then
 if [ -z "$SYSTEMD_UNIT" ] && [ $HAVE_SYSTEMCTL = 1 ] && [ -z "$CONFIG_ARG" ]; then
   # Not running (crash loop?): the unit is still where the answer is.
   for u in kafka.service kafka-server.service confluent-kafka.service confluent-server.service; do
-    st=$("${T5[@]}" systemctl show -p LoadState --value "$u" 2>/dev/null)
+    st=""; IFS= read -r -t 5 st < <(systemctl show -p LoadState --value "$u" 2>/dev/null)
     if [ "$st" = "loaded" ]; then SYSTEMD_UNIT=$u; break; fi
   done
 fi
 declare -A SD=()
 if [ -n "$SYSTEMD_UNIT" ] && [ $HAVE_SYSTEMCTL = 1 ]; then
-  while IFS= read -r line; do
+  while IFS= read -r -t 5 line; do
     SD[${line%%=*}]=${line#*=}
-  done < <("${T5[@]}" systemctl show "$SYSTEMD_UNIT" -p ActiveState -p TimeoutStopUSec -p NRestarts -p ExecMainStatus -p ExecMainCode -p ExecStart 2>/dev/null)
+  done < <(systemctl show "$SYSTEMD_UNIT" -p ActiveState -p TimeoutStopUSec -p NRestarts -p ExecMainStatus -p ExecMainCode -p ExecStart 2>/dev/null)
   [ ${#SD[@]} -eq 0 ] && warn "systemctl show $SYSTEMD_UNIT gave nothing"
 fi
 if [ ${#SD[@]} -eq 0 ] && [ -n "$UNIT_FILE_ARG" ] && [ -r "$UNIT_FILE_ARG" ]; then
@@ -211,7 +211,7 @@ fi
 # the journal (incident 4). Only read when systemd has restarted it or it is down.
 JOURNAL=()
 if [ ${#SD[@]} -gt 0 ] && have journalctl && { [ "${SD[NRestarts]:-0}" != 0 ] || [ "${SD[ActiveState]:-}" != active ]; }; then
-  mapfile -t JOURNAL < <("${T5[@]}" journalctl -u "$SYSTEMD_UNIT" -n 12 --no-pager -o short-iso 2>/dev/null)
+  while IFS= read -r -t 5 line; do JOURNAL+=("$line"); done < <(journalctl -u "$SYSTEMD_UNIT" -n 12 --no-pager -o short-iso 2>/dev/null)
 fi
 
 # ------------------------------------------------------------------ config
@@ -322,7 +322,7 @@ if [ -n "$PID" ]; then
       if [[ $line =~ ^Max\ open\ files[[:space:]]+([0-9]+|unlimited) ]]; then MAX_FDS=${BASH_REMATCH[1]}; fi
     done < "/proc/$PID/limits"
   fi
-  if [ -r "/proc/$PID/maps" ]; then MAP_COUNT=$("${T5[@]}" wc -l < "/proc/$PID/maps" 2>/dev/null); MAP_COUNT=${MAP_COUNT//[[:space:]]/}
+  if [ -r "/proc/$PID/maps" ]; then IFS=' ' read -r -t 5 MAP_COUNT _ < <(wc -l "/proc/$PID/maps" 2>/dev/null)
   else warn "cannot read /proc/$PID/maps"; fi
 fi
 [ -r /proc/sys/vm/max_map_count ] && read -r MAX_MAP_COUNT < /proc/sys/vm/max_map_count
@@ -333,7 +333,7 @@ declare -A DF=()
 present=()
 for dir in "${LOG_DIRS[@]}"; do [ -d "$dir" ] && present+=("$dir"); done
 if [ ${#present[@]} -gt 0 ]; then
-  dfout=$("${T5[@]}" df -B1 --output=fstype,pcent,avail,ipcent,target -- "${present[@]}" 2>/dev/null)
+  dfout=""; IFS= read -r -t 5 -d '' dfout < <(df -B1 --output=fstype,pcent,avail,ipcent,target -- "${present[@]}" 2>/dev/null)
   split $'\n' "$dfout"; i=0
   for l in "${PARTS[@]:1}"; do DF[${present[$i]}]=$l; i=$((i + 1)); done
 fi
@@ -395,9 +395,9 @@ fi
 declare -A SIZE=() MTIME=()
 SIZES_OK=1
 stat_batch() { # files... -> SIZE, MTIME; false when stat did not finish
-  local out l rest name
-  out=$(TZ=UTC0 "${T10[@]}" stat -c '%s %y %n' -- "$@" 2>/dev/null)
-  [ $? -ge 124 ] && return 1
+  local out="" l rest name
+  IFS= read -r -t 10 -d '' out < <(TZ=UTC0 stat -c '%s %y %n' -- "$@" 2>/dev/null)
+  [ $? -gt 128 ] && return 1
   split $'\n' "$out"
   for l in "${PARTS[@]}"; do
     rest=${l#* }; name=${rest#* * * }
@@ -576,19 +576,18 @@ for c in "${CAT_NAMES[@]}"; do
 done
 if [ ${#cats[@]} -gt 0 ]; then
   if in_time; then
-    tl
+    left
     printf -v KR_CATS '%s\n' "${cats[@]}"
-    # ({} 2>: no warnings about NUL bytes)
-    { SELECTED=$(
-      { stream "${SERVER_STREAM[@]}"; if [ ${#CLEANER_STREAM[@]} -gt 0 ]; then printf '\n%s\n' "$MARK"; stream "${CLEANER_STREAM[@]}"; fi; } |
-        "${TL[@]}" grep -a -n -F -A 1 --no-group-separator "${fixed[@]}" |
+    SELECTED=""
+    IFS= read -r -t $LEFT -d '' SELECTED < <(
+      { stream "${SERVER_STREAM[@]}"; if [ ${#CLEANER_STREAM[@]} -gt 0 ]; then printf '\n%s\n' "$MARK"; stream "${CLEANER_STREAM[@]}"; fi; } 2>/dev/null |
+        grep -a -n -F -A 1 --no-group-separator "${fixed[@]}" 2>/dev/null |
         KR_CATS=${KR_CATS%$'\n'} KR_MARK=$MARK KR_LINE_MAX=$LINE_MAX awk "$SELECT"
-      echo "status ${PIPESTATUS[1]}"
-    ); } 2>/dev/null
+    )
+    [ $? -gt 128 ] && warn "time budget spent: log scan stopped at its deadline"
     split $'\n' "$SELECTED"
     for l in "${PARTS[@]}"; do
       case "$l" in
-        "status "*) [ "${l#status }" -ge 124 ] && warn "time budget spent: log scan stopped at its deadline" ;;
         [1-4]$'\t'*) p=${l%%$'\t'*}; l=${l#*$'\t'}; c=${l%%$'\t'*}; l=${l#*$'\t'}; k=${l%%$'\t'*}; rec "$p" "$c" "$k" "${l#*$'\t'}" ;;
       esac
     done
