@@ -44,7 +44,12 @@ utc_iso() { TZ=UTC0 printf -v ISO '%(%Y-%m-%dT%H:%M:%SZ)T' "$1"; }
 now_ms; PROBE_START_MS=$NOW_MS
 MAX_OUTPUT=23500          # characters of records; SSM keeps the first 24,000 of stdout
 LINE_MAX=500              # each log line is cut to this many bytes
-LOG_BYTES=$((40 * 1024 * 1024))   # newest bytes of server.log (+ rotated) scanned
+LOG_BYTES=$((40 * 1024 * 1024))   # bound: newest bytes of server.log (+ rotated) ever scanned
+# What is read first: the newest LOG_WINDOW bytes. The scan reaches back to
+# LOG_BYTES only for a broker still recovering whose latest start is older
+# than that window; a broker that runs pays for its newest 8 MiB only,
+# however much it has logged (what is older belongs to its start, long done).
+LOG_WINDOW=$((8 * 1024 * 1024))
 CLEANER_LOG_BYTES=$((8 * 1024 * 1024))
 NOSEG_LIST_MAX=20         # partition dirs without segments listed per log dir
 OFFSETS_PARTITIONS_MAX=200
@@ -69,7 +74,7 @@ while [ $# -gt 0 ]; do
       if [[ "${2:-}" =~ ^[0-9]{1,3}$ ]]; then SCAN_DEADLINE_ARG=$2; else warn "ignored bad --scan-deadline"; fi
       shift 2 ;;
     --log-bytes)
-      if [[ "${2:-}" =~ ^[0-9]{1,10}$ ]]; then LOG_BYTES=$2; else warn "ignored bad --log-bytes"; fi
+      if [[ "${2:-}" =~ ^[0-9]{1,10}$ ]]; then LOG_BYTES=$2; LOG_WINDOW=$2; else warn "ignored bad --log-bytes"; fi
       shift 2 ;;
     *) warn "ignored unknown argument"; shift ;;
   esac
@@ -446,16 +451,15 @@ plan_logs() { # base budget -> STREAM ("first-byte bytes file", oldest first), B
     STREAM=("$((SIZE[$f] - take + 1)) $take $f" "${STREAM[@]}"); budget=$((budget - take)); BYTES_READ=$((BYTES_READ + take))
   done
 }
-SERVER_STREAM=(); CLEANER_STREAM=(); BYTES_READ=0
+SERVER_STREAM=(); CLEANER_STREAM=(); BYTES_READ=0; SERVER_SIZES=0
+for f in "${!SIZE[@]}"; do [[ $f == */server.log || $f == */server.log.* ]] && SERVER_SIZES=$((SERVER_SIZES + SIZE[$f])); done
 if [ -n "$LOGS_DIR" ] && [ -d "$LOGS_DIR" ]; then
   plan_logs "$LOGS_DIR/log-cleaner.log" "$CLEANER_LOG_BYTES"; CLEANER_STREAM=("${STREAM[@]}")
-  plan_logs "$LOGS_DIR/server.log" "$LOG_BYTES"; SERVER_STREAM=("${STREAM[@]}")
+  plan_logs "$LOGS_DIR/server.log" "$(( LOG_WINDOW < LOG_BYTES ? LOG_WINDOW : LOG_BYTES ))"; SERVER_STREAM=("${STREAM[@]}")
   [ ${#STREAM[@]} = 0 ] && warn "no server.log in $LOGS_DIR"
 else
   warn "log folder not found"
 fi
-for w in "${SERVER_STREAM[@]}"; do rec 0 logs file "${w#* * }"; done
-rec 0 logs bytesRead "$BYTES_READ"
 
 # Log line categories: name, log, lines after a match (grep -A), newest lines
 # kept, lines that must fit ("-": none, not printed; its lines only give each
@@ -574,17 +578,39 @@ for c in "${CAT_NAMES[@]}"; do
   split '|' "${CAT_FIXED[$c]}"
   for l in "${PARTS[@]}"; do fixed+=(-e "$l"); done
 done
+# select_lines: the one pass over the planned windows -> SELECTED (awk's records).
+select_lines() {
+  left
+  SELECTED=""
+  IFS= read -r -t $LEFT -d '' SELECTED < <(
+    { stream "${SERVER_STREAM[@]}"; if [ ${#CLEANER_STREAM[@]} -gt 0 ]; then printf '\n%s\n' "$MARK"; stream "${CLEANER_STREAM[@]}"; fi; } 2>/dev/null |
+      grep -a -n -F -A 1 --no-group-separator "${fixed[@]}" 2>/dev/null |
+      KR_CATS=${KR_CATS%$'\n'} KR_MARK=$MARK KR_LINE_MAX=$LINE_MAX awk "$SELECT"
+  )
+  [ $? -gt 128 ] && warn "time budget spent: log scan stopped at its deadline"
+  return 0
+}
+# window_needs_more: no broker start (LogManager's "Loading logs") among the
+# lifecycle lines selected, yet recovery lines: a start further back, still recovering.
+window_needs_more() {
+  local l start=0 recovering=0
+  split $'\n' "$SELECTED"
+  for l in "${PARTS[@]}"; do
+    case "$l" in
+      [1-4]$'\t'log$'\t'lifecycle$'\t'*'Loading logs'*) start=1 ;;
+      [1-4]$'\t'log$'\t'recovery$'\t'* | [1-4]$'\t'log$'\t'loadProgress$'\t'*) recovering=1 ;;
+    esac
+  done
+  [ $start = 0 ] && [ $recovering = 1 ]
+}
 if [ ${#cats[@]} -gt 0 ]; then
   if in_time; then
-    left
     printf -v KR_CATS '%s\n' "${cats[@]}"
-    SELECTED=""
-    IFS= read -r -t $LEFT -d '' SELECTED < <(
-      { stream "${SERVER_STREAM[@]}"; if [ ${#CLEANER_STREAM[@]} -gt 0 ]; then printf '\n%s\n' "$MARK"; stream "${CLEANER_STREAM[@]}"; fi; } 2>/dev/null |
-        grep -a -n -F -A 1 --no-group-separator "${fixed[@]}" 2>/dev/null |
-        KR_CATS=${KR_CATS%$'\n'} KR_MARK=$MARK KR_LINE_MAX=$LINE_MAX awk "$SELECT"
-    )
-    [ $? -gt 128 ] && warn "time budget spent: log scan stopped at its deadline"
+    select_lines
+    if [ ${#SERVER_STREAM[@]} -gt 0 ] && [ "$BYTES_READ" -lt "$LOG_BYTES" ] && [ "$BYTES_READ" -lt "$SERVER_SIZES" ] && window_needs_more && in_time; then
+      plan_logs "$LOGS_DIR/server.log" "$LOG_BYTES"; SERVER_STREAM=("${STREAM[@]}")
+      select_lines
+    fi
     split $'\n' "$SELECTED"
     for l in "${PARTS[@]}"; do
       case "$l" in
@@ -596,6 +622,8 @@ if [ ${#cats[@]} -gt 0 ]; then
     [ ${#SERVER_STREAM[@]} -gt 0 ] && warn "time budget spent: log scan skipped for ${SKIPPED[*]}"
   fi
 fi
+for w in "${SERVER_STREAM[@]}"; do rec 0 logs file "${w#* * }"; done
+rec 0 logs bytesRead "$BYTES_READ"
 
 # ------------------------------------------------------------------ the rest
 HOSTNAME_V=""

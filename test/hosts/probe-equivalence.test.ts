@@ -126,4 +126,48 @@ describe('probe records give what the JSON probe gave', () => {
     expect((c.records.logs as { bytesRead: number }).bytesRead).toBeGreaterThan(7_000_000);
     expectEquivalent(c);
   });
+
+  describe('past the 8 MiB first window', () => {
+    const filler = (make: (i: number) => string, bytes: number) => {
+      const out: string[] = [];
+      for (let i = 0, n = 0; n < bytes; i++) {
+        const l = make(i);
+        out.push(l);
+        n += l.length + 1;
+      }
+      return out;
+    };
+
+    it('a broker still recovering, its start 9 MB back: the scan reaches back to it, as the JSON probe did', async () => {
+      const h = host({ brokerId: 6, partitions: [{ name: 'big-0', segments: 1 }] });
+      const D = h.logDirs[0]!;
+      const lines = [
+        log4j('07:00:00,000', 'INFO', `Loading logs from log dirs ArrayBuffer(${D})`, LM),
+        log4j('07:00:00,001', 'INFO', `Recovering 90000 logs from ${D} since no clean shutdown file was found`, LM),
+        ...filler((i) => log4j('07:00:01,000', 'INFO', `[LogLoader partition=big-${i}, dir=${D}] Recovering unflushed segment 0. 0/1 recovered for big-${i}.`, LL), 9_000_000),
+      ];
+      writeFileSync(join(h.logsDir, 'server.log'), lines.join('\n') + '\n');
+      const c = await compare(h, 6);
+      expect((c.records.logs as { bytesRead: number }).bytesRead).toBeGreaterThan(9_000_000);
+      expect(c.recordFindings.find((f) => f.kind === 'unclean-shutdown-recovery')?.severity).toBe('error');
+      expectEquivalent(c);
+    });
+
+    it('a broker that has run for 9 MB of logs since its start: only the newest 8 MiB are read, the findings stay', async () => {
+      const h = host({ brokerId: 7, partitions: [{ name: 'orders-0', segments: 1 }] });
+      const D = h.logDirs[0]!;
+      const lines = [
+        log4j('07:00:00,000', 'INFO', `Loading logs from log dirs ArrayBuffer(${D})`, LM),
+        log4j('07:00:01,000', 'INFO', 'Loaded 1 logs in 12ms.', LM),
+        ...filler((i) => log4j('08:00:00,000', 'INFO', `[ReplicaFetcher replicaId=7, leaderId=1, fetcherId=0] Truncating partition orders-${i % 64} to offset ${i}`, 'kafka.server.ReplicaFetcherThread'), 9_000_000),
+        log4j('09:00:00,000', 'ERROR', '[kafka-log-cleaner-thread-0]: Error due to', 'kafka.log.LogCleaner'),
+        'java.lang.IllegalStateException: boom',
+      ];
+      writeFileSync(join(h.logsDir, 'server.log'), lines.join('\n') + '\n');
+      const c = await compare(h, 7);
+      expect((c.records.logs as { bytesRead: number }).bytesRead).toBe(8 * 1024 * 1024);
+      expect(c.recordFindings.map((f) => f.kind)).toEqual(['log-cleaner-stalled']);
+      expect(c.recordFindings).toEqual(c.legacyFindings);
+    });
+  });
 });
