@@ -8,7 +8,7 @@
 // ESM with a require() banner for the bundled CommonJS (kafkajs, its protocol
 // internals that lib/kafka/wire.ts imports, the AWS SDK), and the same
 // not-bundled stubs for Bolt's unused receivers. What the CLI reads at run time:
-//   - the host probe: lib/hosts/probe.sh, inlined (below) as the generated module's text;
+//   - the host scripts: lib/hosts/*.sh, inlined as text (handlers/build/esbuild-plugins.cjs);
 //   - runbooks/: bin/kafka-responder.js points KR_RUNBOOKS_DIR at the package's copy;
 //   - the sandbox: writes its own files, and finds Kafka in ~/.cache/kafka-responder.
 // `serve`'s DynamoDB-compatible store, dynalite, is bundled in its in-memory mode
@@ -23,18 +23,6 @@ import handlerPlugins from '../handlers/build/esbuild-plugins.cjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const CLI_BUNDLE = join(root, 'dist', 'kafka-responder.mjs');
-
-// The bundle carries probe.sh as it is now, even if probe-script.generated.ts
-// was not regenerated yet (test/hosts/probe-runner.test.ts catches that).
-const probeFromSource = {
-  name: 'kafka-responder-probe-script',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]lib[\\/]hosts[\\/]probe-script\.generated\.ts$/ }, async () => ({
-      contents: `export const PROBE_SCRIPT = ${JSON.stringify(await readFile(join(root, 'lib', 'hosts', 'probe.sh'), 'utf8'))};\n`,
-      loader: 'ts',
-    }));
-  },
-};
 
 // dynalite, as `serve`'s in-process store, bundled as it runs there (in memory, no native module):
 //   - it keeps tables in memory-level unless given a `path`, yet requires `level` (→ classic-level,
@@ -89,7 +77,7 @@ export async function buildCli({ quiet = false } = {}) {
     sourcesContent: false,
     legalComments: 'none',
     banner: { js: "import { createRequire as __krCreateRequire } from 'node:module'; const require = __krCreateRequire(import.meta.url);" },
-    plugins: [...handlerPlugins, probeFromSource, dynaliteInMemory],
+    plugins: [...handlerPlugins, dynaliteInMemory],
     logLevel: 'warning',
     metafile: true,
     write: false,

@@ -1,6 +1,7 @@
-// Turns the probe's stdout (one JSON document, see probe.sh) into a ProbeReport.
-// The shell script only pre-selects log lines; what each line means is decided
-// here with the per-version patterns of log-patterns.ts.
+// Turns the probe's stdout (flat records, see probe.sh; assembled into one
+// document by probe-records.ts) into a ProbeReport: the document is validated
+// here with zod. The shell script only pre-selects log lines; what each line
+// means is decided here with the per-version patterns of log-patterns.ts.
 
 import { z } from 'zod';
 import { classifyLogLine, isClusterMetadataLine, type ClassifiedLine } from './log-patterns.ts';
@@ -13,12 +14,12 @@ import type {
   ProbeReport,
   SystemdReport,
 } from './types.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { AssembleError, assembleDocument, PROBE_LOG_CATEGORIES, type ProbeLogCategory } from './probe-records.ts';
 
 /** SSM's StandardOutputContent holds at most this many characters. */
 export const PROBE_OUTPUT_LIMIT = 24_000;
 
-export type ProbeOutputProblem = 'empty' | 'truncated' | 'invalid-json' | 'schema';
+export type ProbeOutputProblem = 'empty' | 'truncated' | 'not-records' | 'schema';
 
 export class ProbeOutputError extends Error {
   readonly problem: ProbeOutputProblem;
@@ -56,9 +57,9 @@ const rawOffsets = z.object({
   lastLoadFinish: z.string().nullable(),
 });
 
-/** The probe's JSON as printed (probeVersion 1). Unknown extra keys are ignored. */
+/** The probe document assembled from its records (probeVersion 2). Unknown extra keys are ignored. */
 export const rawProbeSchema = z.object({
-  probeVersion: z.literal(1),
+  probeVersion: z.literal(2),
   hostname: z.string(),
   brokerId: nullableInt,
   collectedAt: z.string(),
@@ -76,18 +77,7 @@ export const rawProbeSchema = z.object({
   logs: z.object({
     files: z.array(z.string()),
     bytesRead: z.number().int(),
-    lifecycle: rawLines,
-    unclean: rawLines,
-    recovery: rawLines,
-    loadProgress: rawLines,
-    corruptIndex: rawLines,
-    indexAppend: rawLines,
-    cleaner: rawLines,
-    unsupported: rawLines,
-    offsetsLoadErrors: rawLines,
-    // (Absent from probes older than the shutdown timing.)
-    shutdown: rawLines.default([]),
-    cleanerLog: rawLines,
+    ...(Object.fromEntries(PROBE_LOG_CATEGORIES.map((c) => [c, rawLines])) as Record<ProbeLogCategory, typeof rawLines>),
   }),
   limits: z.object({
     openFds: nullableInt,
@@ -145,22 +135,24 @@ const SIGNAL_CAP = 20;
 
 /**
  * Parses the probe's stdout. Throws ProbeOutputError (never anything else) when
- * the output is empty, cut by the transport, not JSON, or not the probe's shape.
+ * the output is empty, not the probe's records (or cut before the first), or
+ * not the probe's shape.
  */
 export function parseProbeOutput(stdout: string, opts: { truncated?: boolean } = {}): ProbeReport {
-  const text = stdout.trim();
-  if (text === '') throw new ProbeOutputError('empty', 'the probe printed nothing');
-  let json: unknown;
+  let doc: unknown;
   try {
-    json = JSON.parse(text);
+    doc = assembleDocument(stdout, opts);
   } catch (err) {
-    if (opts.truncated || stdout.length >= PROBE_OUTPUT_LIMIT) {
-      throw new ProbeOutputError('truncated', `probe output was cut at ${stdout.length} characters and is not complete JSON`);
-    }
-    const why = errorMessage(err);
-    throw new ProbeOutputError('invalid-json', `probe output is not JSON (${why}); it starts with ${JSON.stringify(text.slice(0, 80))}`);
+    if (!(err instanceof AssembleError)) throw new ProbeOutputError('not-records', `probe output could not be read: ${String(err)}`);
+    const cut = err.problem === 'not-records' && (opts.truncated || stdout.length >= PROBE_OUTPUT_LIMIT);
+    throw new ProbeOutputError(err.problem === 'empty' ? 'empty' : cut ? 'truncated' : 'not-records', err.message);
   }
-  const parsed = rawProbeSchema.safeParse(json);
+  return reportFromDocument(doc);
+}
+
+/** A probe document (assembled from records) checked against the schema, as a report. */
+export function reportFromDocument(doc: unknown): ProbeReport {
+  const parsed = rawProbeSchema.safeParse(doc);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     const where = first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'unknown';

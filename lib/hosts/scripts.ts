@@ -1,17 +1,16 @@
-// The fixed scripts the bot may run on a broker host, one entry each: body,
-// typed parameters with the pattern every value must match, and how each
-// value reaches the script. The same entry makes
-//   - the SSM Command document deployed with the stack (serverless.yml, via
-//     ssm-documents.generated.json from gen-ssm-documents.ts): the worker may
-//     send only these documents, never AWS-RunShellScript;
+// The fixed scripts the bot may run on a broker host, one entry each: body
+// (a .sh file beside this one, its one source: see script-text.ts), typed
+// parameters with the pattern every value must match, and how each value
+// reaches the script. The same entry makes
+//   - the SSM Command document deployed with the stack (serverless.yml: the
+//     ssm-documents plugin renders cloudFormationResources() at package
+//     time): the worker may send only these documents, never AWS-RunShellScript;
 //   - the parameters the SSM executor sends with it;
 //   - what the local executor runs on a sandbox host directory: the very
 //     document commands, with the parameters as SSM_<name> variables.
-// Adding a script is one entry in HOST_SCRIPTS (then regenerate the documents).
-import { PROBE_SCRIPT } from './probe-script.generated.ts';
-import { loadServiceControlScript } from './service-control.ts';
+// Adding a script is one .sh file and one entry in HOST_SCRIPTS.
 import { HOST_PATH } from './host-paths.ts';
-import { readFileSync } from 'node:fs';
+import { scriptText } from './script-text.ts';
 
 export interface ScriptParameter {
   /** Document parameter name (letters and digits); on the host the value is $SSM_<name>. */
@@ -51,60 +50,14 @@ const ABSOLUTE_PATH = HOST_PATH;
 /** Kafka's topic rule (lib/kafka/names.ts TOPIC_NAME): 1-249 characters; "." and ".." are refused by the script. */
 const TOPIC = '[a-zA-Z0-9._-]{1,249}';
 
-/** The probe: from source it is probe.sh itself, in a bundle the generated copy (a test keeps them equal). */
-export function loadProbeScript(): string {
-  try {
-    return readFileSync(new URL('./probe.sh', import.meta.url), 'utf8');
-  } catch {
-    return PROBE_SCRIPT;
-  }
-}
+/** The probe's text (probe.sh). */
+export const loadProbeScript = (): string => scriptText('probe.sh');
 
-// Written with @@{ for the shell's ${ so the template literal does not interpolate it.
-const REPLICA_DATA_SCRIPT = String.raw`#!/usr/bin/env bash
-# kafka-responder: how much of one partition this broker host holds (read-only).
-# usage: <kafka-bin-dir> <topic> <partition> <log-dir>...
-set -u
-die() { echo "kr-error: $*" >&2; exit 64; }
-[ "$#" -ge 4 ] || die "usage: <kafka-bin-dir> <topic> <partition> <log-dir>..."
-bin=$1; topic=$2; partition=$3; shift 3
-case "$bin" in /*) ;; *) die "kafka bin dir must be an absolute path" ;; esac
-case "$topic" in '' | . | .. | *[!A-Za-z0-9._-]*) die "bad topic name" ;; esac
-case "$partition" in '' | *[!0-9]*) die "bad partition" ;; esac
-for d in "$@"; do case "$d" in /*) ;; *) die "log dirs must be absolute paths" ;; esac; done
-
-found=''; logdir=''
-for d in "$@"; do
-  if [ -d "$d/$topic-$partition" ]; then found="$d/$topic-$partition"; logdir=$d; break; fi
-done
-if [ -z "$found" ]; then echo '{"found":false}'; exit 0; fi
-
-size=0; last=''
-for f in "$found"/*.log; do
-  [ -e "$f" ] || continue
-  s=$(wc -c < "$f"); size=$((size + s)); last=$f
-done
-hw=$(awk -v t="$topic" -v p="$partition" '$1 == t && $2 == p { v = $3 } END { if (v != "") print v }' "$logdir/replication-offset-checkpoint" 2>/dev/null)
-leo=''; leo_source='none'
-if [ -n "$last" ]; then
-  base=$(basename "$last" .log); base=$((10#$base))
-  if [ -x "$bin/kafka-dump-log.sh" ]; then
-    lastoff=$("$bin/kafka-dump-log.sh" --files "$last" 2>/dev/null | awk '/lastOffset:/ { for (i = 1; i < NF; i++) if ($i == "lastOffset:") v = $(i + 1) } END { if (v != "") print v }')
-    case "$lastoff" in
-      '' ) leo=$base; leo_source='empty-segment' ;;
-      *[!0-9]*) ;;
-      *) leo=$((lastoff + 1)); leo_source='kafka-dump-log' ;;
-    esac
-  fi
-fi
-printf '{"found":true,"dir":"%s","sizeBytes":%s,"logEndOffset":%s,"checkpointedHighWatermark":%s,"leoSource":"%s"}\n' \
-  "$found" "$size" "@@{leo:-null}" "@@{hw:-null}" "$leo_source"
-`.replaceAll('@@{', '${');
 
 export const HOST_SCRIPTS = {
   probe: {
     name: 'probe',
-    description: 'kafka-responder read-only host probe: broker process, log dirs, logs, limits, systemd unit; prints one JSON document',
+    description: 'kafka-responder read-only host probe: broker process, log dirs, logs, limits, systemd unit; prints flat records',
     body: loadProbeScript,
     parameters: [
       { name: 'config', description: 'server.properties of the broker (a sandbox host); found from the process otherwise', allowedPattern: `^(${ABSOLUTE_PATH}\\.properties)?$`, optional: true, pass: { as: 'option', flag: '--config' } },
@@ -117,7 +70,7 @@ export const HOST_SCRIPTS = {
   'replica-data': {
     name: 'replica-data',
     description: "kafka-responder read-only: one partition's log end offset, checkpointed high watermark and size on this broker host",
-    body: () => REPLICA_DATA_SCRIPT,
+    body: () => scriptText('replica-data.sh'),
     parameters: [
       { name: 'kafkaBin', description: "Kafka's bin directory (kafka-dump-log.sh)", allowedPattern: `^${ABSOLUTE_PATH}$`, pass: { as: 'positional' } },
       { name: 'topic', description: 'topic name (Kafka rules: 1-249 of a-z A-Z 0-9 . _ -)', allowedPattern: `^${TOPIC}$`, pass: { as: 'positional' } },
@@ -128,7 +81,7 @@ export const HOST_SCRIPTS = {
   'service-control': {
     name: 'service-control',
     description: "kafka-responder broker service control: graceful stop (never SIGKILL), start, or status of the broker's service",
-    body: loadServiceControlScript,
+    body: () => scriptText('service-control.sh'),
     parameters: [
       { name: 'action', description: 'stop, start, release (remove the stop drop-in) or status', allowedPattern: '^(stop|start|release|status)$', pass: { as: 'positional' } },
       { name: 'unit', description: "the broker's systemd unit", allowedPattern: '^[A-Za-z0-9][A-Za-z0-9@_.-]{0,62}$', pass: { as: 'positional' } },
@@ -252,9 +205,8 @@ type Cfn = Record<string, unknown>;
  * document per script, named <stack>-<script> (the worker's
  * KR_SSM_DOCUMENT_PREFIX), and the worker's permission to send exactly these
  * documents (the instance side, tagged brokers only, is in serverless.yml:
- * SendCommand must be allowed on both). Written to ssm-documents.generated.json
- * by gen-probe-script.ts and added to the packaged template by
- * handlers/build/ssm-documents-plugin.cjs.
+ * SendCommand must be allowed on both). Rendered at package time and added
+ * to the compiled template by handlers/build/ssm-documents-plugin.cjs.
  */
 export function cloudFormationResources(scripts: HostScripts = HOST_SCRIPTS): Cfn {
   const resources: Cfn = {};

@@ -4,10 +4,8 @@
 // patterns the script checks again; stdout is parsed with zod-free line rules
 // into a ServiceStatus.
 
-import { readFileSync } from 'node:fs';
 import { isHostPath } from './host-paths.ts';
 import { parseSystemdTimespan } from './probe-output.ts';
-import { SERVICE_CONTROL_SCRIPT } from './service-control-script.generated.ts';
 import type { ExecutionResult, Executor, HostTarget } from './types.ts';
 
 export type ServiceAction = 'stop' | 'start' | 'release' | 'status';
@@ -19,13 +17,6 @@ export const SERVICE_ARG_PATTERNS = {
 } as const;
 const MAX_LOG_DIRS = 16;
 
-export function loadServiceControlScript(): string {
-  try {
-    return readFileSync(new URL('./service-control.sh', import.meta.url), 'utf8');
-  } catch {
-    return SERVICE_CONTROL_SCRIPT;
-  }
-}
 
 export interface ServiceCall {
   action: ServiceAction;

@@ -184,7 +184,7 @@ describe('osls package (no AWS credentials)', () => {
       const content = doc.Properties.Content as Json;
       expect(content.schemaVersion).toBe('2.2');
       expect(content.mainSteps.map((s: Json) => s.action)).toEqual(['aws:runShellScript']);
-      // What is deployed is what the registry makes now (else: npx tsx lib/hosts/gen-probe-script.ts).
+      // What is deployed is what the registry makes now (rendered at package time from lib/hosts/*.sh).
       expect(content).toEqual(ssmDocument(script));
       for (const [name, p] of Object.entries(content.parameters as Record<string, Json>)) {
         expect(p.allowedPattern, `${script.name}.${name}`).toMatch(/^\^.*\$$/);

@@ -1,5 +1,5 @@
 // probe.sh reads each log once for all its line categories and sorts the
-// matched lines in bash: what each category gets must be what a grep of its
+// matched lines in one awk pass: what each category gets must be what a grep of its
 // own pattern would give (a line in every category it matches, the line after
 // a match where the category asks for it, the newest lines up to its cap).
 
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
 import { rawProbeSchema, type RawProbeOutput } from '../../lib/hosts/probe-output.ts';
+import { assembleDocument } from '../../lib/hosts/probe-records.ts';
 import { createFakeHost } from './fake-host.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kr-probe-categories-'));
@@ -17,7 +18,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 async function rawProbe(serverLog: string[], cleanerLog?: string[]): Promise<RawProbeOutput['logs']> {
   const h = createFakeHost(join(root, `h-${serverLog.length}`), { brokerId: 1, serverLog, ...(cleanerLog ? { cleanerLog } : {}) });
   const [res] = await new LocalExecutor().run([{ brokerId: 1, address: h.hostDir }], { script: 'probe', params: { config: h.configPath }, timeoutMs: 20_000, comment: 't' });
-  return rawProbeSchema.parse(JSON.parse(res!.stdout)).logs;
+  return rawProbeSchema.parse(assembleDocument(res!.stdout)).logs;
 }
 /** grep -n's "<n>:" for line n (1-based) of `lines`. */
 const at = (lines: string[], n: number, sep = ':') => `${n}${sep}${lines[n - 1]}`;

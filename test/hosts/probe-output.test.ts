@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseProbeOutput, parseSystemdTimespan, ProbeOutputError, type RawProbeOutput } from '../../lib/hosts/probe-output.ts';
+import { recordsOf } from './records-of.ts';
 
 const D = '/var/lib/kafka/data';
 const TS = '[2026-11-29 07:00:00,123]';
 
 function raw(over: Partial<RawProbeOutput> = {}, logs: Partial<RawProbeOutput['logs']> = {}): RawProbeOutput {
   return {
-    probeVersion: 1,
+    probeVersion: 2,
     hostname: 'kafka-1.internal',
     brokerId: 1,
     collectedAt: '2026-11-29T07:00:05Z',
@@ -52,7 +53,7 @@ function raw(over: Partial<RawProbeOutput> = {}, logs: Partial<RawProbeOutput['l
     ...over,
   };
 }
-const text = (r: RawProbeOutput) => JSON.stringify(r);
+const text = (r: RawProbeOutput) => recordsOf(r);
 
 describe('parseProbeOutput: valid output', () => {
   it('maps the raw document onto ProbeReport', () => {
@@ -200,18 +201,27 @@ describe('parseProbeOutput: bad output is an error, never a crash', () => {
   it('empty output', () => {
     expect(fails('  \n', 'empty')).toMatch(/printed nothing/);
   });
-  it('not JSON', () => {
-    expect(fails('bash: line 1: syntax error near unexpected token', 'invalid-json')).toMatch(/not JSON/);
+  it('not the probe\'s records', () => {
+    expect(fails('bash: line 1: syntax error near unexpected token', 'not-records')).toMatch(/not the probe's records/);
+    expect(fails('{"probeVersion":1}\n', 'not-records')).toMatch(/not the probe's records/);
   });
-  it('JSON cut by the transport', () => {
-    const full = text(raw());
-    expect(fails(full.slice(0, full.length - 10), 'truncated', { truncated: true })).toMatch(/cut/);
-    expect(fails('{"a":"' + 'x'.repeat(24_000), 'truncated')).toMatch(/cut at 24006 characters/);
+  it('records cut by the transport: before the first record an error, after it a report that says so', () => {
+    expect(fails('probe\tver', 'truncated', { truncated: true })).toMatch(/cut/);
+    expect(fails('x'.repeat(24_000), 'truncated')).toMatch(/cut at 24000 characters/);
+    const full = text(raw({}, { lifecycle: [`10:${TS} INFO Loading logs.`] }));
+    const cut = parseProbeOutput(full.slice(0, full.indexOf('\nlog\t') + 20), { truncated: true });
+    expect(cut.hostname).toBe('kafka-1.internal');
+    expect(cut.logs.recoveryProgress).toEqual([]);
+    expect(cut.warnings.join()).toMatch(/cut at \d+ characters: the records after that are missing/);
   });
-  it('JSON of the wrong shape', () => {
-    expect(fails('{"hello":"world"}', 'schema')).toMatch(/probeVersion/);
-    expect(fails(text({ ...raw(), limits: { openFds: 'many' } } as unknown as RawProbeOutput), 'schema')).toMatch(/limits/);
-    expect(fails('[1,2,3]', 'schema')).toMatch(/expected shape/);
+  it('records of the wrong shape', () => {
+    expect(fails(text({ ...raw(), limits: { openFds: 'many' } } as unknown as RawProbeOutput), 'schema')).toMatch(/limits\.openFds/);
+    expect(fails('probe\tversion\t2\nend\tleft-out\t0\n', 'schema')).toMatch(/expected shape/);
+    expect(fails('probe\tversion\t1\nend\tleft-out\t0\n', 'schema')).toMatch(/probeVersion/);
+  });
+  it('unescapes values and says when the probe left records out to fit', () => {
+    const r = parseProbeOutput(text(raw({ warnings: ['tab\there, new\nline, back\\slash, cr\r'] })).replace('end\tleft-out\t0', 'end\tleft-out\t7'));
+    expect(r.warnings).toEqual(['tab\there, new\nline, back\\slash, cr\r', 'output shortened to fit 24,000 characters (7 least important records left out)']);
   });
 });
 

@@ -1,21 +1,36 @@
 // The host scripts' registry: one entry makes the SSM document, the
 // parameters sent with it and what the local executor runs.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TOPIC_NAME } from '../../lib/kafka/names.ts';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
+import { HOST_SCRIPT_FILES } from '../../lib/hosts/script-text.ts';
+import { PROBE_LOG_CATEGORIES } from '../../lib/hosts/probe-records.ts';
 import { HOST_SCRIPTS, checkParams, cloudFormationResources, documentCommands, scriptArgs, ssmDocument } from '../../lib/hosts/scripts.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kr-scripts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('host scripts registry', () => {
-  it('has the generated template resources up to date (else: npx tsx lib/hosts/gen-probe-script.ts)', () => {
-    const generated = JSON.parse(readFileSync(new URL('../../lib/hosts/ssm-documents.generated.json', import.meta.url), 'utf8')) as unknown;
-    expect(generated).toEqual(JSON.parse(JSON.stringify(cloudFormationResources())));
+  it('renders at package time (esbuild, each .sh loaded as text) exactly the documents of the registry run from source', async () => {
+    const { renderDocuments } = createRequire(import.meta.url)('../../handlers/build/ssm-documents-plugin.cjs') as { renderDocuments: () => Promise<unknown> };
+    expect(await renderDocuments()).toEqual(JSON.parse(JSON.stringify(cloudFormationResources())));
+  });
+
+  it('has one source per script: every lib/hosts/*.sh is a registry body, and nothing else is', () => {
+    const shFiles = readdirSync(new URL('../../lib/hosts/', import.meta.url)).filter((f) => f.endsWith('.sh')).sort();
+    expect([...HOST_SCRIPT_FILES].sort()).toEqual(shFiles);
+    const bodies = Object.values(HOST_SCRIPTS).map((s) => s.body()).sort();
+    expect(bodies).toEqual(shFiles.map((f) => readFileSync(new URL(`../../lib/hosts/${f}`, import.meta.url), 'utf8')).sort());
+  });
+
+  it('probe.sh prints exactly the log line categories the record reader knows (and offsetsLoad, read into load starts and finishes)', () => {
+    const declared = [...readFileSync(new URL('../../lib/hosts/probe.sh', import.meta.url), 'utf8').matchAll(/^category (\w+) /gm)].map((m) => m[1]);
+    expect(declared).toEqual([...PROBE_LOG_CATEGORIES.slice(0, -2), 'offsetsLoad', ...PROBE_LOG_CATEGORIES.slice(-2)]);
   });
 
   it('writes documents SSM accepts: schema 2.2, one Linux shell step, every parameter a pattern-checked environment variable, under 64 KB', () => {

@@ -3,14 +3,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SERVICE_CONTROL_SCRIPT } from '../../lib/hosts/service-control-script.generated.ts';
+import { scriptText } from '../../lib/hosts/script-text.ts';
 import { parseServiceStatus, serviceParams, systemdSeconds } from '../../lib/hosts/service-control.ts';
 
 const script = readFileSync(new URL('../../lib/hosts/service-control.sh', import.meta.url), 'utf8');
 
 describe('service-control.sh', () => {
-  it('is bundled unchanged (run `npx tsx lib/hosts/gen-probe-script.ts` after editing it)', () => {
-    expect(SERVICE_CONTROL_SCRIPT).toBe(script);
+  it('is loaded from its one source', () => {
+    expect(scriptText('service-control.sh')).toBe(script);
   });
 
   it('refuses anything but its typed arguments, before touching the host', () => {

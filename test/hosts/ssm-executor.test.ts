@@ -1,3 +1,4 @@
+import { recordsOf } from './records-of.ts';
 import {
   CancelCommandCommand,
   GetCommandInvocationCommand,
@@ -245,11 +246,11 @@ describe('SsmExecutor: a command that outlives the wait is cancelled and followe
 
 describe('probeHosts over SSM', () => {
   it('keeps good reports when other hosts are undeliverable or print garbage', async () => {
-    const good = JSON.stringify({
-      probeVersion: 1, hostname: 'h1', brokerId: 1, collectedAt: '2026-11-29T07:00:00Z', probeDurationMs: 1, kafkaVersion: null,
+    const good = recordsOf({
+      probeVersion: 2, hostname: 'h1', brokerId: 1, collectedAt: '2026-11-29T07:00:00Z', probeDurationMs: 1, kafkaVersion: null,
       process: { running: false, pid: null, startedAt: null, configPath: null, logsDir: null },
       logDirs: [], consumerOffsets: [],
-      logs: { files: [], bytesRead: 0, lifecycle: [], unclean: [], recovery: [], loadProgress: [], corruptIndex: [], indexAppend: [], cleaner: [], unsupported: [], offsetsLoadErrors: [], cleanerLog: [] },
+      logs: { files: [], bytesRead: 0, lifecycle: [], unclean: [], recovery: [], loadProgress: [], corruptIndex: [], indexAppend: [], cleaner: [], unsupported: [], offsetsLoadErrors: [], shutdown: [], cleanerLog: [] },
       limits: { openFds: null, maxFds: null, mapCount: null, maxMapCount: null }, systemd: null, warnings: [],
     });
     ssm.on(SendCommandCommand).resolves({ Command: { CommandId: 'c1' } });

@@ -1,0 +1,24 @@
+// The probe as records against the legacy JSON probe on the real sandbox's
+// broker hosts (test/global-setup.ts brings the sandbox up): the same document
+// and the same findings, host by host (see probe-equivalence.ts).
+
+import { describe, expect, it } from 'vitest';
+import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
+import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
+import { compareProbes, expectEquivalent } from './probe-equivalence.ts';
+
+const ready = Boolean(process.env.KAFKA_BOOTSTRAP_SERVERS && process.env.KR_SANDBOX_HOME && !process.env.KR_SKIP_SANDBOX);
+
+describe.skipIf(!ready)('probe records on the sandbox', { timeout: 120_000 }, () => {
+  it('give every broker host the document and findings the JSON probe gave', async () => {
+    const target = await resolveClusterTarget({});
+    expect(target.hostTargets.length).toBeGreaterThanOrEqual(3);
+    const snapshot = await takeSnapshot(target.connection, { timeoutMs: 15_000 });
+    for (const host of target.hostTargets) {
+      const c = await compareProbes(host, snapshot);
+      expect(c.legacyShortened, host.address).toBe(false);
+      expect((c.records.logs as { bytesRead: number }).bytesRead, host.address).toBeGreaterThan(0);
+      expectEquivalent(c);
+    }
+  });
+});
