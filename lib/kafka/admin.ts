@@ -28,6 +28,17 @@ import { DescribeLogDirs } from './protocol/describe-log-dirs.ts';
 import { ElectLeaders, type ElectLeadersResult } from './protocol/elect-leaders.ts';
 import { CONFIG_RESOURCE_TYPE, IncrementalAlterConfigs, type ConfigOperation, type ConfigResourceType } from './protocol/incremental-alter-configs.ts';
 import {
+  type AbortSpec,
+  type PartitionProducers,
+  type TransactionDescription,
+  type TransactionList,
+  type TxnRouting,
+  abortTransactionVia,
+  describeProducersVia,
+  describeTransactionsVia,
+  listTransactionsVia,
+} from './transactions-admin.ts';
+import {
   type RawConfigEntry,
   type RawDescribeGroupsFull,
   type RawFindCoordinator,
@@ -164,8 +175,19 @@ export interface KafkaAdmin {
   describeConfigs(resources: { type: ConfigResourceType; name: string; names?: string[] }[]): Promise<ConfigDescription[]>;
   /** KIP-113, each broker asked on its own; an unreachable broker gets `error`, never a throw. */
   describeLogDirs(brokerIds: number[], partitions: TopicPartition[] | null): Promise<Map<number, BrokerLogDirs>>;
-  /** Earliest / latest (high watermark) offsets from each partition's leader; per-partition errors keep offset null. */
-  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest'): Promise<PartitionOffset[]>;
+  /**
+   * Earliest / latest (high watermark) / last-stable (LSO: ListOffsets READ_COMMITTED) offsets from each
+   * partition's leader; per-partition errors keep offset null.
+   */
+  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest' | 'last-stable'): Promise<PartitionOffset[]>;
+  /** KIP-664 DescribeProducers, at each leader; per-partition errors (UNSUPPORTED_VERSION before 3.0) returned. */
+  describeProducers(partitions: TopicPartition[], options?: { brokerId?: number }): Promise<PartitionProducers[]>;
+  /** KIP-664 ListTransactions on every broker; brokers that fail are listed, not thrown. */
+  listTransactions(filter?: { producerIds?: number[]; states?: string[] }): Promise<TransactionList>;
+  /** KIP-664 DescribeTransactions, at each transactional id's coordinator; per-id errors returned. */
+  describeTransactions(transactionalIds: string[]): Promise<TransactionDescription[]>;
+  /** The ABORT marker `kafka-transactions.sh abort` writes (WriteTxnMarkers at the partition's leader). */
+  abortTransaction(spec: AbortSpec): Promise<{ errorCode: number; error: string | null; leader: number | null }>;
   /** Every group of every broker (throws if a broker in the metadata does not answer). */
   listGroups(): Promise<GroupListing[]>;
   /** State and member count, from each group's coordinator. */
@@ -690,10 +712,12 @@ class Admin implements KafkaAdmin {
     })).then(() => new Map(ids.map((id) => [id, out.get(id)!])));
   }
 
-  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest'): Promise<PartitionOffset[]> {
+  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest' | 'last-stable'): Promise<PartitionOffset[]> {
     if (partitions.length === 0) return Promise.resolve([]);
     assertUnique('listOffsets', partitions);
     const timestamp = which === 'earliest' ? -2 : -1;
+    // READ_COMMITTED answers "latest" with the last stable offset (Kafka's LSO).
+    const isolationLevel = which === 'last-stable' ? 1 : 0;
     return this.call('ListOffsets', async () => {
       const results = new Map<string, PartitionOffset>();
       const set = (topic: string, partition: number, errorCode: number, offset: number | null, error: string | null = describeError(errorCode)) =>
@@ -718,7 +742,7 @@ class Admin implements KafkaAdmin {
             const res = await this.brokerConn(leader)!.kafkajsRequest<RawListOffsets>('ListOffsets', {
               replicaId: -1,
               // READ_UNCOMMITTED: the high watermark, as kafka-get-offsets.sh and Java's Admin report it.
-              isolationLevel: 0,
+              isolationLevel,
               topics: [...groupByTopic(tps)].map(([topic, ps]) => ({ topic, partitions: ps.map((p) => ({ partition: p.partition, timestamp })) })),
             });
             for (const t of res.responses) {
@@ -737,6 +761,43 @@ class Admin implements KafkaAdmin {
       }
       return partitions.map((tp) => results.get(tpKey(tp.topic, tp.partition))!);
     });
+  }
+
+  // ---------------------------------------------------------- transactions (lib/kafka/transactions-admin.ts)
+
+  private txnRouting(): TxnRouting {
+    return {
+      leaders: async (topics) => {
+        const md = await this.freshMetadata(topics);
+        const out = new Map<string, number>();
+        for (const t of md.topicMetadata) for (const p of t.partitionMetadata) out.set(tpKey(t.topic, p.partitionId), this.brokers.has(p.leader) ? p.leader : -1);
+        return out;
+      },
+      brokerConn: (id) => this.brokerConn(id),
+      brokerIds: async () => (await this.freshMetadata([]), [...this.brokers.keys()].sort((a, b) => a - b)),
+      anyBroker: async (what, send) => (await this.anyBroker(what, (c) => send(c))).result,
+      connTo: (host, port, nodeId) => this.conn({ host, port }, nodeId),
+      concurrency: this.concurrency,
+    };
+  }
+
+  describeProducers(partitions: TopicPartition[], options: { brokerId?: number } = {}): Promise<PartitionProducers[]> {
+    if (partitions.length === 0) return Promise.resolve([]);
+    assertUnique('describeProducers', partitions);
+    return this.call('DescribeProducers', () => describeProducersVia(this.txnRouting(), partitions, options.brokerId));
+  }
+
+  listTransactions(filter: { producerIds?: number[]; states?: string[] } = {}): Promise<TransactionList> {
+    return this.call('ListTransactions', () => listTransactionsVia(this.txnRouting(), filter));
+  }
+
+  describeTransactions(transactionalIds: string[]): Promise<TransactionDescription[]> {
+    if (transactionalIds.length === 0) return Promise.resolve([]);
+    return this.call('DescribeTransactions', () => describeTransactionsVia(this.txnRouting(), transactionalIds));
+  }
+
+  abortTransaction(spec: AbortSpec): Promise<{ errorCode: number; error: string | null; leader: number | null }> {
+    return this.call('WriteTxnMarkers', () => abortTransactionVia(this.txnRouting(), spec));
   }
 
   // ---------------------------------------------------------- groups
