@@ -9,6 +9,7 @@ import { detectMetadataFindings } from './detectors/metadata.ts';
 import { detectCoordinatorLoading } from './detectors/coordinators.ts';
 import { detectHostFindings } from './detectors/hosts.ts';
 import { detectConsumerFindings } from './detectors/consumers.ts';
+import { detectTransactionFindings } from './detectors/transactions.ts';
 import type { LagHistorySample } from './lag.ts';
 
 export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): Finding[] {
@@ -17,5 +18,6 @@ export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutc
     ...detectCoordinatorLoading(snapshot, probes),
     ...detectHostFindings(snapshot, probes),
     ...detectConsumerFindings(snapshot, lagHistory),
+    ...detectTransactionFindings(snapshot),
   ]);
 }
