@@ -1,5 +1,6 @@
 // WriteTxnMarkers (API key 27), from Kafka's WriteTxnMarkersRequest.json /
-// Response.json: v0-v1, flexible 1+. Coordinators send it to partition
+// Response.json: v0-v1 (v2 in 4.x), flexible 1+. We speak v1: Kafka 4.0 dropped v0
+// (KIP-896) and every broker with KIP-664 (3.0+) has v1. Coordinators send it to partition
 // leaders to end a transaction; Java's Admin.abortTransaction (KIP-664, what
 // `kafka-transactions.sh abort` runs) sends the same request to the leader of
 // one partition with one ABORT marker: the open transaction's producer id and
@@ -26,7 +27,7 @@ export interface WriteTxnMarkersResult {
 export const WriteTxnMarkers: ApiDefinition<{ markers: readonly TxnMarker[] }, WriteTxnMarkersResult> = {
   apiKey: WRITE_TXN_MARKERS_API_KEY,
   apiName: 'WriteTxnMarkers',
-  versions: [0, 1],
+  versions: [1],
   firstFlexibleVersion: 1,
   encode(version, args) {
     assertVersion(WriteTxnMarkers, version);
