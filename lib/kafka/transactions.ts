@@ -161,8 +161,12 @@ function notFound(transactionalId: string | null, coordinator: number | null): C
 async function attachCoordinatorViews(admin: KafkaAdmin, partitions: PartitionTransactions[], errors: string[]): Promise<void> {
   const producerIds = [...new Set(partitions.flatMap((p) => p.openTransactions.map((t) => t.producerId)))];
   if (producerIds.length === 0) return;
-  const listed = await admin.listTransactions({ producerIds });
+  const [listed, leaderless] = await Promise.all([admin.listTransactions({ producerIds }), leaderlessCoordinatorPartitions(admin)]);
   for (const f of listed.failures) errors.push(`ListTransactions on broker ${f.brokerId}: ${f.error}`);
+  // A coordinator whose __transaction_state partition has no leader lists nothing: "not listed" proves nothing then.
+  if (leaderless.length > 0) {
+    listed.failures.push({ brokerId: -1, errorCode: COORDINATOR_NOT_AVAILABLE, error: `COORDINATOR_NOT_AVAILABLE: ${TRANSACTION_STATE_TOPIC} partitions ${leaderless.join(', ')} have no leader` });
+  }
   const byProducer = new Map(listed.transactions.map((t) => [t.producerId, t]));
   const unavailable = listed.failures.length > 0 && listed.failures.every((f) => f.errorCode === UNSUPPORTED_VERSION);
   const descriptions = new Map<string, TransactionDescription>();
@@ -172,7 +176,7 @@ async function attachCoordinatorViews(admin: KafkaAdmin, partitions: PartitionTr
       const listing = byProducer.get(t.producerId);
       if (!listing) {
         // Not listed: hanging only if every broker answered (a silent coordinator may hold it).
-        const silent = `brokers ${listed.failures.map((f) => f.brokerId).join(', ')} did not list their transactions`;
+        const silent = listed.failures.map((f) => (f.brokerId < 0 ? f.error : `broker ${f.brokerId} did not list its transactions (${f.error})`)).join('; ');
         t.coordinatorView = listed.failures.length === 0 ? notFound(null, null) : unknownView(unavailable ? NOT_AVAILABLE_REASON : silent);
         continue;
       }
@@ -201,6 +205,15 @@ async function attachCoordinatorViews(admin: KafkaAdmin, partitions: PartitionTr
 }
 
 const TRANSACTIONAL_ID_NOT_FOUND = 105;
+const COORDINATOR_NOT_AVAILABLE = 15;
+export const TRANSACTION_STATE_TOPIC = '__transaction_state';
+
+async function leaderlessCoordinatorPartitions(admin: KafkaAdmin): Promise<number[]> {
+  const md = await admin.metadata([TRANSACTION_STATE_TOPIC]);
+  const t = md.topicMetadata.find((x) => x.topic === TRANSACTION_STATE_TOPIC);
+  const live = new Set(md.brokers.map((b) => b.nodeId));
+  return (t?.partitionMetadata ?? []).filter((p) => p.leader < 0 || !live.has(p.leader)).map((p) => p.partitionId).sort((a, b) => a - b);
+}
 
 /** A transaction closed since step 1 (its marker landed) is not hanging: keep only those still open at the same offset. */
 async function dropClosedSince(admin: KafkaAdmin, suspects: PartitionTransactions[], errors: string[]): Promise<void> {
