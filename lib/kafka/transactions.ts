@@ -15,7 +15,7 @@
 //      DescribeProducers again where a transaction looked hanging: a marker
 //      written between 1 and 4 (a commit in flight) must not read as a hang.
 import type { KafkaAdmin, TopicPartition } from './admin.ts';
-import type { CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from './types.ts';
+import type { ClusterSnapshot, CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from './types.ts';
 import { UNSUPPORTED_VERSION, type PartitionProducers, type TransactionDescription } from './transactions-admin.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
@@ -48,6 +48,24 @@ export function transactionVerdict(t: OpenTransaction, maxTransactionTimeoutMs: 
   if (c.producerId !== null && c.producerId !== t.producerId) return { verdict: 'hanging', why: 'other-producer' };
   if (!c.includesPartition) return { verdict: 'hanging', why: 'coordinator-moved-on' };
   return { verdict: 'live' };
+}
+
+/**
+ * Groups whose committed offset sits at the partition's LSO while the high
+ * watermark is beyond: read_committed consumers stopped by it. One below
+ * counts too: a client that commits "last record + 1" (kafkajs) stops on the
+ * COMMIT marker just before the LSO, which Java's consumer steps over.
+ */
+export function groupsAtLso(snapshot: ClusterSnapshot, p: PartitionTransactions): string[] {
+  const last = p.samples.at(-1);
+  if (!last || last.lastStableOffset === null || last.highWatermark === null || last.highWatermark <= last.lastStableOffset) return [];
+  const lso = last.lastStableOffset;
+  const sample = snapshot.consumerSamples?.at(-1);
+  if (!sample) return [];
+  return sample.groups
+    .filter((g) => g.offsets.some((o) => o.topic === p.topic && o.partition === p.partition && (o.offset === lso || o.offset === lso - 1)))
+    .map((g) => g.groupId)
+    .sort();
 }
 
 export interface ReadTransactionsOptions {

@@ -13,7 +13,7 @@ import type { PartitionAssignment } from './validate.ts';
 import { fatal } from './failures.ts';
 import { listOf } from './lists.ts';
 import { runRestartStep, type RestartIo } from './restart.ts';
-import { abortTransactionStep, verifyLsoStep } from './transaction-steps.ts';
+import { abortTransactionStep, checkTransactionsStep, verifyLsoStep } from './transaction-steps.ts';
 
 export type StepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
 
@@ -93,6 +93,8 @@ export async function runStep(step: PlanStep, ctx: StepContext): Promise<StepOut
       return abortTransactionStep(step, ctx);
     case 'verify-lso':
       return verifyLsoStep(step, ctx);
+    case 'check-transactions':
+      return checkTransactionsStep(step, ctx);
     case 'restart-check':
     case 'stop-broker':
     case 'start-broker':

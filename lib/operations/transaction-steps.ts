@@ -9,9 +9,46 @@
 import type { PlanStep } from './types.ts';
 import type { StepContext, StepOutcome } from './steps.ts';
 import { fatal, transient } from './failures.ts';
+import { readTransactions, transactionVerdict } from '../kafka/transactions.ts';
 
 export type AbortStep = Extract<PlanStep, { action: 'abort-transaction' }>;
 export type VerifyLsoStep = Extract<PlanStep, { action: 'verify-lso' }>;
+export type CheckTransactionsStep = Extract<PlanStep, { action: 'check-transactions' }>;
+
+/** An abort-transaction request this check proposes (posted for two approvals by the run's report). */
+export interface ProposedAbort {
+  kind: 'abort-transaction';
+  topic: string;
+  partition: number;
+  startOffset: number;
+}
+
+/**
+ * After a leader override's election: reads the partition's open transactions
+ * and their coordinators. Never fails the run (the election is done): what it
+ * finds, or why it could not tell, is its detail; hanging ones come back in
+ * `data.proposals` as abort-transaction requests.
+ */
+export async function checkTransactionsStep(step: CheckTransactionsStep, ctx: StepContext): Promise<StepOutcome> {
+  const name = `${step.topic}-${step.partition}`;
+  const view = await readTransactions(ctx.admin, { partitions: [{ topic: step.topic, partition: step.partition }], sampleWindowMs: 0 });
+  if (view.status !== 'ok') return { status: 'done', detail: `transactions of ${name} could not be checked: ${view.reason}` };
+  const p = view.partitions.find((x) => x.topic === step.topic && x.partition === step.partition);
+  const open = p?.openTransactions ?? [];
+  if (open.length === 0) return { status: 'done', detail: `no open transaction on ${name}`, data: { proposals: [] } };
+  const proposals: ProposedAbort[] = [];
+  const lines: string[] = [];
+  for (const t of open) {
+    const v = transactionVerdict(t, view.maxTransactionTimeoutMs, view.at);
+    if (v.verdict === 'hanging') {
+      proposals.push({ kind: 'abort-transaction', topic: step.topic, partition: step.partition, startOffset: t.firstOffset });
+      lines.push(`HANGING: producer ${t.producerId} from offset ${t.firstOffset} (${v.why}); propose its abort: /kafka abort-transaction ${step.topic} ${step.partition} ${t.firstOffset}`);
+    } else if (v.verdict === 'unknown') lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: cannot tell yet (${v.why}); run /kafka transactions ${step.topic} once its coordinator answers`);
+    else lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: live (its coordinator will write the marker)`);
+  }
+  const lso = p?.samples.at(-1);
+  return { status: 'done', detail: `${name}: LSO ${lso?.lastStableOffset ?? '?'}, high watermark ${lso?.highWatermark ?? '?'}; ${lines.join('; ')}`, data: { proposals } };
+}
 
 export const VERIFY_LSO_TIMEOUT_MS = 60_000;
 

@@ -195,6 +195,17 @@ export type PlanStep =
       producerId: number;
     }
   | {
+      /**
+       * Leader override, after the election: open transactions on the partition
+       * read again (KIP-664); a hanging one is reported with the abort-transaction
+       * plan to propose (lib/operations/transaction-steps.ts). Changes nothing.
+       */
+      action: 'check-transactions';
+      description: string;
+      topic: string;
+      partition: number;
+    }
+  | {
       /** The last stable offset moved past startOffset; the groups stopped there are reported. */
       action: 'verify-lso';
       description: string;

@@ -8,7 +8,7 @@
 //   lso-stalled: the LSO did not move across samples while the high watermark
 //     did, and nothing hangs there (a slow or stuck but live transaction).
 import type { ClusterSnapshot, OpenTransaction, PartitionTransactions } from '../../kafka/types.ts';
-import { transactionVerdict } from '../../kafka/transactions.ts';
+import { groupsAtLso, transactionVerdict } from '../../kafka/transactions.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 
@@ -22,17 +22,8 @@ export function formatDuration(ms: number): string {
   return m < 120 ? `${m} min` : `${Math.round(m / 60)} h`;
 }
 
-/** Groups whose committed offset sits at the LSO while the high watermark is beyond: read_committed consumers stopped by it. */
-export function groupsStalledAt(snapshot: ClusterSnapshot, p: PartitionTransactions): string[] {
-  const last = p.samples.at(-1);
-  if (!last || last.lastStableOffset === null || last.highWatermark === null || last.highWatermark <= last.lastStableOffset) return [];
-  const sample = snapshot.consumerSamples?.at(-1);
-  if (!sample) return [];
-  return sample.groups
-    .filter((g) => g.offsets.some((o) => o.topic === p.topic && o.partition === p.partition && o.offset === last.lastStableOffset))
-    .map((g) => g.groupId)
-    .sort();
-}
+/** read_committed groups stopped at the LSO (lib/kafka/transactions.ts, shared with the abort plan). */
+export const groupsStalledAt = groupsAtLso;
 
 function coordinatorText(t: OpenTransaction, topic: string, partition: number): string {
   const c = t.coordinatorView;
