@@ -16,7 +16,10 @@
 //      written between 1 and 4 (a commit in flight) must not read as a hang.
 import type { KafkaAdmin, TopicPartition } from './admin.ts';
 import type { ClusterSnapshot, CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from './types.ts';
-import { UNSUPPORTED_VERSION, type PartitionProducers, type TransactionDescription } from './transactions-admin.ts';
+import type { PartitionProducers, TransactionDescription } from './transactions-admin.ts';
+
+/** Kafka's UNSUPPORTED_VERSION: the per-item code transactions-admin.ts gives for a broker without the API. Kept here so this module (and the operation kinds on the Slack path) loads no kafkajs. */
+const UNSUPPORTED_VERSION = 35;
 import { errorMessage } from '../runtime/errors.ts';
 
 export const DEFAULT_TRANSACTION_MAX_TIMEOUT_MS = 900_000;
