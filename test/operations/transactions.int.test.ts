@@ -93,6 +93,14 @@ afterAll(async () => {
 describe.skipIf(!up || !kafkaNewer)('transactions after a rescue, on the sandbox', () => {
   it('override to a replica without the COMMIT marker: warned in the plan, hanging right after, agreed by find-hanging, aborted with two approvals, consumer unblocked', async () => {
     const t0 = Date.now();
+    // A fresh cluster creates __transaction_state on the first transactional producer's FindCoordinator.
+    const starter = kafkaClient(bootstrap, 'txn-int-starter').producer({ transactionalId: 'txn-int-starter', idempotent: true, maxInFlightRequests: 1 });
+    await starter.connect();
+    await starter.disconnect();
+    await waitFor(`${TXN_STATE} led everywhere`, async () => {
+      const ps = (await admin.metadata([TXN_STATE])).topicMetadata[0]?.partitionMetadata ?? [];
+      return ps.length > 0 && ps.every((p) => p.leader >= 0);
+    });
     // With the followers stopped the coordinator writes its log on the leader alone (the sandbox asks 2 in sync).
     kafkaCli('kafka-configs.sh', ['--alter', '--entity-type', 'topics', '--entity-name', TXN_STATE, '--add-config', 'min.insync.replicas=1']);
     try {
