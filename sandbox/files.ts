@@ -224,6 +224,8 @@ export function toolClasses(version: string): Record<string, string> {
     'kafka-console-consumer.sh': 'org.apache.kafka.tools.consumer.ConsoleConsumer',
     'kafka-get-offsets.sh': 'org.apache.kafka.tools.GetOffsetShell',
     'kafka-features.sh': 'org.apache.kafka.tools.FeatureCommand',
+    // KIP-664 (3.0+): describe-producers, list, describe, find-hanging, abort.
+    'kafka-transactions.sh': 'org.apache.kafka.tools.TransactionsCommand',
     ...(v4 ? {} : { 'zookeeper-shell.sh': 'org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka' }),
   };
 }

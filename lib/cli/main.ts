@@ -33,6 +33,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
     load: () => import('./serve.ts'),
   },
+  transactions: {
+    summary: 'open and hanging transactions (KIP-664) of a cluster or topic: [topic] [--config FILE [--cluster NAME] | --bootstrap LIST]',
+    load: () => import('../diagnose/cli-transactions.ts'),
+  },
   'can-restart': {
     summary: 'can broker <id> be restarted safely right now? [--config FILE [--cluster NAME]] [--format …]',
     load: withSandboxDefault(() => import('../diagnose/cli-can-restart.ts')),

@@ -13,6 +13,7 @@ import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRes
 import type { Log } from '../runtime/log.ts';
 import { stateLagHistory } from './lag-history-store.ts';
 import { postReportChart } from './metrics/post.ts';
+import { TRANSACTION_FINDING_KINDS } from './detectors/transactions.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 
@@ -142,6 +143,8 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
             ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
           });
           await progress.close();
+          // `/kafka transactions`: the same diagnosis, only its transaction findings posted.
+          if (payload.focus === 'transactions') report.findings = report.findings.filter((f) => (TRANSACTION_FINDING_KINDS as readonly string[]).includes(f.kind));
           log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
           const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
           const done = renderDone(report, payload.origin.userId);

@@ -8,6 +8,8 @@ import { slackOriginSchema } from '../queue/job.ts';
 export const diagnoseJobSchema = z.object({
   cluster: z.string().regex(CLUSTER_NAME),
   topic: TopicName.optional(),
+  /** `/kafka transactions`: only the transaction findings (hanging-transaction, lso-stalled) are posted. */
+  focus: z.enum(['transactions']).optional(),
   origin: slackOriginSchema,
 });
 export type DiagnoseJob = z.infer<typeof diagnoseJobSchema>;

@@ -64,6 +64,11 @@ export function planButtonFor(f: Finding, cluster: string): ReturnType<typeof bu
   if (f.kind === 'offline-partition') {
     return button({ text: `Plan leader override ${first.topic}-${first.partition}`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'leader-override', topic: first.topic, partition: first.partition }) });
   }
+  if (f.kind === 'hanging-transaction') {
+    // The detector's next action names the exact request (topic, partition, the transaction's start offset).
+    const m = /\/kafka abort-transaction (\S+) (\d+) (\d+)/.exec(f.nextActions[0] ?? '');
+    if (m) return button({ text: `Plan abort of the transaction at ${m[1]}-${m[2]} offset ${m[3]}`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'abort-transaction', topic: m[1], partition: Number(m[2]), startOffset: Number(m[3]) }) });
+  }
   if (f.kind === 'replication-factor-one') {
     return button({ text: `Plan raise RF of ${first.topic} to 3`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'raise-replication-factor', topic: first.topic, replicationFactor: 3 }) });
   }

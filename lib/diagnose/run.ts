@@ -3,7 +3,7 @@
 // injected (snapshot taker, executor, probe runner) so callers and tests
 // choose the transport.
 
-import type { ClusterSnapshot } from '../kafka/types.ts';
+import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import type { DiagnosisReport } from './types.ts';
@@ -14,6 +14,9 @@ import { HOST_CHECKS } from './detectors/index.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
+
+/** Reads open transactions and LSOs for the snapshot's partitions (lib/kafka/transactions.ts); never throws. */
+export type TransactionsFn = (connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }) => Promise<TransactionsView>;
 
 export type SnapshotFn = (connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number; consumerSampleWindowMs?: number }) => Promise<ClusterSnapshot>;
 
@@ -34,6 +37,8 @@ export interface RunDiagnosisInput {
   /** Injected I/O; defaults are the real kafkajs snapshot and lib/hosts probe runner. */
   takeSnapshot?: SnapshotFn;
   probeHosts?: ProbeHostsFn;
+  /** Open transactions and LSOs; null skips them (a restart check needs none). */
+  readTransactions?: TransactionsFn | null;
   now?: () => number;
   /** Window between the two consumer samples when there is no history (0: one sample, no lag verdict). */
   lagWindowMs?: number;
@@ -62,6 +67,24 @@ async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<Sn
   return takeSnapshot(connection, opts);
 }
 
+async function defaultReadTransactions(connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }): Promise<TransactionsView> {
+  const [{ openAdmin }, { readTransactions }] = await Promise.all([import('../kafka/admin.ts'), import('../kafka/transactions.ts')]);
+  const at = Date.now();
+  let admin;
+  try {
+    admin = await openAdmin(connection, { timeoutMs: opts.timeoutMs });
+  } catch (err) {
+    return { status: 'failed', reason: errorMessage(err), at, maxTransactionTimeoutMs: null, partitions: [], errors: [] };
+  }
+  try {
+    const partitions = snapshot.topics.flatMap((t) => t.partitions.filter((p) => p.leader >= 0).map((p) => ({ topic: t.name, partition: p.partition })));
+    const configBroker = snapshot.brokers.find((b) => !snapshot.unreachableBrokers.includes(b.id))?.id ?? null;
+    return await readTransactions(admin, { partitions, configBroker });
+  } finally {
+    await admin.close();
+  }
+}
+
 async function defaultProbeHosts(executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }): Promise<HostProbeOutcome[]> {
   const { probeHosts } = await import('../hosts/probe-runner.ts');
   return probeHosts(executor, targets, opts);
@@ -84,6 +107,7 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   const targets = input.hostTargets ?? [];
   const skippedChecks: string[] = [];
   const now = input.now ?? Date.now;
+  const startedAt = now();
   let history: LagHistorySample[] = [];
   if (input.lagHistory) {
     try {
@@ -105,6 +129,16 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs }),
     probing,
   ]);
+
+  // An injected snapshot (tests) comes with no cluster to ask about transactions unless a reader is injected too.
+  const readTxns = input.readTransactions === undefined ? (input.takeSnapshot ? null : defaultReadTransactions) : input.readTransactions;
+  if (readTxns) {
+    // After the snapshot: it needs the leaders. Within what is left of the budget.
+    const left = Math.max(1000, input.timeoutMs - (now() - startedAt));
+    snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left });
+    if (snapshot.transactions.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${snapshot.transactions.reason}.`);
+    else if (snapshot.transactions.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${snapshot.transactions.reason}`);
+  }
 
   if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {
     const why = snapshot.errors.find((e) => e.scope === `topic:${input.topic}`)?.message ?? 'not in the metadata';
@@ -176,6 +210,7 @@ export async function checkRestart(target: ClusterTarget, brokerId: number, io: 
     hostTargets: target.hostTargets.filter((t) => t.brokerId === brokerId),
     // A restart check judges replicas, not consumer lag: no second consumer sample to wait for.
     lagWindowMs: 0,
+    readTransactions: null,
     ...io,
   });
   const probe = inputs.probes.find((p) => p.brokerId === brokerId);

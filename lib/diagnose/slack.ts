@@ -62,6 +62,37 @@ export const diagnoseCommand: SlashSubcommand = {
   },
 };
 
+/** `transactions [topic] [cluster]`: each word is the cluster if one is named so, else the topic. */
+export function parseTransactionsArgs(args: string[], config: Config): { cluster: string; topic?: string } | { error: string } {
+  if (args.length > 2) return { error: 'too many arguments: `/kafka transactions [topic] [cluster]`' };
+  const clusterWord = args.find((w) => findCluster(config, w) !== undefined && findCluster(config, w)?.name === w);
+  const rest = args.filter((w) => w !== clusterWord);
+  if (rest.length > 1) return { error: `"${clip(rest[1]!, 64)}" is not a configured cluster. Known clusters: ${clusterNames(config)}` };
+  return parseDiagnoseArgs([...(clusterWord ? [clusterWord] : []), ...rest], config);
+}
+
+export const transactionsCommand: SlashSubcommand = {
+  name: 'transactions',
+  usage: 'transactions [topic] [cluster]',
+  summary: 'open, hanging and stalled transactions (KIP-664) of a cluster or topic; a hanging one gets an abort plan button',
+  async run(inv, deps) {
+    const parsed = parseTransactionsArgs(inv.args, deps.config);
+    if ('error' in parsed) return ephemeral(`:warning: ${parsed.error}\nUsage: \`/kafka transactions [topic] [cluster]\``);
+    const payload: DiagnoseJob = {
+      cluster: parsed.cluster,
+      ...(parsed.topic ? { topic: parsed.topic } : {}),
+      focus: 'transactions',
+      origin: { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl },
+    };
+    const job = newJob(DIAGNOSE_JOB_KINDS.diagnose, payload, inv.correlationId);
+    const what = `${parsed.cluster}${parsed.topic ? ` / ${parsed.topic}` : ''}`;
+    const refused = await enqueueTracked(deps, job, { title: clip(`transactions ${what}`, ACTIVITY_TITLE_MAX), channelId: inv.channelId, userId: inv.userId });
+    if (refused) return refused;
+    deps.log.info('transactions check enqueued', { jobId: job.id, cluster: parsed.cluster, topic: parsed.topic });
+    return ephemeral(`:mag: Checking the transactions of *${escapeMrkdwn(what)}*. Findings will appear in a thread in this channel. (correlation id \`${inv.correlationId}\`)`);
+  },
+};
+
 export const canRestartCommand: SlashSubcommand = {
   name: 'can-restart',
   usage: 'can-restart <broker-id> [cluster]',
@@ -90,4 +121,4 @@ export const canRestartCommand: SlashSubcommand = {
 };
 
 /** What diagnosis adds to the Slack app. */
-export const diagnoseSlack: SlackContribution = { commands: [diagnoseCommand, canRestartCommand] };
+export const diagnoseSlack: SlackContribution = { commands: [diagnoseCommand, canRestartCommand, transactionsCommand] };

@@ -29,6 +29,9 @@ export const FINDING_KINDS = [
   'consumer-offset-below-log-start',
   'consumer-offset-above-log-end',
   'consumer-lag',
+  // Transactions (KIP-664): open transactions no coordinator will close, and last stable offsets that stopped.
+  'hanging-transaction',
+  'lso-stalled',
   // Preventive audit (lib/audit/): risks in configuration and host state, before anything breaks.
   'min-isr-not-below-rf',
   'min-isr-one',

@@ -28,6 +28,18 @@ import { ListOffsets } from './admin/list-offsets.ts';
 import { ListPartitionReassignments } from './admin/list-partition-reassignments.ts';
 import { OffsetCommit } from './admin/offset-commit.ts';
 import { OffsetFetch } from './admin/offset-fetch.ts';
+import {
+  type AbortSpec,
+  type PartitionProducers,
+  type TransactionDescription,
+  type TransactionList,
+  type TxnRouting,
+  abortTransactionVia,
+  describeProducersVia,
+  describeTransactionsVia,
+  listTransactionsVia,
+} from './transactions-admin.ts';
+import { tpKey } from './partitions.ts';
 import type {
   AdminOptions,
   BrokerLogDirs,
@@ -123,14 +135,53 @@ class Admin implements KafkaAdmin {
       .then(() => new Map(ids.map((id) => [id, out.get(id)!])));
   }
 
-  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest'): Promise<PartitionOffset[]> {
+  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest' | 'last-stable'): Promise<PartitionOffset[]> {
     if (partitions.length === 0) return Promise.resolve([]);
     assertUnique('listOffsets', partitions);
     const timestamp = which === 'earliest' ? -2 : -1;
+    // READ_COMMITTED answers "latest" with the last stable offset (Kafka's LSO).
+    const readCommitted = which === 'last-stable';
     return this.router.fanOut(
       ListOffsets,
-      partitions.map(({ topic, partition }) => ({ topic, partition, timestamp })),
+      partitions.map(({ topic, partition }) => ({ topic, partition, timestamp, readCommitted })),
     );
+  }
+
+  // ------------------------------------------------- transactions (KIP-664, transactions-admin.ts)
+
+  private txnRouting(): TxnRouting {
+    return {
+      leaders: async (topics) => {
+        const md = await this.nodes.freshMetadata(topics);
+        const out = new Map<string, number>();
+        for (const t of md.topicMetadata) for (const p of t.partitionMetadata) out.set(tpKey(t.topic, p.partitionId), this.nodes.brokers.has(p.leader) ? p.leader : -1);
+        return out;
+      },
+      brokerConn: (id) => this.nodes.brokerConn(id),
+      brokerIds: async () => (await this.nodes.freshMetadata([]), [...this.nodes.brokers.keys()].sort((a, b) => a - b)),
+      anyBroker: async (what, send) => (await this.nodes.anyBroker(what, (c) => send(c))).result,
+      connTo: (host, port, nodeId) => this.nodes.conn({ host, port }, nodeId),
+      concurrency: this.nodes.concurrency,
+    };
+  }
+
+  describeProducers(partitions: TopicPartition[], options: { brokerId?: number } = {}): Promise<PartitionProducers[]> {
+    if (partitions.length === 0) return Promise.resolve([]);
+    assertUnique('describeProducers', partitions);
+    return this.router.call('DescribeProducers', () => describeProducersVia(this.txnRouting(), partitions, options.brokerId));
+  }
+
+  listTransactions(filter: { producerIds?: number[]; states?: string[] } = {}): Promise<TransactionList> {
+    return this.router.call('ListTransactions', () => listTransactionsVia(this.txnRouting(), filter));
+  }
+
+  describeTransactions(transactionalIds: string[]): Promise<TransactionDescription[]> {
+    if (transactionalIds.length === 0) return Promise.resolve([]);
+    return this.router.call('DescribeTransactions', () => describeTransactionsVia(this.txnRouting(), transactionalIds));
+  }
+
+  abortTransaction(spec: AbortSpec): Promise<{ errorCode: number; error: string | null; leader: number | null }> {
+    return this.router.call('WriteTxnMarkers', () => abortTransactionVia(this.txnRouting(), spec));
   }
 
   listGroups(): Promise<GroupListing[]> {

@@ -128,10 +128,70 @@ export interface ClusterSnapshot {
    * when some group lagged in the first (lag is judged over samples, not one number).
    */
   consumerSamples?: ConsumerSample[];
+  /** Open transactions and last stable offsets (KIP-664), read after the rest (lib/kafka/transactions.ts). */
+  transactions?: TransactionsView;
 }
 
 export interface BrokerCoordinatorError {
   brokerId: number;
   code: number;
   type: string;
+}
+
+/**
+ * What the coordinator says about an open transaction's producer: looked up by
+ * producer id (ListTransactions on every broker), then described at the
+ * transactional id's coordinator (DescribeTransactions).
+ */
+export interface CoordinatorView {
+  /** found: described; not-found: no coordinator lists this producer id (or knows its transactional id); unknown: could not ask. */
+  lookup: 'found' | 'not-found' | 'unknown';
+  transactionalId: string | null;
+  coordinator: number | null;
+  /** Ongoing, PrepareCommit, CompleteCommit... as the coordinator names it. */
+  state: string | null;
+  producerId: number | null;
+  producerEpoch: number | null;
+  /** Epoch ms, -1 when no transaction runs. */
+  startTimeMs: number | null;
+  timeoutMs: number | null;
+  /** Does the coordinator's current transaction still include this partition (so it will write its marker)? */
+  includesPartition: boolean;
+  /** Why lookup is unknown. */
+  reason?: string;
+}
+
+/** An open transaction in one partition's log (DescribeProducers at the leader). */
+export interface OpenTransaction {
+  producerId: number;
+  producerEpoch: number;
+  /** -1 when the partition never had a marker from this producer's coordinator. */
+  coordinatorEpoch: number;
+  /** The transaction's first offset: the LSO cannot pass it. */
+  firstOffset: number;
+  /** Epoch ms of the producer's last write here (Kafka's find-hanging measures age from it). */
+  lastTimestamp: number;
+  coordinatorView: CoordinatorView;
+}
+
+export interface PartitionTransactions {
+  topic: string;
+  partition: number;
+  leader: number | null;
+  /** Samples of high watermark (READ_UNCOMMITTED) and last stable offset (READ_COMMITTED), oldest first. */
+  samples: { at: number; highWatermark: number | null; lastStableOffset: number | null }[];
+  openTransactions: OpenTransaction[];
+}
+
+/** Transactions in the partitions read: only those with an open transaction or an LSO behind the high watermark. */
+export interface TransactionsView {
+  /** unavailable: the brokers do not serve KIP-664 (before 3.0); failed: could not be read. */
+  status: 'ok' | 'unavailable' | 'failed';
+  reason: string | null;
+  /** Epoch ms when DescribeProducers was read. */
+  at: number;
+  /** The brokers' transaction.max.timeout.ms; null when unknown. */
+  maxTransactionTimeoutMs: number | null;
+  partitions: PartitionTransactions[];
+  errors: string[];
 }

@@ -7,7 +7,7 @@ import type { Executor } from '../hosts/types.ts';
 import { mapLimit, withTimeout } from '../kafka/limits.ts';
 import { PartitionId, TopicName } from '../kafka/names.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { mergeReplicaData, type LeaderOverrideInputs } from './leader-override.ts';
+import { mergeReplicaData, type LeaderOverrideInputs, type ReplicaTransactions } from './leader-override.ts';
 import { measureReplicas, type ReplicaHost } from './replica-data.ts';
 import type { ReplicaData, TopicPartition } from './types.ts';
 import { andMore } from '../runtime/format.ts';
@@ -23,6 +23,8 @@ export interface LeaderOverrideAdmin {
   listGroups(): Promise<{ groupId: string; protocolType: string }[]>;
   describeGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number; state: string; protocolType: string; members: number }[]>;
   fetchCommittedOffsets(groupId: string, partitions?: TopicPartition[]): Promise<{ topic: string; partition: number; offset: number; errorCode: number }[]>;
+  /** KIP-664 DescribeProducers asked of one replica (any replica answers for its own log); absent in small fakes. */
+  describeProducers?(partitions: TopicPartition[], options?: { brokerId?: number }): Promise<{ errorCode: number; error: string | null; producers: { producerId: number; producerEpoch: number; coordinatorEpoch: number; currentTxnStartOffset: number }[] }[]>;
 }
 
 /** One broker's DescribeLogDirs answer. */
@@ -73,13 +75,39 @@ export async function gatherLeaderOverrideInputs(deps: LeaderOverrideDeps, topic
   PartitionId.parse(partition);
   const timeouts = { ...DEFAULT_GATHER_TIMEOUTS, ...deps.timeouts };
   const tp = { topic, partition };
-  const [onHosts, sizes, groups] = await Promise.all([
+  const [onHosts, sizes, groups, transactions] = await Promise.all([
     deps.hosts ? measureOnHosts(deps.hosts, tp, timeouts.hostsMs) : Promise.resolve([]),
     replicaSizes(deps.admin, tp, replicas, timeouts.logDirsMs),
     committedGroups(deps.admin, tp, timeouts),
+    replicaTransactions(deps.admin, tp, replicas, timeouts.logDirsMs),
   ]);
   const merged = mergeReplicaData([...onHosts, ...sizes]);
-  return { replicaData: replicas.map((r) => merged.get(r)!), ...groups };
+  return { replicaData: replicas.map((r) => merged.get(r)!), ...groups, transactions };
+}
+
+/**
+ * Transactional producers in each replica's own log (DescribeProducers asked
+ * of that broker, leader or not): an open transaction there whose marker was
+ * only on the lost leader hangs once this replica leads. Dead brokers and
+ * brokers before 3.0 (no KIP-664) are recorded with why.
+ */
+async function replicaTransactions(admin: LeaderOverrideAdmin, tp: TopicPartition, replicas: readonly number[], ms: number): Promise<ReplicaTransactions[]> {
+  const describe = admin.describeProducers?.bind(admin);
+  if (!describe) return [];
+  return Promise.all(
+    replicas.map(async (brokerId): Promise<ReplicaTransactions> => {
+      try {
+        const [r] = await withTimeout(describe([tp], { brokerId }), ms, `DescribeProducers on broker ${brokerId}`);
+        if (!r || r.errorCode !== 0) return { brokerId, producers: null, open: [], error: r?.error ?? 'no answer' };
+        const open = r.producers.filter((p) => p.currentTxnStartOffset >= 0).map((p) => ({ producerId: p.producerId, producerEpoch: p.producerEpoch, firstOffset: p.currentTxnStartOffset }));
+        // A coordinator epoch >= 0 means a coordinator has written markers for it here: a transactional producer.
+        const transactional = r.producers.filter((p) => p.currentTxnStartOffset >= 0 || p.coordinatorEpoch >= 0).length;
+        return { brokerId, producers: transactional, open, error: null };
+      } catch (err) {
+        return { brokerId, producers: null, open: [], error: errorMessage(err) };
+      }
+    }),
+  );
 }
 
 async function measureOnHosts(hosts: NonNullable<LeaderOverrideDeps['hosts']>, tp: TopicPartition, ms: number): Promise<ReplicaData[]> {

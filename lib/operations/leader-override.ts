@@ -59,6 +59,17 @@ export interface LeaderOverrideInputs {
   groups: CommittedGroup[];
   /** Why committed offsets could not all be read; absent when every group answered. */
   groupsIncomplete?: string;
+  /** Transactional producers in each replica's log (DescribeProducers at that broker); absent when not read. */
+  transactions?: ReplicaTransactions[];
+}
+
+export interface ReplicaTransactions {
+  brokerId: number;
+  /** Transactional producers with state in this replica's log; null when it could not be asked. */
+  producers: number | null;
+  /** Transactions open in this replica's log, each from its first offset. */
+  open: { producerId: number; producerEpoch: number; firstOffset: number }[];
+  error: string | null;
 }
 
 // ---------------------------------------------------------------- the plan
@@ -161,7 +172,7 @@ export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, 
     ok: true,
     plan: finishPlan(snapshot, 'leader-override', params, leaderOverridePreconditions(params, snapshot, measured), {
       title: `make broker ${chosen} lead ${topic}-${partition}`,
-      steps: overrideSteps(tp, chosen, assignment, beyond),
+      steps: [...overrideSteps(tp, chosen, assignment, beyond), ...transactionCheckStep(tp, chosen, inputs.transactions)],
       impact: {
         risk: 'high',
         partitionsAffected: 1,
@@ -172,7 +183,7 @@ export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, 
         ...(unread ? { groupsUnread: unread } : {}),
         assignment: { before: p.replicas, isr: p.isr, ...(p.elr ? { elr: p.elr, lastKnownElr: p.lastKnownElr ?? [] } : {}), after: assignment.replicas, reorder: assignment.reorder },
       },
-      warnings: overrideWarnings(facts, assignment),
+      warnings: [...overrideWarnings(facts, assignment), ...transactionWarnings(tp, chosen, inputs.transactions)],
     }),
   };
 }
@@ -424,6 +435,30 @@ function overrideWarnings({ p, live, unit }: Facts, a: NewAssignment): Notice[] 
   return warnings;
 }
 
+/**
+ * Transactions and truncation, said to approvers: an open transaction in the
+ * chosen replica's log whose COMMIT/ABORT marker may have been only on the
+ * lost tail hangs once it leads (read_committed consumers stop at its first
+ * offset); transactional producers elsewhere mean the truncation may drop markers.
+ */
+function transactionWarnings(tp: TopicPartition, chosen: number, txns: readonly ReplicaTransactions[] | undefined): Notice[] {
+  if (!txns || txns.length === 0) return [];
+  const name = tpName(tp);
+  const mine = txns.find((t) => t.brokerId === chosen);
+  if (!mine || mine.producers === null) return [{ code: 'transactions-unknown', partition: name, broker: chosen, error: mine?.error ?? 'not asked' }];
+  if (mine.open.length > 0) return [{ code: 'open-transactions-on-replica', partition: name, broker: chosen, transactions: mine.open }];
+  const elsewhere = txns.filter((t) => t.brokerId !== chosen && (t.producers ?? 0) > 0).map((t) => t.brokerId);
+  if (mine.producers > 0 || elsewhere.length > 0) return [{ code: 'transactional-producers', partition: name, broker: chosen, brokers: elsewhere }];
+  return [];
+}
+
+/** After the election: check the partition for hanging transactions, when the plan saw transactional producers. */
+function transactionCheckStep(tp: TopicPartition, chosen: number, txns: readonly ReplicaTransactions[] | undefined): PlanStep[] {
+  const seen = (txns ?? []).some((t) => (t.producers ?? 0) > 0 || t.open.length > 0);
+  if (!seen) return [];
+  return [{ action: 'check-transactions', description: `check ${tpName(tp)} for hanging transactions now that broker ${chosen} leads`, topic: tp.topic, partition: tp.partition }];
+}
+
 /** The leader-override notice codes, for the renderer. */
 export type LeaderOverrideNotice =
   | { code: 'partition-has-leader'; partition: string; leader: number }
@@ -432,4 +467,7 @@ export type LeaderOverrideNotice =
   | { code: 'no-measured-replica' | 'no-live-replica'; partition: string }
   | { code: 'replicas-dropped'; brokers: number[]; from: number; to: number }
   | { code: 'do-not-start'; brokers: number[]; isrKnown: boolean; elrRole?: ElrReturnRole }
-  | { code: 'loss-in-bytes' };
+  | { code: 'loss-in-bytes' }
+  | { code: 'transactions-unknown'; partition: string; broker: number; error: string }
+  | { code: 'open-transactions-on-replica'; partition: string; broker: number; transactions: { producerId: number; producerEpoch: number; firstOffset: number }[] }
+  | { code: 'transactional-producers'; partition: string; broker: number; brokers: number[] };

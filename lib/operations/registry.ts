@@ -2,6 +2,7 @@
 // runner, the backend, the request schema, the Slack commands and the
 // renderers iterate this table; none of them switches on a kind.
 import type { OperationKind, OperationKinds } from './kind.ts';
+import { abortTransaction } from './kinds/abort-transaction.ts';
 import { drainBroker } from './kinds/drain-broker.ts';
 import { leaderOverride } from './kinds/leader-override.ts';
 import { preferredElection } from './kinds/preferred-election.ts';
@@ -18,6 +19,7 @@ export const OPERATION_KINDS: OperationKinds = {
   reassign,
   'preferred-election': preferredElection,
   'restart-brokers': restartBrokers,
+  'abort-transaction': abortTransaction,
 };
 
 /** The kind of a plan or request, typed loosely: callers hold a Plan whose params match its kind. */

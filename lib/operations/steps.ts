@@ -16,6 +16,7 @@ import type { PartitionAssignment } from './validate.ts';
 import { fatal } from './failures.ts';
 import { listOf } from './lists.ts';
 import { runRestartStep, type RestartIo } from './restart.ts';
+import { abortTransactionStep, checkTransactionsStep, verifyLsoStep } from './transaction-steps.ts';
 
 export type StepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
 
@@ -78,6 +79,12 @@ export async function runStep(step: PlanStep, ctx: StepContext): Promise<StepOut
       return verifyAssignment(step, ctx);
     case 'commit-offsets':
       return commitOffsets(step, ctx);
+    case 'abort-transaction':
+      return abortTransactionStep(step, ctx);
+    case 'verify-lso':
+      return verifyLsoStep(step, ctx);
+    case 'check-transactions':
+      return checkTransactionsStep(step, ctx);
     case 'restart-check':
     case 'stop-broker':
     case 'start-broker':

@@ -186,6 +186,35 @@ export type PlanStep =
     }
   | { action: 'start-broker'; description: string; broker: number; host: BrokerHostPaths }
   | {
+      /** The ABORT marker of kafka-transactions.sh abort for the transaction open at startOffset (lib/operations/transaction-steps.ts). */
+      action: 'abort-transaction';
+      description: string;
+      topic: string;
+      partition: number;
+      startOffset: number;
+      producerId: number;
+    }
+  | {
+      /**
+       * Leader override, after the election: open transactions on the partition
+       * read again (KIP-664); a hanging one is reported with the abort-transaction
+       * plan to propose (lib/operations/transaction-steps.ts). Changes nothing.
+       */
+      action: 'check-transactions';
+      description: string;
+      topic: string;
+      partition: number;
+    }
+  | {
+      /** The last stable offset moved past startOffset; the groups stopped there are reported. */
+      action: 'verify-lso';
+      description: string;
+      topic: string;
+      partition: number;
+      startOffset: number;
+      groups: string[];
+    }
+  | {
       /** Registered again, log loading done, and back in the ISR of every partition it hosts. */
       action: 'wait-broker-ready';
       description: string;

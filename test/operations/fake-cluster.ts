@@ -236,6 +236,19 @@ export class FakeCluster implements OperationIo {
         for (const o of offsets) g.set(key(o), o.offset);
         return offsets.map(ok);
       },
+      // No transactional producers in the scripted cluster: every partition answers with none.
+      async describeProducers(partitions) {
+        return partitions.map((tp) => ({ ...ok(tp), leader: c.partition(tp.topic, tp.partition).leader, producers: [] }));
+      },
+      async listTransactions() {
+        return { transactions: [], failures: [] };
+      },
+      async describeTransactions(ids) {
+        return ids.map((transactionalId) => ({ transactionalId, errorCode: 105, error: 'TRANSACTIONAL_ID_NOT_FOUND', coordinator: null, state: 'Unknown', producerId: -1, producerEpoch: -1, timeoutMs: -1, startTimeMs: -1, partitions: [] }));
+      },
+      async abortTransaction() {
+        throw new Error('not scripted');
+      },
       async close() {
         c.adminsOpen--;
       },

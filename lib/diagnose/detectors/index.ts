@@ -7,8 +7,9 @@ import { METADATA_DETECTORS } from './metadata.ts';
 import { coordinatorLoadingDetector } from './coordinators.ts';
 import { HOST_DETECTORS } from './hosts.ts';
 import { CONSUMER_DETECTORS } from './consumers.ts';
+import { TRANSACTION_DETECTORS } from './transactions.ts';
 
-export const DETECTORS: readonly Detector[] = [...METADATA_DETECTORS, coordinatorLoadingDetector, ...HOST_DETECTORS, ...CONSUMER_DETECTORS];
+export const DETECTORS: readonly Detector[] = [...METADATA_DETECTORS, coordinatorLoadingDetector, ...HOST_DETECTORS, ...CONSUMER_DETECTORS, ...TRANSACTION_DETECTORS];
 
 /**
  * The checks that need host access (or read it in part), named as the report

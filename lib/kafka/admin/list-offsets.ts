@@ -1,5 +1,5 @@
 // ListOffsets (API key 2), from each partition's leader: earliest (-2) or
-// latest (-1, the high watermark) offsets.
+// latest (-1, the high watermark) offsets, or the last stable offset (READ_COMMITTED).
 import { KAFKAJS, type RawListOffsets } from '../wire.ts';
 import { describeError, KafkaErrorCode } from '../errors.ts';
 import { groupByTopic, tpKey, type TopicPartition } from '../partitions.ts';
@@ -10,6 +10,8 @@ import type { PartitionOffset } from './types.ts';
 export interface OffsetQuery extends TopicPartition {
   /** -2 earliest, -1 latest. */
   timestamp: number;
+  /** READ_COMMITTED: "latest" is then the last stable offset (LSO). One call asks one isolation level. */
+  readCommitted?: boolean;
 }
 
 type Args = { replicaId: number; isolationLevel: number; topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[] };
@@ -24,8 +26,9 @@ export const ListOffsets: FanOutApi<OffsetQuery, Args, RawListOffsets, Partition
   key: (q) => tpKey(q.topic, q.partition),
   build: (batch) => ({
     replicaId: -1,
-    // READ_UNCOMMITTED: the high watermark, as kafka-get-offsets.sh and Java's Admin report it.
-    isolationLevel: 0,
+    // READ_UNCOMMITTED: the high watermark, as kafka-get-offsets.sh and Java's Admin report it;
+    // READ_COMMITTED: the LSO, where read_committed consumers stop.
+    isolationLevel: batch.some((q) => q.readCommitted) ? 1 : 0,
     topics: [...groupByTopic(batch)].map(([topic, ps]) => ({ topic, partitions: ps.map((p) => ({ partition: p.partition, timestamp: p.timestamp })) })),
   }),
   toResults(res) {

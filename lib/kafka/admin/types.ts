@@ -4,6 +4,7 @@
 import type { TopicPartition } from '../partitions.ts';
 import type { RawMetadata } from '../wire.ts';
 import type { ConfigOperation, ConfigResourceType } from '../protocol/incremental-alter-configs.ts';
+import type { AbortSpec, PartitionProducers, TransactionDescription, TransactionList } from '../transactions-admin.ts';
 
 export type { ConfigOperation, ConfigResourceType, RawMetadata, TopicPartition };
 
@@ -120,7 +121,15 @@ export interface KafkaAdmin {
   /** KIP-113, each broker asked on its own; an unreachable broker gets `error`, never a throw. */
   describeLogDirs(brokerIds: number[], partitions: TopicPartition[] | null): Promise<Map<number, BrokerLogDirs>>;
   /** Earliest / latest (high watermark) offsets from each partition's leader; per-partition errors keep offset null. */
-  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest'): Promise<PartitionOffset[]>;
+  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest' | 'last-stable'): Promise<PartitionOffset[]>;
+  /** KIP-664 DescribeProducers, at each leader; per-partition errors (UNSUPPORTED_VERSION before 3.0) returned. */
+  describeProducers(partitions: TopicPartition[], options?: { brokerId?: number }): Promise<PartitionProducers[]>;
+  /** KIP-664 ListTransactions on every broker; brokers that fail are listed, not thrown. */
+  listTransactions(filter?: { producerIds?: number[]; states?: string[] }): Promise<TransactionList>;
+  /** KIP-664 DescribeTransactions, at each transactional id's coordinator; per-id errors returned. */
+  describeTransactions(transactionalIds: string[]): Promise<TransactionDescription[]>;
+  /** The ABORT marker `kafka-transactions.sh abort` writes (WriteTxnMarkers at the partition's leader). */
+  abortTransaction(spec: AbortSpec): Promise<{ errorCode: number; error: string | null; leader: number | null }>;
   /** Every group of every broker (throws if a broker in the metadata does not answer). */
   listGroups(): Promise<GroupListing[]>;
   /** State and member count, from each group's coordinator. */

@@ -40,6 +40,17 @@ async function gather(io: OperationIo, topic: string, partition: number, replica
 function noticeText(n: Notice): string | undefined {
   const d = n as LeaderOverrideNotice;
   switch (d.code) {
+    case 'open-transactions-on-replica':
+      return (
+        `Transactions: broker ${d.broker}'s copy of ${d.partition} holds ${d.transactions.length === 1 ? 'a transaction' : `${d.transactions.length} transactions`} with no COMMIT or ABORT marker ` +
+        `(${d.transactions.map((t) => `producer ${t.producerId} from offset ${t.firstOffset}`).join(', ')}). If the marker was only on the lost leader, the truncation drops it: ` +
+        `once broker ${d.broker} leads, read_committed consumers (Kafka Streams exactly-once, many Java consumers) stop at that offset, with no error, until the transaction is aborted. ` +
+        'The run checks right after the election and proposes the abort for two approvals.'
+      );
+    case 'transactional-producers':
+      return `Transactions: transactional producers write to ${d.partition}${d.brokers.length ? ` (seen on ${brokerList(d.brokers)})` : ''}. The truncation to broker ${d.broker}'s log can drop COMMIT/ABORT markers; the run checks for hanging transactions right after the election.`;
+    case 'transactions-unknown':
+      return `Transactions: could not read the producers in broker ${d.broker}'s copy of ${d.partition} (${d.error}); whether the truncation drops a transaction marker is unknown.`;
     case 'partition-has-leader':
       return `${d.partition} has a leader (broker ${d.leader}); a leader override is only for a partition without one`;
     case 'replica-not-assigned':

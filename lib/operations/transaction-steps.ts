@@ -1,0 +1,85 @@
+// The abort-transaction plan's steps (lib/operations/kinds/abort-transaction.ts):
+//   abort-transaction: the ABORT marker `kafka-transactions.sh abort` writes
+//     (WriteTxnMarkers at the partition's leader). Idempotent: it first asks the
+//     leader (DescribeProducers) whether that transaction is still open at
+//     that offset; once it is closed there is nothing to send.
+//   verify-lso: the partition's last stable offset (ListOffsets READ_COMMITTED)
+//     moved past the transaction's first offset, so read_committed consumers
+//     stopped there can advance; waits across ticks up to a bound.
+import type { PlanStep } from './types.ts';
+import type { StepContext, StepOutcome } from './steps.ts';
+import { fatal, transient } from './failures.ts';
+import { readTransactions, transactionVerdict } from '../kafka/transactions.ts';
+
+export type AbortStep = Extract<PlanStep, { action: 'abort-transaction' }>;
+export type VerifyLsoStep = Extract<PlanStep, { action: 'verify-lso' }>;
+export type CheckTransactionsStep = Extract<PlanStep, { action: 'check-transactions' }>;
+
+/** An abort-transaction request this check proposes (posted for two approvals by the run's report). */
+export interface ProposedAbort {
+  kind: 'abort-transaction';
+  topic: string;
+  partition: number;
+  startOffset: number;
+}
+
+/**
+ * After a leader override's election: reads the partition's open transactions
+ * and their coordinators. Never fails the run (the election is done): what it
+ * finds, or why it could not tell, is its detail; hanging ones come back in
+ * `data.proposals` as abort-transaction requests.
+ */
+export async function checkTransactionsStep(step: CheckTransactionsStep, ctx: StepContext): Promise<StepOutcome> {
+  const name = `${step.topic}-${step.partition}`;
+  const view = await readTransactions(ctx.admin, { partitions: [{ topic: step.topic, partition: step.partition }], sampleWindowMs: 0 });
+  if (view.status !== 'ok') return { status: 'done', detail: `transactions of ${name} could not be checked: ${view.reason}` };
+  const p = view.partitions.find((x) => x.topic === step.topic && x.partition === step.partition);
+  const open = p?.openTransactions ?? [];
+  if (open.length === 0) return { status: 'done', detail: `no open transaction on ${name}`, data: { proposals: [] } };
+  const proposals: ProposedAbort[] = [];
+  const lines: string[] = [];
+  for (const t of open) {
+    const v = transactionVerdict(t, view.maxTransactionTimeoutMs, view.at);
+    if (v.verdict === 'hanging') {
+      proposals.push({ kind: 'abort-transaction', topic: step.topic, partition: step.partition, startOffset: t.firstOffset });
+      lines.push(`HANGING: producer ${t.producerId} from offset ${t.firstOffset} (${v.why}); propose its abort: /kafka abort-transaction ${step.topic} ${step.partition} ${t.firstOffset}`);
+    } else if (v.verdict === 'unknown') lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: cannot tell yet (${v.why}); run /kafka transactions ${step.topic} once its coordinator answers`);
+    else lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: live (its coordinator will write the marker)`);
+  }
+  const lso = p?.samples.at(-1);
+  return { status: 'done', detail: `${name}: LSO ${lso?.lastStableOffset ?? '?'}, high watermark ${lso?.highWatermark ?? '?'}; ${lines.join('; ')}`, data: { proposals } };
+}
+
+export const VERIFY_LSO_TIMEOUT_MS = 60_000;
+
+/** Errors where Java's abort finds the leader again and retries; anything else stops the run. */
+const RETRIABLE = new Set([5, 6, 3, 8, 7, 13, 15, 14]);
+
+export async function abortTransactionStep(step: AbortStep, ctx: StepContext): Promise<StepOutcome> {
+  const tp = { topic: step.topic, partition: step.partition };
+  const [now] = await ctx.admin.describeProducers([tp]);
+  if (!now || now.errorCode !== 0) throw transient({ code: 'describe-producers-failed', partition: `${step.topic}-${step.partition}`, error: now?.error ?? 'no answer' });
+  const open = now.producers.find((p) => p.producerId === step.producerId && p.currentTxnStartOffset === step.startOffset);
+  if (!open) return { status: 'done', detail: `no transaction of producer ${step.producerId} is open at offset ${step.startOffset} of ${step.topic}-${step.partition} any more: nothing to abort` };
+  const res = await ctx.admin.abortTransaction({ ...tp, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch });
+  if (res.errorCode === 0) return { status: 'done', detail: `ABORT marker written for producer ${open.producerId} epoch ${open.producerEpoch} on ${step.topic}-${step.partition} (leader ${res.leader})` };
+  const notice = { code: 'abort-refused', partition: `${step.topic}-${step.partition}`, error: res.error ?? `error ${res.errorCode}` };
+  throw RETRIABLE.has(res.errorCode) ? transient(notice) : fatal(notice);
+}
+
+export async function verifyLsoStep(step: VerifyLsoStep, ctx: StepContext): Promise<StepOutcome> {
+  const tp = { topic: step.topic, partition: step.partition };
+  const [lso] = await ctx.admin.listOffsets([tp], 'last-stable');
+  if (!lso || lso.offset === null) throw transient({ code: 'lso-unknown', partition: `${step.topic}-${step.partition}`, error: lso?.error ?? 'no answer' });
+  if (lso.offset > step.startOffset) {
+    const groups: string[] = [];
+    for (const g of step.groups) {
+      const [c] = await ctx.admin.fetchCommittedOffsets(g, [tp]).catch(() => []);
+      if (c && c.offset >= 0) groups.push(`${g} at ${c.offset} can read up to ${lso.offset}`);
+    }
+    return { status: 'done', detail: `last stable offset of ${step.topic}-${step.partition} is ${lso.offset}, past ${step.startOffset}${groups.length ? `; ${groups.join('; ')}` : ''}`, data: { lso: lso.offset } };
+  }
+  const started = ctx.run.stepStartedAt || ctx.now();
+  if (ctx.now() - started > VERIFY_LSO_TIMEOUT_MS) throw fatal({ code: 'lso-not-moved', partition: `${step.topic}-${step.partition}`, lso: lso.offset, startOffset: step.startOffset });
+  return { status: 'waiting', progress: `last stable offset still ${lso.offset}` };
+}

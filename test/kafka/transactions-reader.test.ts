@@ -1,0 +1,63 @@
+// readTransactions (lib/kafka/transactions.ts) against a scripted admin: the
+// "not available on this broker version" path of brokers before 3.0 (2.8 has
+// none of DescribeProducers / DescribeTransactions / ListTransactions), a
+// coordinator that cannot answer (never read as hanging), and a marker that
+// lands between DescribeProducers and the coordinator check.
+import { describe, expect, it } from 'vitest';
+import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
+import { NOT_AVAILABLE_REASON, readTransactions, transactionVerdict } from '../../lib/kafka/transactions.ts';
+import type { PartitionProducers } from '../../lib/kafka/transactions-admin.ts';
+
+const tp = { topic: 'orders', partition: 0 };
+const openTxn = { producerId: 7, producerEpoch: 0, lastSequence: 4, lastTimestamp: Date.now() - 5_000, coordinatorEpoch: 1, currentTxnStartOffset: 11 };
+
+function scripted(over: Partial<KafkaAdmin> & { producers?: () => PartitionProducers[]; leaderless?: number[] }): KafkaAdmin {
+  const producers = over.producers ?? (() => [{ ...tp, errorCode: 0, error: null, leader: 1, producers: [openTxn] }]);
+  return {
+    describeProducers: async () => producers(),
+    listOffsets: async (ps: { topic: string; partition: number }[], which: string) => ps.map((p) => ({ ...p, errorCode: 0, error: null, offset: which === 'last-stable' ? 11 : 21 })),
+    listTransactions: async () => ({ transactions: [], failures: [] }),
+    describeTransactions: async () => [],
+    describeConfigs: async () => [{ type: 'broker', name: '1', errorCode: 0, error: null, entries: [{ name: 'transaction.max.timeout.ms', value: '900000', isDefault: true, source: 5, isSensitive: false, readOnly: true }] }],
+    metadata: async () => ({
+      brokers: [{ nodeId: 1, host: 'h', port: 1 }],
+      controllerId: 1,
+      clusterId: 'c',
+      topicMetadata: [{ topicErrorCode: 0, topic: '__transaction_state', isInternal: true, partitionMetadata: [0, 1].map((partitionId) => ({ partitionErrorCode: 0, partitionId, leader: over.leaderless?.includes(partitionId) ? -1 : 1, replicas: [1], isr: [1], offlineReplicas: [] })) }],
+    }),
+    ...over,
+  } as unknown as KafkaAdmin;
+}
+
+describe('readTransactions', () => {
+  it('brokers before 3.0: every partition answers UNSUPPORTED_VERSION → "not available on this broker version", no error, no finding input', async () => {
+    const admin = scripted({ producers: () => [{ ...tp, errorCode: 35, error: 'UNSUPPORTED_VERSION: broker 127.0.0.1:9092 does not support DescribeProducers (API key 61)', leader: 1, producers: [] }] });
+    const view = await readTransactions(admin, { partitions: [tp], configBroker: 1, sampleWindowMs: 0 });
+    expect(view.status).toBe('unavailable');
+    expect(view.reason).toBe(NOT_AVAILABLE_REASON);
+    expect(view.reason).toMatch(/^not available on this broker version/);
+    expect(view.partitions).toEqual([]);
+  });
+
+  it('no coordinator lists the producer and every __transaction_state partition has a leader: not-found (hanging)', async () => {
+    const view = await readTransactions(scripted({}), { partitions: [tp], configBroker: 1, sampleWindowMs: 0 });
+    const t = view.partitions[0]!.openTransactions[0]!;
+    expect(t.coordinatorView.lookup).toBe('not-found');
+    expect(transactionVerdict(t, view.maxTransactionTimeoutMs, view.at)).toEqual({ verdict: 'hanging', why: 'coordinator-not-found' });
+    expect(view.partitions[0]!.samples[0]).toMatchObject({ highWatermark: 21, lastStableOffset: 11 });
+  });
+
+  it('a leaderless __transaction_state partition (its coordinator is down): unknown, never hanging', async () => {
+    const view = await readTransactions(scripted({ leaderless: [1] }), { partitions: [tp], configBroker: 1, sampleWindowMs: 0 });
+    const t = view.partitions[0]!.openTransactions[0]!;
+    expect(t.coordinatorView).toMatchObject({ lookup: 'unknown', reason: expect.stringMatching(/__transaction_state partitions 1 have no leader/) });
+    expect(transactionVerdict(t, view.maxTransactionTimeoutMs, view.at).verdict).toBe('unknown');
+  });
+
+  it('a commit whose marker lands between the reads is not a hang: the re-check drops it', async () => {
+    let calls = 0;
+    const admin = scripted({ producers: () => [{ ...tp, errorCode: 0, error: null, leader: 1, producers: calls++ === 0 ? [openTxn] : [{ ...openTxn, currentTxnStartOffset: -1 }] }] });
+    const view = await readTransactions(admin, { partitions: [tp], configBroker: 1, sampleWindowMs: 0 });
+    expect(view.partitions[0]?.openTransactions ?? []).toEqual([]);
+  });
+});
