@@ -7,6 +7,9 @@ import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
 import { renderFailure } from '../slack/blocks.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
+import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
+import { withTimelineButton } from '../slack/timeline-button.ts';
+import { stateClusterHistory } from '../diagnose/cluster-history-store.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { mutate } from '../state/state-store.ts';
@@ -89,7 +92,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   const flapping = isFlapping(state.history, config.alerts.flappingCycles);
   const cycles = countCycles(state.history);
   const view = { status: state.status, flapping, cycles, windowMinutes };
-  const parentMessage = renderTriageParent(event, routed, view);
+  const parentMessage = withTimelineButton(renderTriageParent(event, routed, view));
   log.info('alert triage', { groupKey: event.groupKey, status: event.status, flapping, cycles, cluster: routed.cluster?.name });
 
   // Resolved with no thread yet: nothing was ever announced, say nothing now (an Alertmanager restart replays resolutions).
@@ -111,6 +114,13 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     if (!prior || prior.status !== event.status) {
       await slack.post({ channel, thread_ts: threadTs, ...renderTransitionReply(event, lastFiringDurationMs(state.history)) });
     }
+  }
+
+  // The postmortem timeline: the thread is the incident; transitions only (Alertmanager repeats a firing group).
+  const thread = { channel, threadTs };
+  if (!prior || prior.status !== event.status) {
+    await openIncident(store, { channel, threadTs, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), openedAt: state.openedAt, origin: 'alert' }, log);
+    await recordIncidentEvent(store, thread, { type: 'alert', at: new Date(at).toISOString(), status: event.status, source: event.source, alertname: event.alertname, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), count: event.count }, log);
   }
 
   if (flapping && !state.flappingAnnounced) {
@@ -185,6 +195,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       ...(topic ? { topic } : {}),
       ...(brokers ? { brokers } : {}),
       correlationId: job.correlationId,
+      clusterHistory: stateClusterHistory(store, routed.cluster.name),
       onProgress: (p) => progress.report(p),
       // A request joining a diagnosis already running must not wait past this worker's time.
       ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
@@ -193,6 +204,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(topic ? { topic } : {}) });
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
     await recordPosted(store, job.id, { resultPosted: true }, log);
+    await recordIncidentEvent(store, thread, { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] }, log);
     if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });
   } catch (err) {
     await progress.close();

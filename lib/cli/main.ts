@@ -25,6 +25,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
     load: () => import('./serve.ts'),
   },
+  timeline: {
+    summary: "an incident thread's postmortem timeline: --incident ID [--format markdown|json]",
+    load: () => import('../timeline/cli.ts'),
+  },
   'can-restart': {
     summary: 'can broker <id> be restarted safely right now? [--config FILE [--cluster NAME]] [--format …]',
     load: () => import('../diagnose/cli-can-restart.ts'),

@@ -8,6 +8,7 @@ import type { Executor } from '../hosts/types.ts';
 import type { ExecutorFactory } from '../hosts/executors.ts';
 import { targetForCluster } from './target.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
+import type { ClusterHistoryStore } from './cluster-history-store.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "brokers probed" */
@@ -30,6 +31,8 @@ export interface DiagnoseRequest {
   deadlineMs?: number;
   /** Lag samples kept between runs (the bot's state store). */
   lagHistory?: LagHistoryStore;
+  /** What the last diagnosis saw (the bot's state store), for "changed in the last hour". */
+  clusterHistory?: ClusterHistoryStore;
 }
 
 export interface CanRestartRequest {
@@ -93,6 +96,7 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
         executor: reporting,
         topic: request.topic ?? null,
         lagHistory: request.lagHistory ?? null,
+        clusterHistory: request.clusterHistory ?? null,
         timeoutMs: Math.min(target.timeoutMs, request.deadlineMs ?? Infinity),
       });
     },

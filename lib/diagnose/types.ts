@@ -1,5 +1,6 @@
 // The stable contract of a diagnosis: CLI --json, Slack rendering, alert dedupe
 // and operations all read these fields, so change them only additively.
+import type { ClusterChange } from './what-changed.ts';
 
 export const FINDING_KINDS = [
   'offline-partition',
@@ -92,4 +93,6 @@ export interface DiagnosisReport {
   partial: boolean;
   /** What could not be read and why ("broker:2": "ListGroups: no answer within 3000 ms"); explains `partial`. */
   snapshotErrors?: { scope: string; message: string }[];
+  /** What changed in the cluster in the last hour, oldest first; absent when nothing is known. */
+  changes?: ClusterChange[];
 }
