@@ -23,11 +23,11 @@ export interface StubMessage {
   history: string[];
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBytes(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -47,7 +47,8 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
 export class SlackStub {
   readonly calls: RecordedCall[] = [];
   readonly messages: StubMessage[] = [];
-  readonly uploads: { fileId: string; content: string; filename?: string; channel?: string; thread_ts?: string; title?: string }[] = [];
+  /** files.uploadV2's three steps joined per file: the bytes uploaded (also as text) and where completeUploadExternal shared it. */
+  readonly uploads: { fileId: string; content: string; bytes?: Buffer; filename?: string; length?: number; channel?: string; thread_ts?: string; title?: string; initial_comment?: string }[] = [];
   readonly responses: { path: string; body: Record<string, unknown> }[] = [];
   /** Slack method → error code to answer with (e.g. "not_in_channel"). */
   readonly failures = new Map<string, string>();
@@ -68,7 +69,8 @@ export class SlackStub {
     return `http://127.0.0.1:${this.port}/response/${id}`;
   }
 
-  async start(): Promise<this> {
+  /** `port`: a fixed port (a test's own range); 0 lets the system pick. */
+  async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       void this.handle(req).then(
         ({ status, body, headers }) => {
@@ -81,7 +83,7 @@ export class SlackStub {
         },
       );
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }
@@ -125,11 +127,12 @@ export class SlackStub {
 
   private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     const url = new URL(req.url ?? '/', 'http://stub');
-    const raw = await readBody(req);
+    const bytes = await readBytes(req);
+    const raw = bytes.toString('utf8');
     if (url.pathname.startsWith('/upload/')) {
       const fileId = url.pathname.slice('/upload/'.length);
       const pending = this.uploads.find((u) => u.fileId === fileId);
-      if (pending) pending.content = raw;
+      if (pending) Object.assign(pending, { content: raw, bytes });
       return { status: 200, body: 'OK' };
     }
     if (url.pathname.startsWith('/response/')) {
@@ -177,14 +180,14 @@ export class SlackStub {
       }
       case 'files.getUploadURLExternal': {
         const fileId = `F${++this.seq}`;
-        this.uploads.push({ fileId, content: '', filename: String(args.filename) });
+        this.uploads.push({ fileId, content: '', filename: String(args.filename), ...(args.length !== undefined ? { length: Number(args.length) } : {}) });
         return { status: 200, body: { ok: true, upload_url: `http://127.0.0.1:${this.port}/upload/${fileId}`, file_id: fileId } };
       }
       case 'files.completeUploadExternal': {
         const files = (args.files as { id: string; title?: string }[]) ?? [];
         for (const f of files) {
           const u = this.uploads.find((x) => x.fileId === f.id);
-          if (u) Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title });
+          if (u) Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title, ...(args.initial_comment ? { initial_comment: String(args.initial_comment) } : {}) });
         }
         return { status: 200, body: { ok: true, files: files.map((f) => ({ id: f.id })) } };
       }
