@@ -101,26 +101,29 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     return;
   }
 
-  let threadTs = state.ts;
   const channel = state.channel;
+  // The postmortem timeline: the thread is the incident; transitions only (Alertmanager repeats a firing group).
+  // Recorded before the thread shows the change, so a timeline asked for from what it shows has it.
+  const transitioned = !prior || prior.status !== event.status;
+  const recordTransitionIn = async (threadTs: string) => {
+    if (!transitioned) return;
+    await openIncident(store, { channel, threadTs, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), openedAt: state.openedAt, origin: 'alert' }, log);
+    await recordIncidentEvent(store, { channel, threadTs }, { type: 'alert', at: new Date(at).toISOString(), status: event.status, source: event.source, alertname: event.alertname, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), count: event.count }, log);
+  };
+  let threadTs = state.ts;
+  if (threadTs) await recordTransitionIn(threadTs);
   if (!threadTs) {
     const posted = await slack.post({ channel, ...parentMessage });
     // Record the thread; if another worker recorded one first, ours becomes a reply in theirs.
     const saved = await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), ts: cur?.ts ?? posted.ts }));
     threadTs = saved.ts!;
     if (threadTs !== posted.ts) log.warn('lost the race to open the alert thread', { winner: threadTs, ours: posted.ts });
+    await recordTransitionIn(threadTs);
   } else {
     await slack.update({ channel, ts: threadTs, ...parentMessage });
     if (!prior || prior.status !== event.status) {
       await slack.post({ channel, thread_ts: threadTs, ...renderTransitionReply(event, lastFiringDurationMs(state.history)) });
     }
-  }
-
-  // The postmortem timeline: the thread is the incident; transitions only (Alertmanager repeats a firing group).
-  const thread = { channel, threadTs };
-  if (!prior || prior.status !== event.status) {
-    await openIncident(store, { channel, threadTs, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), openedAt: state.openedAt, origin: 'alert' }, log);
-    await recordIncidentEvent(store, thread, { type: 'alert', at: new Date(at).toISOString(), status: event.status, source: event.source, alertname: event.alertname, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), count: event.count }, log);
   }
 
   if (flapping && !state.flappingAnnounced) {
@@ -202,9 +205,10 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     });
     await progress.close();
     const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(topic ? { topic } : {}) });
+    // In the timeline before it is in the thread (a Timeline click right after sees it).
+    await recordIncidentEvent(store, { channel, threadTs }, { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] }, log);
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
     await recordPosted(store, job.id, { resultPosted: true }, log);
-    await recordIncidentEvent(store, thread, { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] }, log);
     if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });
   } catch (err) {
     await progress.close();

@@ -149,14 +149,15 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
           const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
           const done = withTimelineButton(renderDone(report, payload.origin.userId));
-          await slack.post({ channel: thread.channel, thread_ts: thread.ts, text: rendered.text, blocks: rendered.blocks });
-          await recordPosted(ctx.store, job.id, { resultPosted: true, done }, log);
+          // In the timeline before it is in the thread (a Timeline click right after sees it).
           await recordIncidentEvent(
             ctx.store,
             { channel: thread.channel, threadTs: thread.ts },
             { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, requestedBy: payload.origin.userId, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] },
             log,
           );
+          await slack.post({ channel: thread.channel, thread_ts: thread.ts, text: rendered.text, blocks: rendered.blocks });
+          await recordPosted(ctx.store, job.id, { resultPosted: true, done }, log);
           if (rendered.file) await slack.upload({ channel: thread.channel, thread_ts: thread.ts, ...rendered.file });
           await slack.update({ channel: thread.channel, ts: thread.ts, ...done });
         } catch (err) {

@@ -28,7 +28,9 @@ const settings = sandboxSettings();
 const PORTS = { stub: settings.portBase + 90, serve: settings.portBase + 91, dynamo: settings.portBase + 92 };
 const TOKEN = 'timeline-test-alertmanager-token';
 
-const buttonsOf = (m: StubMessage) => (m.blocks as { elements?: { action_id: string; value: string }[] }[]).flatMap((b) => b.elements ?? []);
+type Button = { action_id: string; value: string };
+/** Buttons in actions blocks and as section accessories (a finding's plan button). */
+const buttonsOf = (m: StubMessage) => (m.blocks as { elements?: Button[]; accessory?: Button }[]).flatMap((b) => [...(b.elements ?? []), ...(b.accessory?.action_id ? [b.accessory] : [])]);
 
 function alert(status: 'firing' | 'resolved', groupKey: string) {
   const now = new Date().toISOString();
@@ -75,6 +77,15 @@ describe.skipIf(!up)('the postmortem timeline of an incident, through serve', ()
     await new Promise<void>((resolve) => (dynamo ? dynamo.close(() => resolve()) : resolve()));
   });
 
+  /** What the thread and serve said, when a wait times out. */
+  const explain = async <T>(what: Promise<T>, thread: () => string): Promise<T> => {
+    try {
+      return await what;
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\nthread:\n${thread()}\nserve:\n${harness.logs.join('').slice(-4000)}`);
+    }
+  };
+
   it('alert → diagnosis → leader override (two approvals) → resolved: the exported timeline is in order, timed, and matches the audit trail', async () => {
     const t0 = Date.now();
     await runScenario(new Sandbox(settings, () => {}), 'isr-one-leader-lost');
@@ -89,7 +100,8 @@ describe.skipIf(!up)('the postmortem timeline of an incident, through serve', ()
     await fire('firing');
     const parent = await waitFor('the alert thread', () => stub.messages.find((m) => !m.thread_ts && m.text.startsWith('FIRING: ')), 60_000, 250);
     expect(buttonsOf(parent).map((b) => b.action_id)).toContain('timeline:export');
-    const diagnosis = await waitFor('the diagnosis with its leader-override button', () => stub.thread(parent.ts).find((m) => buttonsOf(m).some((b) => b.action_id === 'ops:plan' && b.value.includes('leader-override'))), 180_000, 500);
+    const threadText = () => stub.thread(parent.ts).map((m) => `${m.text} ${JSON.stringify(m.blocks).slice(0, 600)}`).join('\n');
+    const diagnosis = await explain(waitFor('the diagnosis with its leader-override button', () => stub.thread(parent.ts).find((m) => buttonsOf(m).some((b) => b.action_id === 'ops:plan' && b.value.includes('leader-override'))), 90_000, 500), threadText);
     const plan = buttonsOf(diagnosis).find((b) => b.action_id === 'ops:plan' && b.value.includes('leader-override'))!;
 
     // The finding's button plans in the incident's thread; two approvers approve it.
@@ -102,7 +114,7 @@ describe.skipIf(!up)('the postmortem timeline of an incident, through serve', ()
     expect(outcome.status, outcome.summary).toBe('SUCCEEDED');
 
     await fire('resolved');
-    await waitFor('the thread resolved', () => stub.messages.find((m) => m.ts === parent.ts && m.text.startsWith('RESOLVED: ')), 60_000, 250);
+    await waitFor('the thread resolved', () => stub.messages.find((m) => m.ts === parent.ts && m.text.startsWith('RESOLVED: ')) && stub.thread(parent.ts).find((m) => m.text.startsWith('Resolved at')), 60_000, 250);
 
     // The Timeline button on the thread's parent: a Markdown file in the thread.
     await harness.click('timeline:export', 'thread', ALICE, stub.messages.find((m) => m.ts === parent.ts)!);

@@ -44,6 +44,26 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
   return args;
 }
 
+/** The file part of a multipart/form-data upload (how WebClient posts to the upload URL), else the body as sent. */
+export function uploadedBytes(body: Buffer, contentType: string | undefined): Buffer {
+  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType ?? '')?.[2];
+  if (!boundary) return body;
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const next = body.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) break;
+    const part = body.subarray(at + delimiter.length, next);
+    const headerEnd = part.indexOf('\r\n\r\n');
+    if (headerEnd >= 0 && /filename=/i.test(part.subarray(0, headerEnd).toString('utf8'))) {
+      // The part's content ends before the CRLF that precedes the next delimiter.
+      return part.subarray(headerEnd + 4, part.length - 2);
+    }
+    at = next;
+  }
+  return body;
+}
+
 export class SlackStub {
   readonly calls: RecordedCall[] = [];
   readonly messages: StubMessage[] = [];
@@ -132,7 +152,8 @@ export class SlackStub {
     if (url.pathname.startsWith('/upload/')) {
       const fileId = url.pathname.slice('/upload/'.length);
       const pending = this.uploads.find((u) => u.fileId === fileId);
-      if (pending) Object.assign(pending, { content: raw, bytes });
+      const file = uploadedBytes(bytes, req.headers['content-type']);
+      if (pending) Object.assign(pending, { content: file.toString('utf8'), bytes: file });
       return { status: 200, body: 'OK' };
     }
     if (url.pathname.startsWith('/response/')) {
