@@ -7,7 +7,8 @@
 // stub) whose events are in time order, each with its time, and list every
 // event of the plan's audit trail as the approvals table holds it; the CLI
 // (`kafka-responder timeline`) prints the same file.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -158,7 +159,8 @@ describe.skipIf(!up)('the postmortem timeline of an incident, through serve', ()
 
     // The CLI prints the same file (only the export time differs).
     const link = `https://acme.slack.com/archives/${parent.channel}/p${parent.ts.replace('.', '')}`;
-    const printed = execFileSync(process.execPath, [BIN, 'timeline', '--incident', link, '--format', 'markdown'], { env: readmeServeEnv(stub.apiUrl, { KR_APPROVALS_DYNAMODB_ENDPOINT: `http://127.0.0.1:${PORTS.dynamo}` }), encoding: 'utf8', timeout: 60_000 });
+    // Not execFileSync: the dynalite it reads runs on this test's event loop.
+    const { stdout: printed } = await promisify(execFile)(process.execPath, [BIN, 'timeline', '--incident', link, '--format', 'markdown'], { env: readmeServeEnv(stub.apiUrl, { KR_APPROVALS_DYNAMODB_ENDPOINT: `http://127.0.0.1:${PORTS.dynamo}` }), encoding: 'utf8', timeout: 60_000 });
     const withoutExportTime = (s: string) => s.replace(/^- Exported .*$/m, '');
     expect(withoutExportTime(printed)).toBe(withoutExportTime(md));
     console.log(`[timeline] scenario ${((tScenario - t0) / 1000).toFixed(1)} s, alert → exported timeline ${((Date.now() - tScenario) / 1000).toFixed(1)} s; ${rows.length} events, ${trail.length} audit events`);
