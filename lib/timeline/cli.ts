@@ -26,7 +26,7 @@ class UsageError extends Error {
   override name = 'UsageError';
 }
 
-function stores(env: NodeJS.ProcessEnv): { state: DynamoStateStore; readRequest: ReadRequest | undefined; close(): void } {
+function stores(env: NodeJS.ProcessEnv): { state: DynamoStateStore; readRequest: ReadRequest | undefined; where: string; close(): void } {
   const endpoint = env.KR_APPROVALS_DYNAMODB_ENDPOINT;
   let client: DynamoDBClient;
   let stateTable: string | undefined;
@@ -42,7 +42,8 @@ function stores(env: NodeJS.ProcessEnv): { state: DynamoStateStore; readRequest:
     client = new DynamoDBClient({ maxAttempts: 3 });
   }
   const approvals = approvalsTable ? new ApprovalStore(client, { tableName: approvalsTable }) : null;
-  return { state: new DynamoStateStore(client, stateTable), readRequest: approvals ? (id) => approvals.get(id) : undefined, close: () => client.destroy() };
+  const where = `table ${stateTable}${endpoint ? ` at ${endpoint}` : ''}`;
+  return { state: new DynamoStateStore(client, stateTable), readRequest: approvals ? (id) => approvals.get(id) : undefined, where, close: () => client.destroy() };
 }
 
 export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -72,6 +73,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     const exported = await exportTimeline(s.state, s.readRequest, incidentId);
     process.stdout.write(format === 'json' ? `${JSON.stringify(exported.timeline, null, 2)}\n` : exported.markdown);
     return 0;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'ResourceNotFoundException') throw new Error(`the bot's state (${s.where}) does not exist: point KR_APPROVALS_DYNAMODB_ENDPOINT or STATE_TABLE at the store the bot writes`);
+    throw err;
   } finally {
     s.close();
   }
