@@ -20,8 +20,8 @@ import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 
 export const CHANGE_WINDOW_MS = 60 * 60 * 1000;
-/** Above this many partitions the stored facts keep one digest per topic instead of each partition's leader and replicas. */
-export const MAX_TRACKED_PARTITIONS = 20_000;
+/** Above this many partitions the stored facts keep one digest per topic instead of each partition's leader and replicas: about 20 bytes a partition keeps the item far under DynamoDB's 400 KB. */
+export const MAX_TRACKED_PARTITIONS = 5_000;
 /** Partitions named per change; the rest are counted. */
 const MAX_LISTED = 20;
 

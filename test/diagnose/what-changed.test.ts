@@ -110,6 +110,10 @@ describe('what changed in the last hour (pure)', () => {
     const before = factsOf(many(1), []);
     expect(before.topics.big!.leaders).toBeUndefined();
     const r = whatChanged(many(2), [], { facts: before, changes: [] }, [], T0 + 2 * 60_000);
+    // Kept with each partition up to the limit, the item stays far under DynamoDB's 400 KB.
+    const atLimit = snapshot(Array.from({ length: 50 }, (_, t) => topic(`topic-with-a-long-name-${t}`, Array.from({ length: MAX_TRACKED_PARTITIONS / 50 }, (_, i) => part(i, 1001, [1001, 1002, 1003])))));
+    expect(factsOf(atLimit, []).topics['topic-with-a-long-name-0']!.leaders).toBeDefined();
+    expect(JSON.stringify(factsOf(atLimit, [])).length).toBeLessThan(250_000);
     expect(r.changes).toEqual([{ code: 'leaders-changed', topic: 'big', partitions: [], count: null, at: at(2), since: at(1) }]);
   });
 });
