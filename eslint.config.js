@@ -27,15 +27,24 @@ const ALLOWED = {
   cli: [...INFRA, 'approvals', ...FEATURES, 'root', 'local'],
 };
 const LIB_FOLDERS = [...INFRA, 'approvals', ...FEATURES, 'root', 'local', 'cli'];
+// The sandbox (sandbox/) is a development tool: only the CLI's entry and the
+// local server may reach it, so no production bundle can carry it.
+const SANDBOX_USERS = ['cli', 'local'];
+const SANDBOX_REGEX = '^(\\.\\./)+sandbox/';
+const SANDBOX_MESSAGE = 'only lib/cli/ and lib/local/ may import sandbox/ (production code never reaches the sandbox).';
+const importSelector = (regex) => `ImportExpression[source.value=/${regex.replace(/\//g, '\\/')}/]`;
 const boundaries = Object.entries(ALLOWED).map(([folder, allowed]) => {
   const forbidden = LIB_FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
   const regex = `^(\\.\\./)+(${forbidden.join('|')})/`;
   const message = `lib/${folder}/ may import only from ${allowed.length ? allowed.map((a) => `lib/${a}/`).join(', ') : 'itself'} (README "Layout").`;
+  const noSandbox = !SANDBOX_USERS.includes(folder);
+  const patterns = [{ regex, message }, ...(noSandbox ? [{ regex: SANDBOX_REGEX, message: SANDBOX_MESSAGE }] : [])];
+  const selectors = [{ selector: importSelector(regex), message }, ...(noSandbox ? [{ selector: importSelector(SANDBOX_REGEX), message: SANDBOX_MESSAGE }] : [])];
   return {
     files: [`lib/${folder}/**/*.ts`],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex, message }] }],
-      'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${regex.replace(/\//g, '\\/')}/]`, message }],
+      'no-restricted-imports': ['error', { patterns }],
+      'no-restricted-syntax': ['error', ...selectors],
     },
   };
 });

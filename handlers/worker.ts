@@ -16,49 +16,39 @@ import type { LambdaContext, SqsBatchResponse, SqsEvent } from '../lib/runtime/l
 import { powertoolsLog } from '../lib/runtime/log.ts';
 import { groupLister, webApiPoster } from '../lib/slack/web.ts';
 import { processSqsBatch } from '../lib/worker/sqs-batch.ts';
+import { rotatingBuild } from '../lib/runtime/rotating-build.ts';
 
 const log = powertoolsLog('kafka-responder-worker');
-interface Built {
-  worker: Worker;
-  config: Config;
-  token: string;
-}
-let built: Promise<Built> | undefined;
 
 /** SCRAM credentials of the SASL/SCRAM clusters onto their connections (cached reads within the TTL). */
 async function attachCredentials(config: Config): Promise<void> {
   for (const [name, credentials] of await readScramCredentials(config)) attachScramCredentials(findCluster(config, name)!, credentials);
 }
 
-async function build(): Promise<Built> {
-  // Config, bot token and SCRAM credentials from SSM (in AWS), decrypted and cached by Powertools.
-  const [config, token] = await Promise.all([loadDeployedConfig(), readSecret(SECRETS.slackBotToken)]);
-  await attachCredentials(config);
-  const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
-  const store = awsStateStore();
-  // Messages given up on after their retries are logged and listed by /kafka status.
-  const slack = webApiPoster(token, process.env.SLACK_API_URL, { store, log });
-  const worker = buildWorker(config, { store, slack, queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
-  return { worker, config, token };
-}
-
 /**
- * The worker, built once per container; a failed build is retried by the next
- * invocation. Secrets are read again on each invocation (the Powertools cache
- * within its TTL): a rotated bot token rebuilds it, rotated SCRAM credentials
- * are attached for the next connections.
+ * The worker, built once per container; a rotated bot token rebuilds it
+ * (lib/runtime/rotating-build.ts), rotated SCRAM credentials are attached for
+ * the next connections on each invocation.
  */
+const built = rotatingBuild<{ worker: Worker; config: Config }>({
+  name: 'worker',
+  log,
+  readSecrets: async () => [await readSecret(SECRETS.slackBotToken)],
+  async build() {
+    // Config, bot token and SCRAM credentials from SSM (in AWS), decrypted and cached by Powertools.
+    const [config, token] = await Promise.all([loadDeployedConfig(), readSecret(SECRETS.slackBotToken)]);
+    await attachCredentials(config);
+    const approvals = awsApprovalService<Plan>(config, groupLister(token, process.env.SLACK_API_URL));
+    const store = awsStateStore();
+    // Messages given up on after their retries are logged and listed by /kafka status.
+    const slack = webApiPoster(token, process.env.SLACK_API_URL, { store, log });
+    const worker = buildWorker(config, { store, slack, queue: sqsJobQueue(), log }, defaultFeatureDeps(approvals));
+    return { value: { worker, config }, secrets: [token] };
+  },
+});
+
 async function current(): Promise<Worker> {
-  const p = (built ??= build());
-  p.catch(() => {
-    if (built === p) built = undefined;
-  });
-  const b = await p;
-  if ((await readSecret(SECRETS.slackBotToken)) !== b.token) {
-    log.info('the Slack bot token was rotated; rebuilding the worker');
-    if (built === p) built = undefined;
-    return current();
-  }
+  const b = await built();
   await attachCredentials(b.config);
   return b.worker;
 }

@@ -1,7 +1,9 @@
 // Prometheus Alertmanager webhook payload, version 4.
 import { z } from 'zod';
 import { formatIssues } from '../config/schema.ts';
-import { extractTargets, type AlertEvent } from './event.ts';
+import { clip } from '../slack/limits.ts';
+import { DigestBuilder } from './digest.ts';
+import { MAX_SUMMARY_CHARS, boundLabels, extractTargets, type AlertEvent } from './event.ts';
 
 const labelMap = z.record(z.string(), z.string());
 
@@ -15,7 +17,13 @@ export const alertmanagerAlertSchema = z.object({
   fingerprint: z.string().optional(),
 });
 
-export const alertmanagerPayloadSchema = z.object({
+/**
+ * The notification around its alerts. The alerts themselves are checked one
+ * by one while the digest is folded (parseAlertmanager), so a group of tens of
+ * thousands costs one pass and a malformed alert is counted, not a reason to
+ * lose the group.
+ */
+export const alertmanagerEnvelopeSchema = z.object({
   version: z.literal('4', { error: 'only Alertmanager webhook payload version "4" is supported' }),
   groupKey: z.string().min(1).max(4096),
   truncatedAlerts: z.number().int().min(0).default(0),
@@ -25,9 +33,12 @@ export const alertmanagerPayloadSchema = z.object({
   commonLabels: labelMap,
   commonAnnotations: labelMap.default({}),
   externalURL: z.string().optional(),
-  alerts: z.array(alertmanagerAlertSchema).min(1, 'alerts must not be empty').max(1000),
+  alerts: z.array(z.unknown()).min(1, 'alerts must not be empty'),
 });
+
+export const alertmanagerPayloadSchema = alertmanagerEnvelopeSchema.extend({ alerts: z.array(alertmanagerAlertSchema).min(1, 'alerts must not be empty') });
 export type AlertmanagerPayload = z.infer<typeof alertmanagerPayloadSchema>;
+type AlertmanagerAlert = z.infer<typeof alertmanagerAlertSchema>;
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -38,34 +49,56 @@ export function parseAlertmanager(body: string): ParseResult<AlertEvent> {
   } catch (err) {
     return { ok: false, reason: `body is not JSON: ${(err as Error).message}` };
   }
-  const parsed = alertmanagerPayloadSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, reason: `not an Alertmanager v4 payload:\n${formatIssues(parsed.error)}` };
-  return { ok: true, value: toAlertEvent(parsed.data) };
+  const envelope = alertmanagerEnvelopeSchema.safeParse(json);
+  if (!envelope.success) return { ok: false, reason: `not an Alertmanager v4 payload:\n${formatIssues(envelope.error)}` };
+  const alerts: AlertmanagerAlert[] = [];
+  let malformed = 0;
+  let firstIssue = '';
+  for (const raw of envelope.data.alerts) {
+    const alert = alertmanagerAlertSchema.safeParse(raw);
+    if (alert.success) alerts.push(alert.data);
+    else {
+      malformed++;
+      firstIssue ||= formatIssues(alert.error);
+    }
+  }
+  if (alerts.length === 0) return { ok: false, reason: `not an Alertmanager v4 payload: no alert in it is well-formed:\n${firstIssue}` };
+  return { ok: true, value: toAlertEvent({ ...envelope.data, alerts }, malformed) };
 }
 
-export function toAlertEvent(p: AlertmanagerPayload): AlertEvent {
-  const alertname = p.commonLabels.alertname ?? p.groupLabels.alertname ?? p.alerts[0]?.labels.alertname ?? 'unnamed alert';
+/** The event for triage: what routes it, and the group's digest (counts, the first alerts in full). */
+export function toAlertEvent(p: AlertmanagerPayload, malformed = 0): AlertEvent {
+  const first = p.alerts[0];
+  const alertname = p.commonLabels.alertname ?? p.groupLabels.alertname ?? first?.labels.alertname ?? 'unnamed alert';
   const targets = extractTargets([p.commonLabels, ...p.alerts.map((a) => a.labels)]);
-  const firing = p.alerts.filter((a) => a.status === 'firing');
+  const digest = new DigestBuilder(Object.keys(p.groupLabels));
+  let firing = 0;
+  let at = '';
+  for (const a of p.alerts) {
+    digest.add(a);
+    if (a.status === 'firing') firing++;
+    const t = p.status === 'resolved' && a.endsAt && !a.endsAt.startsWith('0001') ? a.endsAt : a.startsAt;
+    if (t > at) at = t;
+  }
+  for (let i = 0; i < malformed; i++) digest.addMalformed();
   const summary =
     p.commonAnnotations.summary ??
     p.commonAnnotations.description ??
-    p.alerts[0]?.annotations.summary ??
-    p.alerts[0]?.annotations.description ??
-    `${firing.length} firing, ${p.alerts.length - firing.length} resolved`;
-  const times = p.alerts.map((a) => (p.status === 'resolved' && a.endsAt && !a.endsAt.startsWith('0001') ? a.endsAt : a.startsAt));
-  const at = times.sort().at(-1) ?? new Date().toISOString();
+    first?.annotations.summary ??
+    first?.annotations.description ??
+    `${firing} firing, ${p.alerts.length - firing} resolved`;
   return {
     source: 'alertmanager',
     groupKey: `am:${p.receiver}:${p.groupKey}`,
     status: p.status,
-    alertname,
-    title: `${alertname}${targets.clusterHint ? ` on ${targets.clusterHint}` : ''}`,
-    summary,
-    labels: { ...p.groupLabels, ...p.commonLabels },
-    at,
+    alertname: clip(alertname, 200),
+    title: clip(`${alertname}${targets.clusterHint ? ` on ${targets.clusterHint}` : ''}`, 300),
+    summary: clip(summary, MAX_SUMMARY_CHARS),
+    labels: boundLabels({ ...p.groupLabels, ...p.commonLabels }),
+    at: at || new Date().toISOString(),
     ...targets,
-    count: p.alerts.length + p.truncatedAlerts,
-    ...(p.externalURL ? { url: p.externalURL } : {}),
+    count: p.alerts.length + malformed + p.truncatedAlerts,
+    digest: digest.build(p.truncatedAlerts),
+    ...(p.externalURL ? { url: p.externalURL.slice(0, 2000) } : {}),
   };
 }

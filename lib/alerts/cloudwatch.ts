@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { formatIssues } from '../config/schema.ts';
 import type { SnsEvent } from '../runtime/lambda-types.ts';
 import type { ParseResult } from './alertmanager.ts';
-import { extractTargets, type AlertEvent } from './event.ts';
+import { clip } from '../slack/limits.ts';
+import { MAX_SUMMARY_CHARS, boundLabels, extractTargets, type AlertEvent } from './event.ts';
 
 const dimension = z.object({ name: z.string(), value: z.string() });
 
@@ -63,10 +64,10 @@ export function toAlertEvent(alarm: CloudWatchAlarm): AlertEvent | null {
     source: 'cloudwatch',
     groupKey: `cw:${alarm.AlarmArn}`,
     status: alarm.NewStateValue === 'ALARM' ? 'firing' : 'resolved',
-    alertname,
-    title: `${alarm.AlarmName}${targets.clusterHint ? ` on ${targets.clusterHint}` : ''}`,
-    summary: [meaning, alarm.NewStateReason].filter(Boolean).join('. '),
-    labels: { ...labels, AlarmName: alarm.AlarmName, ...(alarm.Trigger?.Namespace ? { Namespace: alarm.Trigger.Namespace } : {}) },
+    alertname: clip(alertname, 200),
+    title: clip(`${alarm.AlarmName}${targets.clusterHint ? ` on ${targets.clusterHint}` : ''}`, 300),
+    summary: clip([meaning, alarm.NewStateReason].filter(Boolean).join('. '), MAX_SUMMARY_CHARS),
+    labels: boundLabels({ ...labels, AlarmName: alarm.AlarmName, ...(alarm.Trigger?.Namespace ? { Namespace: alarm.Trigger.Namespace } : {}) }),
     at: alarm.StateChangeTime,
     ...targets,
     count: 1,

@@ -1,5 +1,6 @@
 // Alerts from any source, normalised to one shape the router and triage read.
 import { isTopicName, parseBrokerId } from '../kafka/names.ts';
+import type { AlertDigest } from './digest.ts';
 
 /** The job kind an alert travels in, from intake to triage. */
 export const ALERT_JOB_KIND = 'alert';
@@ -26,7 +27,24 @@ export interface AlertEvent {
   topics: string[];
   /** Number of alerts in the group (Alertmanager), 1 for CloudWatch. */
   count: number;
+  /** Alertmanager: the group's bounded digest (counts, the first alerts in full). */
+  digest?: AlertDigest;
   url?: string;
+}
+
+/** The summary an event carries (the thread shows at most 1,500 characters of it). */
+export const MAX_SUMMARY_CHARS = 2000;
+/** Brokers and topics an event names (routing uses the first topic and every broker; the thread lists 20 and 10). */
+export const MAX_TARGET_BROKERS = 200;
+export const MAX_TARGET_TOPICS = 50;
+const MAX_EVENT_LABELS = 40;
+const MAX_LABEL_CHARS = 1000;
+
+/** The event's own labels (routes match on them), bounded: a route never matches on a kilobyte value. */
+export function boundLabels(labels: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels).slice(0, MAX_EVENT_LABELS)) out[k.slice(0, 200)] = v.length > MAX_LABEL_CHARS ? `${v.slice(0, MAX_LABEL_CHARS)}…` : v;
+  return out;
 }
 
 const CLUSTER_LABELS = ['cluster', 'kafka_cluster', 'cluster_name', 'Cluster Name', 'ClusterName'];
@@ -52,5 +70,9 @@ export function extractTargets(labelSets: Record<string, string>[]): { clusterHi
     const t = pickLabel(labels, TOPIC_LABELS);
     if (t && isTopicName(t)) topics.add(t);
   }
-  return { ...(clusterHint ? { clusterHint } : {}), brokers: [...brokers].sort((a, b) => a - b), topics: [...topics].sort() };
+  return {
+    ...(clusterHint ? { clusterHint: clusterHint.slice(0, 200) } : {}),
+    brokers: [...brokers].sort((a, b) => a - b).slice(0, MAX_TARGET_BROKERS),
+    topics: [...topics].sort().slice(0, MAX_TARGET_TOPICS),
+  };
 }

@@ -1,8 +1,13 @@
 // The HTTP/SNS edge for alerts: authenticate, validate, enqueue, answer.
 // Anything malformed or unauthenticated gets a 4xx with the reason and is
-// never enqueued; the worker does the triage.
+// never enqueued; the worker does the triage. A valid notification is never
+// refused for its size: Alertmanager retries only on 5xx, so a 4xx loses the
+// group. Every body the platform can deliver is taken (API Gateway's HTTP API
+// up to 10 MB, of which Lambda passes 6 MB), folded into a bounded digest, and
+// a job too large for a queue message has its payload stored (lib/queue/oversize.ts).
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { newJob, type JobQueue } from '../queue/job.ts';
+import { fitJob, type FittedJob, type SpillStore } from '../queue/oversize.ts';
 import type { HttpEvent, HttpResult, SnsEvent } from '../runtime/lambda-types.ts';
 import { header, json, rawBody } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
@@ -10,7 +15,8 @@ import { parseAlertmanager } from './alertmanager.ts';
 import { parseSnsEvent, type SnsParseOutcome } from './cloudwatch.ts';
 import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
 
-const MAX_BODY_BYTES = 1024 * 1024;
+/** API Gateway HTTP API's payload limit: nothing larger reaches us deployed, and serve takes the same. */
+export const MAX_ALERT_BODY_BYTES = 10 * 1024 * 1024;
 
 function sha256(s: string): Buffer {
   return createHash('sha256').update(s).digest();
@@ -29,14 +35,16 @@ export function alertGroupOf(event: AlertEvent): string {
   return createHash('sha256').update(event.groupKey).digest('hex').slice(0, 64);
 }
 
-export async function enqueueAlert(event: AlertEvent, queue: JobQueue, correlationId: string): Promise<string> {
-  const job = newJob(ALERT_JOB_KIND, event, correlationId, alertGroupOf(event));
-  await queue.enqueue(job);
-  return job.id;
+export async function enqueueAlert(event: AlertEvent, queue: JobQueue, store: SpillStore, correlationId: string): Promise<FittedJob> {
+  const fitted = await fitJob(newJob(ALERT_JOB_KIND, event, correlationId, alertGroupOf(event)), store);
+  await queue.enqueue(fitted.job);
+  return fitted;
 }
 
 export interface AlertIntakeDeps {
   queue: JobQueue;
+  /** Where a payload too large for a queue message is kept for the worker (the state table). */
+  store: SpillStore;
   log: Log;
   /** The bearer token Alertmanager sends (http_config.authorization.credentials). */
   bearerToken: string;
@@ -54,23 +62,38 @@ export function createAlertmanagerHandler(deps: AlertIntakeDeps): (event: HttpEv
       log.warn('rejected alert: unauthenticated', { reason: authError, sourceIp: event.requestContext?.http?.sourceIp });
       return json(401, { error: authError });
     }
+    const started = Date.now();
     const body = rawBody(event);
-    if (Buffer.byteLength(body) > MAX_BODY_BYTES) return json(413, { error: 'payload larger than 1 MiB' });
+    const bodyBytes = Buffer.byteLength(body);
+    // Only a body no platform piece could have delivered (a local client ignoring the limit).
+    if (bodyBytes > MAX_ALERT_BODY_BYTES) return json(413, { error: `payload larger than ${MAX_ALERT_BODY_BYTES} bytes (API Gateway's limit)` });
     const parsed = parseAlertmanager(body);
     if (!parsed.ok) {
-      log.warn('rejected alert: malformed', { reason: parsed.reason });
-      return json(parsed.reason.startsWith('body is not JSON') ? 400 : 422, { error: parsed.reason });
+      log.warn('rejected alert: malformed', { reason: parsed.reason.slice(0, 2000) });
+      return json(parsed.reason.startsWith('body is not JSON') ? 400 : 422, { error: parsed.reason.slice(0, 4000) });
     }
-    let jobId: string;
+    const alert = parsed.value;
+    if (alert.digest?.malformed) log.warn('alerts in the notification were malformed; counted, the rest accepted', { malformed: alert.digest.malformed });
+    let fitted: FittedJob;
     try {
-      jobId = await enqueueAlert(parsed.value, deps.queue, correlationId);
+      fitted = await enqueueAlert(alert, deps.queue, deps.store, correlationId);
     } catch (err) {
       // Alertmanager retries on 5xx: the alert is not lost.
       log.error('could not enqueue alert', { error: (err as Error).message });
       return json(503, { error: 'queue unavailable; retry' });
     }
-    log.info('alert accepted', { jobId, groupKey: parsed.value.groupKey, status: parsed.value.status, alertname: parsed.value.alertname });
-    return json(202, { accepted: true, jobId, correlationId });
+    log.info('alert accepted', {
+      jobId: fitted.job.id,
+      groupKey: alert.groupKey,
+      status: alert.status,
+      alertname: alert.alertname,
+      alerts: alert.count,
+      bodyBytes,
+      jobBytes: fitted.bytes,
+      ...(fitted.spilledBytes !== undefined ? { storedPayloadBytes: fitted.spilledBytes } : {}),
+      intakeMs: Date.now() - started,
+    });
+    return json(202, { accepted: true, jobId: fitted.job.id, correlationId, alerts: alert.count });
   };
 }
 
@@ -82,7 +105,7 @@ export interface SnsIntakeResult extends SnsParseOutcome {
  * SNS → Lambda. A malformed record is logged and dropped (a throw would make
  * SNS retry something that can never parse); valid records are enqueued.
  */
-export function createSnsHandler(deps: { queue: JobQueue; log: Log }): (event: SnsEvent | unknown) => Promise<SnsIntakeResult> {
+export function createSnsHandler(deps: { queue: JobQueue; store: SpillStore; log: Log }): (event: SnsEvent | unknown) => Promise<SnsIntakeResult> {
   return async (event) => {
     const correlationId = `cw-${randomUUID().slice(0, 13)}`;
     const log = deps.log.with({ correlationId, source: 'cloudwatch' });
@@ -95,8 +118,9 @@ export function createSnsHandler(deps: { queue: JobQueue; log: Log }): (event: S
     for (const r of parsed.value.ignored) log.info('ignored SNS record', r);
     const jobIds: string[] = [];
     for (const e of parsed.value.events) {
-      jobIds.push(await enqueueAlert(e, deps.queue, correlationId));
-      log.info('alarm accepted', { groupKey: e.groupKey, status: e.status, alertname: e.alertname });
+      const fitted = await enqueueAlert(e, deps.queue, deps.store, correlationId);
+      jobIds.push(fitted.job.id);
+      log.info('alarm accepted', { groupKey: e.groupKey, status: e.status, alertname: e.alertname, jobBytes: fitted.bytes });
     }
     return { ...parsed.value, jobIds };
   };

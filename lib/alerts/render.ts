@@ -4,6 +4,7 @@ import { context, section, type SlackMessage } from '../slack/blocks.ts';
 import { clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import type { AlertEvent, AlertStatus } from './event.ts';
 import type { RoutedAlert } from './routing.ts';
+import { groupSizeLine, n } from './render-digest.ts';
 
 export interface ThreadView {
   status: AlertStatus;
@@ -34,7 +35,8 @@ export function renderTriageParent(event: AlertEvent, routed: RoutedAlert, view:
   details.push(`*Cluster:* ${routed.cluster ? escapeMrkdwn(routed.cluster.name) : event.clusterHint ? `${escapeMrkdwn(event.clusterHint)} (not configured)` : 'unknown'}`);
   if (event.brokers.length) details.push(`*Brokers:* ${event.brokers.slice(0, 20).join(', ')}`);
   if (event.topics.length) details.push(`*Topics:* ${escapeMrkdwn(event.topics.slice(0, 10).join(', '))}`);
-  if (event.count > 1) details.push(`*Alerts in group:* ${event.count}`);
+  if (event.digest && event.digest.total > 1) details.push(`*Alerts in group:* ${groupSizeLine(event.digest)} in the thread`);
+  else if (event.count > 1) details.push(`*Alerts in group:* ${n(event.count)}`);
   const blocks: KnownBlock[] = [section(statusLine(event, view)), section(escapeMrkdwn(clip(event.summary || '(no summary)', 1500))), section(details.join('\n'))];
   if (routed.route.note) blocks.push(context(escapeMrkdwn(routed.route.note)));
   if (view.flapping) {

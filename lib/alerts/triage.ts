@@ -16,7 +16,11 @@ import { mutate } from '../state/state-store.ts';
 import { postedByJob, recordPosted } from '../worker/posted.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
 import type { JobContext, JobHandler } from '../worker/worker.ts';
+import { PermanentJobError } from '../worker/worker.ts';
+import { isSpilled, readSpilled, spilledPayloadSchema } from '../queue/oversize.ts';
+import { alertDigestSchema } from './digest.ts';
 import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
+import { renderDigestReply } from './render-digest.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
 import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './render.ts';
 import { routeAlert } from './routing.ts';
@@ -34,6 +38,7 @@ export const alertEventSchema = z.object({
   brokers: z.array(z.number().int().min(0)),
   topics: z.array(z.string()),
   count: z.number().int().min(0),
+  digest: alertDigestSchema.optional(),
   url: z.string().optional(),
 }) satisfies z.ZodType<AlertEvent>;
 
@@ -51,6 +56,8 @@ export interface AlertGroupState {
   lastDiagnosisAt?: number;
   /** The job that started the last diagnosis: its retry may finish it. */
   lastDiagnosisJobId?: string;
+  /** The size of the group the last digest reply described: a new one is posted when it changes. */
+  digestPosted?: { total: number; firing: number };
 }
 
 /** Thread state lives for two weeks after the group's last change. */
@@ -86,6 +93,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       flappingAnnounced: cur?.flappingAnnounced ?? false,
       ...(cur?.lastDiagnosisAt ? { lastDiagnosisAt: cur.lastDiagnosisAt } : {}),
       ...(cur?.lastDiagnosisJobId ? { lastDiagnosisJobId: cur.lastDiagnosisJobId } : {}),
+      ...(cur?.digestPosted ? { digestPosted: cur.digestPosted } : {}),
     };
   });
   const prior = previous as AlertGroupState | null;
@@ -124,6 +132,13 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     if (!prior || prior.status !== event.status) {
       await slack.post({ channel, thread_ts: threadTs, ...renderTransitionReply(event, lastFiringDurationMs(state.history)) });
     }
+  }
+
+  // A big group's size and first alerts, once per size it reaches (Alertmanager re-sends the group every group_interval).
+  const digest = event.digest;
+  if (digest && digest.total > 1 && (state.digestPosted?.total !== digest.total || state.digestPosted.firing !== digest.firing)) {
+    await slack.post({ channel, thread_ts: threadTs, ...renderDigestReply(digest) });
+    await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), digestPosted: { total: digest.total, firing: digest.firing } }));
   }
 
   if (flapping && !state.flappingAnnounced) {
@@ -217,8 +232,25 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   }
 }
 
+/** An alert job's payload: the event, or the key of the event the intake stored (too large for a queue message). */
+export const alertJobPayloadSchema = z.union([alertEventSchema, spilledPayloadSchema]);
+type AlertJobPayload = z.infer<typeof alertJobPayloadSchema>;
+
+async function eventOf(payload: AlertJobPayload, ctx: JobContext): Promise<AlertEvent> {
+  if (!isSpilled(payload)) return payload;
+  // A missing part throws an ordinary error: the job is retried, then dead-lettered, never silently dropped.
+  const stored = alertEventSchema.safeParse(await readSpilled(payload, ctx.store));
+  if (!stored.success) throw new PermanentJobError(`stored alert payload ${payload.spilled.key} is not an alert event`);
+  ctx.log.info('alert payload read back from the state table', { key: payload.spilled.key, bytes: payload.spilled.bytes });
+  return stored.data;
+}
+
 /** The alerts feature's job kind, for the worker's registry (lib/root/worker.ts). */
 export function alertJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
-  const triage: JobHandler<AlertEvent> = { kind: ALERT_JOB_KIND, schema: alertEventSchema, run: (event, ctx) => triageAlert(event, { ...ctx, ...deps }) };
+  const triage: JobHandler<AlertJobPayload> = {
+    kind: ALERT_JOB_KIND,
+    schema: alertJobPayloadSchema,
+    run: async (payload, ctx) => triageAlert(await eventOf(payload, ctx), { ...ctx, ...deps }),
+  };
   return [triage];
 }

@@ -10,6 +10,7 @@ import type { ApprovalPolicy } from './policy.ts';
 import { SLACK_USER_ID } from './policy.ts';
 import type { ApprovalStore } from './store.ts';
 import type { ClusterLockStore } from './cluster-lock.ts';
+import type { RateLimitStore, RateWindow } from './rate-limit.ts';
 import type {
   Action,
   ApprovablePlan,
@@ -51,6 +52,8 @@ export type ServiceResult<P extends ApprovablePlan = ApprovablePlan> =
       request: ApprovalRequest<P> | null;
     };
 
+export type PlanAdmission = { ok: true } | { ok: false; scope: 'user' | 'cluster'; limit: RateWindow; retryAfterSeconds: number };
+
 export type ClusterLockResult = { ok: true } | { ok: false; heldBy: string | null; since: number | null; message: string };
 
 export interface ApprovalServiceOptions {
@@ -66,6 +69,7 @@ export interface ApprovalServiceOptions {
 export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
   private readonly store: ApprovalStore;
   private readonly locks: ClusterLockStore;
+  private readonly rates: RateLimitStore;
   private readonly now: () => number;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
@@ -73,6 +77,7 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
   constructor(private readonly options: ApprovalServiceOptions) {
     this.store = options.store;
     this.locks = options.store.locks();
+    this.rates = options.store.rateLimits();
     this.now = options.now ?? Date.now;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.maxAttempts = options.maxAttempts ?? 25;
@@ -171,6 +176,24 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
   }
 
   /**
+   * Counts a plan request against the requester's and the cluster's limits
+   * (config operations.planRequests), before anything is enqueued. A request
+   * the cluster's limit refuses gives the user's slot back.
+   */
+  async admitPlanRequest(user: string, lockKey: string, limits: { perUser: RateWindow; perCluster: RateWindow }): Promise<PlanAdmission> {
+    const bad = invalid(UserId, user) ?? invalid(LockKey, lockKey);
+    if (bad) return { ok: false, scope: 'user', limit: limits.perUser, retryAfterSeconds: limits.perUser.windowSeconds };
+    const now = this.now();
+    const userKey = `user#${user}`;
+    const mine = await this.rates.take(userKey, limits.perUser, now);
+    if (!mine.ok) return { ok: false, scope: 'user', limit: limits.perUser, retryAfterSeconds: mine.retryAfterSeconds };
+    const cluster = await this.rates.take(`cluster#${lockKey}`, limits.perCluster, now);
+    if (cluster.ok) return { ok: true };
+    await this.rates.giveBack(userKey, mine.at);
+    return { ok: false, scope: 'cluster', limit: limits.perCluster, retryAfterSeconds: cluster.retryAfterSeconds };
+  }
+
+  /**
    * Takes the cluster's operation lock for request `id` (one reassignment-type run per
    * cluster at a time; lib/approvals/cluster-lock.ts). Idempotent for its holder. A lock
    * whose holder is no longer EXECUTING is stale and taken over. Refused with the holder
@@ -219,9 +242,14 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     return this.store.getRunData<T>(id, name);
   }
 
-  /** Requests the scheduled sweep must look at (open, running, owing cleanup). */
+  /** Requests the scheduled sweep must look at (open, running, owing cleanup), every page. */
   listForSweep(limit?: number): Promise<string[]> {
     return this.store.listForSweep(limit);
+  }
+
+  /** One page of them, from a cursor (the sweep's continuation resumes where it stopped). */
+  sweepPage(after?: string, limit?: number): Promise<{ entries: { id: string; cursor: string }[]; next?: string }> {
+    return this.store.sweepPage(after, limit);
   }
 
   /** The cleanup a finished request owed is done. */
@@ -273,7 +301,7 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
           const won = await this.store.transition(current, decision.transition.request, decision.transition.event);
           shown = won ? decision.transition.request : ((await this.store.get<P>(id)) ?? current);
         }
-        await this.store.putRefusal({ requestId: id, at: now, actor: actorOf(action), action: action.type, refusal: decision.refusal });
+        await this.store.audit.putRefusal({ requestId: id, at: now, actor: actorOf(action), action: action.type, refusal: decision.refusal });
         return refused(decision.refusal.code, decision.refusal.message, shown);
       }
       const won = await this.store.transition(

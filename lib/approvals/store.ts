@@ -6,7 +6,7 @@
 // was decided from, so concurrent writers serialize and losers re-decide.
 // No TransactWriteItems (dynalite lacks it): the transition's audit event is
 // appended to the request item in that same write, then mirrored to its own
-// AUDIT# item with an attribute_not_exists put (idempotent, safe to repeat).
+// AUDIT# item by the audit log (audit-log.ts).
 
 import {
   ConditionalCheckFailedException,
@@ -16,19 +16,20 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { z } from 'zod';
+import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
+import { KEY_ATTRS, pkOf, queryPrefix } from './records.ts';
+import { RateLimitStore } from './rate-limit.ts';
 import { applied } from './conditional.ts';
 import { digestOf } from './fingerprint.ts';
-import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, Refusal, RunState } from './types.ts';
+import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, RunState } from './types.ts';
 
 /** Records are kept this long after their request stops being open (DynamoDB TTL deletes lazily). */
 export const DEFAULT_RETENTION_DAYS = 400;
 
 const STATE_SK = 'STATE';
-/** Storage-only attributes, not part of ApprovalRequest. */
-const KEY_ATTRS = new Set(['pk', 'sk', 'ttl', 'approverIds', 'recordType', 'sweep', 'sweepSince']);
 /**
  * Sparse index of the requests the scheduled sweep must look at (open,
  * running, or owing cleanup): `sweep` is set only on those, so the index
@@ -36,6 +37,25 @@ const KEY_ATTRS = new Set(['pk', 'sk', 'ttl', 'approverIds', 'recordType', 'swee
  */
 export const SWEEP_INDEX = 'sweep-index';
 const SWEEP_VALUE = 'OPEN';
+
+const sweepKeySchema = z.object({ pk: z.string().startsWith('REQ#').max(200), sk: z.string().max(200), sweep: z.literal(SWEEP_VALUE), sweepSince: z.number() });
+
+/** A sweep-index position as an opaque string (it travels in a sweep continuation job). */
+function encodeSweepCursor(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+function decodeSweepCursor(cursor: string): Record<string, unknown> {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new Error('malformed sweep cursor');
+  }
+  const parsed = sweepKeySchema.safeParse(key);
+  if (!parsed.success) throw new Error('malformed sweep cursor');
+  return parsed.data;
+}
 
 function needsSweep(r: Pick<ApprovalRequest, 'status' | 'run'>): boolean {
   return r.status === 'REQUESTED' || r.status === 'APPROVED' || r.status === 'EXECUTING' || r.run?.cleanupPending === true;
@@ -61,18 +81,12 @@ export interface ApprovalStoreOptions {
   retentionDays?: number;
 }
 
-export interface RefusalNote {
-  requestId: string;
-  at: number;
-  actor: string;
-  action: string;
-  refusal: Refusal;
-}
-
 export class ApprovalStore {
   private readonly doc: DynamoDBDocumentClient;
   private readonly table: string;
   private readonly retentionMs: number;
+  /** The audit trail and refused actions, in the same table (audit-log.ts). */
+  readonly audit: AuditLog;
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -81,6 +95,12 @@ export class ApprovalStore {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     this.table = options.tableName;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
+    this.audit = new AuditLog(this.doc, this.table, this.retentionMs);
+  }
+
+  /** The plan-request limits kept in the same table (rate-limit.ts). */
+  rateLimits(): RateLimitStore {
+    return new RateLimitStore(this.client, this.table);
   }
 
   /** The cluster operation locks kept in the same table (cluster-lock.ts). */
@@ -176,7 +196,7 @@ export class ApprovalStore {
       if (err instanceof ConditionalCheckFailedException) return 'exists';
       throw err;
     }
-    await this.putAudit(event);
+    await this.audit.put(event);
     return 'created';
   }
 
@@ -194,7 +214,7 @@ export class ApprovalStore {
 
   /** Reassembles a gzipped plan and checks it is byte for byte what was approved. */
   private async readChunkedPlan(id: string, chunks: number, planDigest: string): Promise<unknown> {
-    const items = await this.queryPrefix(id, 'PLAN#');
+    const items = await queryPrefix(this.doc, this.table, id, 'PLAN#');
     if (items.length !== chunks) throw new Error(`request ${id}: ${items.length} of ${chunks} plan chunks found`);
     const gz = Buffer.concat(items.map((i) => Buffer.from(i.data as Uint8Array)));
     const plan: unknown = JSON.parse(gunzipSync(gz).toString('utf8'));
@@ -278,7 +298,7 @@ export class ApprovalStore {
       ),
     );
     if (!done) return false;
-    await this.putAudit(event);
+    await this.audit.put(event);
     return true;
   }
 
@@ -341,25 +361,41 @@ export class ApprovalStore {
     return JSON.parse(gunzipSync(Buffer.from(out.Item.data as Uint8Array)).toString('utf8')) as T;
   }
 
-  /** Ids of the requests the sweep must look at: open, running, or owing cleanup (oldest first). */
-  async listForSweep(limit = 500): Promise<string[]> {
+  /**
+   * One page of the requests the sweep must look at (open, running, or owing
+   * cleanup), oldest first, from just after `after` (a cursor this returned).
+   * Each id comes with the cursor that resumes right after it, so a sweep that
+   * runs out of time can hand the rest to its continuation.
+   */
+  async sweepPage(after?: string, limit = 100): Promise<{ entries: { id: string; cursor: string }[]; next?: string }> {
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: SWEEP_INDEX,
+        KeyConditionExpression: '#sweep = :open',
+        ExpressionAttributeNames: { '#sweep': 'sweep' },
+        ExpressionAttributeValues: { ':open': SWEEP_VALUE },
+        ...(after ? { ExclusiveStartKey: decodeSweepCursor(after) } : {}),
+        Limit: Math.max(1, Math.min(100, limit)),
+      }),
+    );
+    const entries: { id: string; cursor: string }[] = [];
+    for (const item of out.Items ?? []) {
+      if (typeof item.pk !== 'string') continue;
+      entries.push({ id: item.pk.slice('REQ#'.length), cursor: encodeSweepCursor({ pk: item.pk, sk: item.sk, sweep: item.sweep, sweepSince: item.sweepSince }) });
+    }
+    return { entries, ...(out.LastEvaluatedKey ? { next: encodeSweepCursor(out.LastEvaluatedKey) } : {}) };
+  }
+
+  /** Ids of every request the sweep must look at (oldest first), all pages, at most `limit`. */
+  async listForSweep(limit = Number.POSITIVE_INFINITY): Promise<string[]> {
     const ids: string[] = [];
-    let start: Record<string, unknown> | undefined;
+    let after: string | undefined;
     do {
-      const out = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: SWEEP_INDEX,
-          KeyConditionExpression: '#sweep = :open',
-          ExpressionAttributeNames: { '#sweep': 'sweep' },
-          ExpressionAttributeValues: { ':open': SWEEP_VALUE },
-          ExclusiveStartKey: start,
-          Limit: Math.min(100, limit - ids.length),
-        }),
-      );
-      for (const item of out.Items ?? []) if (typeof item.pk === 'string') ids.push(item.pk.slice('REQ#'.length));
-      start = out.LastEvaluatedKey;
-    } while (start && ids.length < limit);
+      const page = await this.sweepPage(after, Math.min(100, limit - ids.length));
+      ids.push(...page.entries.map((e) => e.id));
+      after = page.next;
+    } while (after && ids.length < limit);
     return ids;
   }
 
@@ -393,82 +429,6 @@ export class ApprovalStore {
   }
 
 
-  /** Idempotent: the same (request, seq) is written once; repeating it is a no-op. */
-  async putAudit(event: AuditEvent): Promise<void> {
-    await applied(
-      this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            ...event,
-            pk: pkOf(event.requestId),
-            sk: `AUDIT#${String(event.seq).padStart(6, '0')}`,
-            recordType: 'audit',
-            ttl: Math.floor((event.at + this.retentionMs) / 1000),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-  }
-
-  /** Refused actions change nothing, so they get their own record instead of a version bump. */
-  async putRefusal(note: RefusalNote): Promise<void> {
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.table,
-        Item: {
-          ...note,
-          pk: pkOf(note.requestId),
-          sk: `NOTE#${String(note.at).padStart(15, '0')}#${randomUUID().slice(0, 8)}`,
-          recordType: 'refusal',
-          ttl: Math.floor((note.at + this.retentionMs) / 1000),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  }
-
-  /** The audit trail as separate records, in order. */
-  async auditTrail(id: string): Promise<AuditEvent[]> {
-    return (await this.queryPrefix(id, 'AUDIT#')) as unknown as AuditEvent[];
-  }
-
-  async refusals(id: string): Promise<RefusalNote[]> {
-    return (await this.queryPrefix(id, 'NOTE#')) as unknown as RefusalNote[];
-  }
-
-  /**
-   * Copies every event held in the request item to its AUDIT# record. Repairs
-   * the mirror after a crash between a transition and its audit put.
-   */
-  async syncAudit(request: ApprovalRequest): Promise<void> {
-    for (const event of request.events) await this.putAudit(event);
-  }
-
-  private async queryPrefix(id: string, prefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pkOf(id), ':prefix': prefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const clean: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(item)) if (!KEY_ATTRS.has(k)) clean[k] = v;
-        items.push(clean);
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
-  }
-
   /** Open requests must survive past expiry so the EXPIRED transition and its audit can be written. */
   private ttlFor(request: ApprovalRequest): number {
     const lastActivity = request.events.at(-1)?.at ?? request.createdAt;
@@ -479,8 +439,4 @@ export class ApprovalStore {
 /** DynamoDB's marshaller rejects undefined inside maps. */
 function stripUndefined<T extends object>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
-}
-
-function pkOf(id: string): string {
-  return `REQ#${id}`;
 }

@@ -2,7 +2,7 @@
 // The same checks as the scheduled audit; a one-shot run keeps no history, so
 // disk and inode trends say "no trend yet". Exit: 0 nothing at warning or worse,
 // 3 risks found, 1 could not audit, 2 usage.
-import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle } from '../diagnose/cli-support.ts';
+import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle, type CliDefaults } from '../diagnose/cli-support.ts';
 import { renderReport } from '../diagnose/render-terminal.ts';
 import { renderReportMarkdown } from '../diagnose/render-markdown.ts';
 import { runAudit } from './run.ts';
@@ -13,10 +13,10 @@ storage, configuration drift. Each finding names the failure it prevents.
 ${TARGET_USAGE}
   Exit: 0 no risks, 3 risks at warning or worse, 1 could not audit, 2 usage.`;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], defaults: CliDefaults = {}): Promise<number> {
   const args = parseCommandArgs(argv, USAGE, { topic: false, positionals: false });
   if (typeof args === 'number') return args;
-  const target = await resolveClusterTarget(args);
+  const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget);
   const report = await runAudit(target);
   if (args.format === 'json') console.log(JSON.stringify(report, null, 2));
   else if (args.format === 'markdown') process.stdout.write(renderReportMarkdown(report, { heading: 'Kafka risk audit', nothingFound: 'No risks found: every check passed or was skipped (see below).' }));

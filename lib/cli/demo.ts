@@ -22,7 +22,8 @@ export async function run(argv: string[]): Promise<number> {
   console.log(unavailable.trim() || '  (none)');
   console.log('\n== kafka-responder diagnose');
   const diagnose = await import('../diagnose/cli.ts');
-  const code = await diagnose.run(rest);
+  const { sandboxTarget } = await import('./sandbox-target.ts');
+  const code = await diagnose.run(rest, { noFlagTarget: sandboxTarget });
   // Findings are the point of the demo; a non-zero "problems found" code is not a failure here.
   return code === 2 ? 2 : 0;
 }

@@ -1,8 +1,16 @@
 // `npx kafka-responder <command>`: a router only; each command lives in its own
 // module and is loaded on demand so `help` stays instant.
 import { errorMessage } from '../runtime/errors.ts';
+import type { CliDefaults } from '../diagnose/cli-support.ts';
 
 type CommandModule = { run(argv: string[]): Promise<number> };
+type TargetCommandModule = { run(argv: string[], defaults: CliDefaults): Promise<number> };
+
+/** A command that talks to a cluster: with no flag naming one, the local sandbox (lib/cli/sandbox-target.ts). */
+const withSandboxDefault = (load: () => Promise<TargetCommandModule>) => async (): Promise<CommandModule> => {
+  const [command, { sandboxTarget }] = await Promise.all([load(), import('./sandbox-target.ts')]);
+  return { run: (argv) => command.run(argv, { noFlagTarget: sandboxTarget }) };
+};
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   demo: {
@@ -15,11 +23,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   diagnose: {
     summary: 'diagnose a cluster: [--config FILE [--cluster NAME] | --bootstrap LIST] [--topic T] [--format text|json|markdown]',
-    load: () => import('../diagnose/cli.ts'),
+    load: withSandboxDefault(() => import('../diagnose/cli.ts')),
   },
   audit: {
     summary: 'read-only risk audit (settings, host state, drift): [--config FILE [--cluster NAME] | --bootstrap LIST] [--format …]',
-    load: () => import('../audit/cli.ts'),
+    load: withSandboxDefault(() => import('../audit/cli.ts')),
   },
   serve: {
     summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
@@ -31,7 +39,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   'can-restart': {
     summary: 'can broker <id> be restarted safely right now? [--config FILE [--cluster NAME]] [--format …]',
-    load: () => import('../diagnose/cli-can-restart.ts'),
+    load: withSandboxDefault(() => import('../diagnose/cli-can-restart.ts')),
   },
 };
 

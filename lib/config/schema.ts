@@ -136,6 +136,15 @@ export const alertRouteSchema = z.object({
   note: z.string().max(500).optional(),
 });
 
+/** At most `requests` within any `windowSeconds`. */
+const rateWindow = (requests: number, windowSeconds: number) =>
+  z
+    .object({
+      requests: z.number().int().min(1).max(10_000).default(requests),
+      windowSeconds: z.number().int().min(1).max(86_400).default(windowSeconds),
+    })
+    .prefault({});
+
 export const configSchema = z
   .object({
     clusters: z.array(clusterSchema).min(1, 'configure at least one cluster'),
@@ -148,7 +157,9 @@ export const configSchema = z
         /**
          * The workspace(s) the bot answers: every slash command and click must come from one of
          * these team ids, or from a workspace of one of these Enterprise Grid organisations, and so
-         * must the clicking user's home team (a Slack Connect guest in an allowed channel is refused).
+         * must the user's own workspace (a Slack Connect guest in an allowed channel is refused).
+         * A workspace not listed in allowedTeams belongs to an allowed organisation only if Slack
+         * says so (team.info, scope team:read; cached), never because the payload names the enterprise.
          */
         allowedTeams: z.array(z.string().regex(SLACK_TEAM_ID, 'team ids look like T0123ABCD')).default([]),
         allowedEnterprises: z.array(z.string().regex(SLACK_ENTERPRISE_ID, 'enterprise ids look like E0123ABCD')).default([]),
@@ -178,6 +189,17 @@ export const configSchema = z
       .object({
         /** Seconds between two polls of a running reassignment (also the delay of the next tick when a worker parks it). */
         pollSeconds: z.number().int().min(1).max(900).default(10),
+        /**
+         * Plan requests (each posts a plan for approval and writes a request to the approvals
+         * table): at most this many per user and per cluster within a sliding window, counted
+         * across every instance (in the approvals table). Past it: "try again in N s".
+         */
+        planRequests: z
+          .object({
+            perUser: rateWindow(5, 60),
+            perCluster: rateWindow(20, 60),
+          })
+          .prefault({}),
       })
       .prefault({}),
     /** The scheduled risk audit (lib/audit/): where it posts and which clusters it covers. */

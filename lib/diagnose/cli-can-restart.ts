@@ -3,7 +3,7 @@
 // Exit codes: 0 yes, 3 no, 1 the cluster could not be read, 2 usage.
 
 import { parseBrokerId } from '../kafka/names.ts';
-import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle } from './cli-support.ts';
+import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle, type CliDefaults } from './cli-support.ts';
 import { checkRestart } from './run.ts';
 import { renderRestart } from './render-terminal.ts';
 import { renderRestartMarkdown } from './render-markdown.ts';
@@ -12,7 +12,7 @@ const USAGE = `usage: kafka-responder can-restart <broker-id> [--config FILE [--
 ${TARGET_USAGE}
   Exit: 0 yes, 3 no, 1 could not read the cluster, 2 usage.`;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], defaults: CliDefaults = {}): Promise<number> {
   const args = parseCommandArgs(argv, USAGE, { topic: false, positionals: true });
   if (typeof args === 'number') return args;
   const [idText, ...extra] = args.positionals;
@@ -21,7 +21,7 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`expected exactly one broker id (a non-negative integer)\n\n${USAGE}`);
     return 2;
   }
-  const target = await resolveClusterTarget(args);
+  const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget);
   const assessment = await checkRestart(target, brokerId);
   if (args.format === 'json') console.log(JSON.stringify(assessment, null, 2));
   else if (args.format === 'markdown') process.stdout.write(renderRestartMarkdown(target.name, assessment));

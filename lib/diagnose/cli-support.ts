@@ -4,7 +4,8 @@
 //       config, its hosts probed the way the bot does (SSM with the caller's AWS
 //       credentials, the local executor, or none for Amazon MSK);
 //   --bootstrap host:port,...: that cluster, no host access (no broker → host map);
-//   neither: the local sandbox, its brokers' host directories probed locally.
+//   neither: the caller's default (the CLI's entry gives the local sandbox,
+//       lib/cli/sandbox-target.ts); without one, a usage error.
 
 import { parseArgs } from 'node:util';
 import { ConfigError, findCluster, loadConfig } from '../config/schema.ts';
@@ -35,7 +36,15 @@ export const TARGET_USAGE = `  --config FILE     the bot's config (JSON; or KR_C
   --format F        text (default), json, or markdown (for a ticket); --json = --format json
   --timeout S       seconds for the whole pass (default ${DEFAULT_TIMEOUT_MS / 1000}, or the cluster's diagnosisTimeoutMs with --config)`;
 
-export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Promise<ClusterTarget> {
+/** The cluster when no flag names one (the CLI's entry passes the sandbox). */
+export type DefaultTarget = (env: NodeJS.ProcessEnv, timeoutMs: number | undefined) => Promise<ClusterTarget>;
+
+/** What the CLI's entry (lib/cli/main.ts) gives a command. */
+export interface CliDefaults {
+  noFlagTarget?: DefaultTarget;
+}
+
+export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env, noFlagDefault?: DefaultTarget): Promise<ClusterTarget> {
   const timeoutMs = flags.timeout === undefined ? undefined : parseTimeout(flags.timeout);
   const configFile = flags.config ?? (flags.bootstrap === undefined && env.KR_CONFIG_FILE ? env.KR_CONFIG_FILE : undefined);
   if (flags.config !== undefined && flags.bootstrap !== undefined) throw new UsageError('--config and --bootstrap name the cluster twice: give one');
@@ -55,16 +64,8 @@ export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.Proce
     const list = splitBootstrap(flags.bootstrap);
     return { name: list.join(','), connection: connectionConfigFromEnv(list, env), executor: null, hostTargets: [], timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS };
   }
-  const { readSandboxCluster } = await import('../../sandbox/layout.ts');
-  const sandbox = await readSandboxCluster();
-  const { LocalExecutor } = await import('../hosts/local-executor.ts');
-  return {
-    name: `sandbox (${sandbox.bootstrapServers})`,
-    connection: connectionConfigFromEnv(splitBootstrap(sandbox.bootstrapServers), env),
-    executor: new LocalExecutor(),
-    hostTargets: sandbox.brokers.map((b) => ({ brokerId: b.id, address: b.hostDir })),
-    timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  };
+  if (!noFlagDefault) throw new UsageError('name the cluster: --config FILE (or KR_CONFIG_FILE) or --bootstrap host:port,...');
+  return noFlagDefault(env, timeoutMs);
 }
 
 /** Bad flags: main prints the message with the usage and exits 2. */

@@ -3,7 +3,7 @@
 // 1 the cluster could not be diagnosed (main.ts prints the reason), 2 usage.
 
 import { isTopicName, TOPIC_NAME_RULE } from '../kafka/names.ts';
-import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle } from './cli-support.ts';
+import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle, type CliDefaults } from './cli-support.ts';
 import { diagnosisInputFor, runDiagnosis } from './run.ts';
 import { renderReport } from './render-terminal.ts';
 import { renderReportMarkdown } from './render-markdown.ts';
@@ -13,14 +13,14 @@ ${TARGET_USAGE}
   --topic T         diagnose one topic only
   Exit: 0 healthy, 3 findings at warning or worse, 1 could not diagnose, 2 usage.`;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], defaults: CliDefaults = {}): Promise<number> {
   const args = parseCommandArgs(argv, USAGE, { topic: true, positionals: false });
   if (typeof args === 'number') return args;
   if (args.topic !== undefined && !isTopicName(args.topic)) {
     console.error(`invalid topic name ${JSON.stringify(args.topic)}: ${TOPIC_NAME_RULE}`);
     return 2;
   }
-  const target = await resolveClusterTarget(args);
+  const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget);
   const report = await runDiagnosis({ ...diagnosisInputFor(target), topic: args.topic ?? null });
   if (args.format === 'json') console.log(JSON.stringify(report, null, 2));
   else if (args.format === 'markdown') process.stdout.write(renderReportMarkdown(report));

@@ -5,17 +5,15 @@ import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 import type { Finding } from './types.ts';
 import { sortFindings } from './finding.ts';
-import { detectMetadataFindings } from './detectors/metadata.ts';
-import { detectCoordinatorLoading } from './detectors/coordinators.ts';
-import { detectHostFindings } from './detectors/hosts.ts';
-import { detectConsumerFindings } from './detectors/consumers.ts';
+import { findingsOf, runDetectors, type DetectorOutcome } from './detector.ts';
+import { DETECTORS } from './detectors/index.ts';
 import type { LagHistorySample } from './lag.ts';
 
+/** Every detector's outcome: what it found, or that it was skipped and for want of what. */
+export function detectOutcomes(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): DetectorOutcome[] {
+  return runDetectors(DETECTORS, { snapshot, probes, lagHistory });
+}
+
 export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): Finding[] {
-  return sortFindings([
-    ...detectMetadataFindings(snapshot, probes),
-    ...detectCoordinatorLoading(snapshot, probes),
-    ...detectHostFindings(snapshot, probes),
-    ...detectConsumerFindings(snapshot, lagHistory),
-  ]);
+  return sortFindings(findingsOf(detectOutcomes(snapshot, probes, lagHistory)));
 }

@@ -10,6 +10,7 @@ import type { RestartAssessment } from './can-restart.ts';
 import { sortFindings } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
+import { andMore } from '../runtime/format.ts';
 
 export interface RenderedReport extends SlackMessage {
   /** Full detail when the message had to be summarised. */
@@ -42,8 +43,7 @@ function countBySeverity(findings: Finding[]): string {
 }
 
 function listSome<T>(items: T[], show: (t: T) => string, max = MAX_AFFECTED_LISTED): string {
-  const shown = items.slice(0, max).map(show).join(', ');
-  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+  return andMore(items.slice(0, max).map(show), max, items.length);
 }
 
 function affectedLine(f: Finding): string {

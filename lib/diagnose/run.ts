@@ -10,7 +10,7 @@ import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
 import { assessRestart, type RestartAssessment } from './can-restart.ts';
 import type { ClusterTarget } from './target.ts';
-import { HOST_CHECKS } from './detectors/hosts.ts';
+import { HOST_CHECKS } from './detectors/index.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';

@@ -31,7 +31,7 @@ export function parseDiagnoseArgs(args: string[], config: Config): { cluster: st
   if (!cluster) {
     return {
       error: clusterArg
-        ? `unknown cluster "${clusterArg}". Known clusters: ${clusterNames(config)}`
+        ? `unknown cluster "${clip(clusterArg, 64)}". Known clusters: ${clusterNames(config)}`
         : `several clusters are configured and none is the default: name one of ${clusterNames(config)}`,
     };
   }
@@ -46,7 +46,8 @@ export const diagnoseCommand: SlashSubcommand = {
   summary: 'check a cluster (and one topic) now; findings arrive in a thread',
   async run(inv, deps) {
     const parsed = parseDiagnoseArgs(inv.args, deps.config);
-    if ('error' in parsed) return ephemeral(`:warning: ${parsed.error}\nUsage: \`/kafka diagnose [cluster] [topic]\``);
+    // The error quotes what the user typed: escaped, so it cannot mention or link.
+    if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(parsed.error)}\nUsage: \`/kafka diagnose [cluster] [topic]\``);
     const payload: DiagnoseJob = {
       cluster: parsed.cluster,
       ...(parsed.topic ? { topic: parsed.topic } : {}),

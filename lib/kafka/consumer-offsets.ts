@@ -6,7 +6,9 @@
 // snapshot; what fails is recorded and the sample is marked in `errors`.
 
 import type { ConsumerSample, GroupOffsets, GroupState, LogOffsets, SnapshotError, TopicState } from './types.ts';
-import { type RawListOffsets, type RawOffsetFetch, type WireBroker, kafkaError } from './wire.ts';
+import { KAFKAJS, type WireBroker } from './wire.ts';
+import { groupByTopic, tpKey } from './partitions.ts';
+import { kafkaError } from './errors.ts';
 import { mapLimit, withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
@@ -27,7 +29,6 @@ export interface ConsumerSampleInput {
 const EARLIEST = -2;
 const LATEST = -1;
 
-const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export async function readConsumerSample(input: ConsumerSampleInput): Promise<ConsumerSample> {
   const at = input.now();
@@ -48,7 +49,7 @@ async function fetchGroupOffsets(g: GroupState, input: ConsumerSampleInput, know
   try {
     // No topics = every partition the group committed (OffsetFetch v2+).
     const res = await withTimeout(
-      conn.kafkajsRequest<RawOffsetFetch>('OffsetFetch', { groupId: g.groupId, topics: [] }),
+      conn.request(KAFKAJS.OffsetFetch, { groupId: g.groupId, topics: [] }),
       input.budget(input.requestTimeoutMs),
       `OffsetFetch ${g.groupId} on broker ${coordinator}`,
     );
@@ -90,15 +91,13 @@ async function listLogOffsets(partitions: { topic: string; partition: number }[]
     if (input.withStart) work.push({ leader, tps, timestamp: EARLIEST });
   }
   await mapLimit(work, input.concurrency, async ({ leader, tps, timestamp }) => {
-    const byTopic = new Map<string, number[]>();
-    for (const tp of tps) byTopic.set(tp.topic, [...(byTopic.get(tp.topic) ?? []), tp.partition]);
     try {
       const res = await withTimeout(
-        input.conns.get(leader)!.kafkajsRequest<RawListOffsets>('ListOffsets', {
+        input.conns.get(leader)!.request(KAFKAJS.ListOffsets, {
           replicaId: -1,
           // READ_UNCOMMITTED: the high watermark, as kafka-consumer-groups.sh reports LOG-END-OFFSET.
           isolationLevel: 0,
-          topics: [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps.map((partition) => ({ partition, timestamp })) })),
+          topics: [...groupByTopic(tps)].map(([topic, ps]) => ({ topic, partitions: ps.map((p) => ({ partition: p.partition, timestamp })) })),
         }),
         input.budget(input.requestTimeoutMs),
         `ListOffsets on broker ${leader}`,

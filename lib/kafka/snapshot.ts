@@ -8,7 +8,8 @@
 import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartitionFor } from './group-partition.ts';
-import { type RawMetadata, WireBroker, kafkaError } from './wire.ts';
+import { type RawMetadata, WireBroker } from './wire.ts';
+import { kafkaError } from './errors.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { anyLag, readConsumerSample } from './consumer-offsets.ts';
 import { readElrInto } from './partition-details.ts';

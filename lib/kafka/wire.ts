@@ -20,7 +20,6 @@ import socketFactoryModule from 'kafkajs/src/network/socketFactory.js';
 import loggersModule from 'kafkajs/src/loggers/index.js';
 import requestsModule from 'kafkajs/src/protocol/requests/index.js';
 import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
-import errorModule from 'kafkajs/src/protocol/error.js';
 import encoderModule from 'kafkajs/src/protocol/encoder.js';
 import { type ApiDefinition, isFlexible } from './protocol/api.ts';
 import { Reader } from './protocol/codec.ts';
@@ -227,6 +226,55 @@ const metadataDefinition: RequestDefinition = {
     },
 };
 
+/** One of kafkajs's request definitions, named and typed like one of ours. */
+export interface KafkajsApi<A, R> {
+  apiKey: number;
+  apiName: string;
+  kafkajs: RequestDefinition;
+  /** Phantom: the argument and decoded-response types. */
+  readonly types?: (a: A) => R;
+}
+
+/** What WireBroker.request sends: our definition (lib/kafka/protocol/) or kafkajs's. */
+export type WireApi<A, R> = ApiDefinition<A, R> | KafkajsApi<A, R>;
+
+function kafkajsApi<A, R>(name: string, definition: RequestDefinition | undefined = requests[name], apiName = name): KafkajsApi<A, R> {
+  const apiKey = apiKeys[name];
+  if (apiKey === undefined || !definition || definition.versions.length === 0) throw new Error(`kafkajs has no ${name} request`);
+  return { apiKey, apiName, kafkajs: definition };
+}
+
+/** The APIs we send through kafkajs's encoders and decoders (the others are in lib/kafka/protocol/). */
+export const KAFKAJS = {
+  Metadata: kafkajsApi<{ topics: string[] | null; allowAutoTopicCreation: boolean }, RawMetadata>('Metadata', metadataDefinition),
+  ListGroups: kafkajsApi<undefined, RawListGroups>('ListGroups'),
+  DescribeGroups: kafkajsApi<{ groupIds: string[] }, RawDescribeGroupsFull>('DescribeGroups'),
+  DescribeConfigs: kafkajsApi<
+    { resources: { type: number; name: string; configNames: string[] }[]; includeSynonyms: boolean },
+    { resources: (Omit<RawDescribeConfigs['resources'][number], 'configEntries'> & { configEntries: RawConfigEntry[] })[] }
+  >('DescribeConfigs'),
+  ListOffsets: kafkajsApi<
+    { replicaId: number; isolationLevel: number; topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[] },
+    RawListOffsets
+  >('ListOffsets'),
+  // kafkajs's name for FindCoordinator.
+  FindCoordinator: kafkajsApi<{ groupId: string; coordinatorType: number }, RawFindCoordinator>('GroupCoordinator', requests.GroupCoordinator, 'FindCoordinator'),
+  OffsetFetch: kafkajsApi<{ groupId: string; topics: { topic: string; partitions: { partition: number }[] }[] }, RawOffsetFetch>('OffsetFetch'),
+  OffsetCommit: kafkajsApi<
+    { groupId: string; groupGenerationId: number; memberId: string; retentionTime: number; topics: { topic: string; partitions: { partition: number; offset: string }[] }[] },
+    RawOffsetCommit
+  >('OffsetCommit'),
+  ListPartitionReassignments: kafkajsApi<{ topics: { topic: string; partitions: number[] }[] | null; timeout: number }, RawReassignments>('ListPartitionReassignments'),
+} as const;
+
+const ourDefinitions = new WeakMap<object, RequestDefinition>();
+function requestDefinitionOf<A, R>(api: WireApi<A, R>): RequestDefinition {
+  if ('kafkajs' in api) return api.kafkajs;
+  let d = ourDefinitions.get(api);
+  if (!d) ourDefinitions.set(api, (d = toRequestDefinition(api)));
+  return d;
+}
+
 function isConnectionError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err.name === 'KafkaJSConnectionError' || err.name === 'KafkaJSConnectionClosedError') return true;
@@ -320,20 +368,12 @@ export class WireBroker {
     return this.broker.versions;
   }
 
-  /** One request through one of our definitions (lib/kafka/protocol/). */
-  request<A, R>(def: ApiDefinition<A, R>, args: A, options: RequestOptions = {}): Promise<R> {
-    return this.sendVia(def.apiName, def.apiKey, toRequestDefinition(def), args, options) as Promise<R>;
-  }
-
   /**
-   * One request through kafkajs's own definition of `api` (its name for the API,
-   * e.g. 'GroupCoordinator' for FindCoordinator). Metadata reads [] as "no topics".
+   * The one way to send: an API of ours (lib/kafka/protocol/) or one of
+   * kafkajs's (KAFKAJS below), decoded with every error code kept.
    */
-  kafkajsRequest<T>(api: string, args?: unknown, options: RequestOptions = {}): Promise<T> {
-    const apiKey = apiKeys[api];
-    const definition = api === 'Metadata' ? metadataDefinition : requests[api];
-    if (apiKey === undefined || !definition || definition.versions.length === 0) throw new Error(`kafkajs has no ${api} request`);
-    return this.sendVia(api, apiKey, definition, args, options) as Promise<T>;
+  request<A, R>(api: WireApi<A, R>, args: A, options: RequestOptions = {}): Promise<R> {
+    return this.sendVia(api.apiName, api.apiKey, requestDefinitionOf(api), args, options) as Promise<R>;
   }
 
   /**
@@ -375,69 +415,27 @@ export class WireBroker {
     }
   }
 
-  private send<T>(api: string, args?: unknown): Promise<T> {
-    return this.kafkajsRequest<T>(api, args);
-  }
-
   /** topics = null asks for every topic (the only way to list them); otherwise exactly these ([] = brokers and controller only). */
   metadata(topics: string[] | null): Promise<RawMetadata> {
-    return this.send('Metadata', { topics, allowAutoTopicCreation: false });
+    return this.request(KAFKAJS.Metadata, { topics, allowAutoTopicCreation: false });
   }
 
   listGroups(): Promise<RawListGroups> {
-    return this.send('ListGroups');
+    return this.request(KAFKAJS.ListGroups, undefined);
   }
 
   describeGroups(groupIds: string[]): Promise<RawDescribeGroups> {
-    return this.send('DescribeGroups', { groupIds });
+    return this.request(KAFKAJS.DescribeGroups, { groupIds });
   }
 
   describeTopicConfigs(topics: string[], configNames: string[]): Promise<RawDescribeConfigs> {
-    return this.send('DescribeConfigs', {
+    return this.request(KAFKAJS.DescribeConfigs, {
       resources: topics.map((name) => ({ type: TOPIC_RESOURCE_TYPE, name, configNames })),
       includeSynonyms: false,
     });
   }
 
   listPartitionReassignments(timeoutMs: number): Promise<RawReassignments> {
-    return this.send('ListPartitionReassignments', { topics: null, timeout: timeoutMs });
+    return this.request(KAFKAJS.ListPartitionReassignments, { topics: null, timeout: timeoutMs });
   }
-}
-
-const { errorCodes } = errorModule as { errorCodes: { type: string; code: number; message: string }[] };
-const errorsByCode = new Map(errorCodes.map((e) => [e.code, e]));
-
-// Kafka's own names where kafkajs 2.2.4 differs (GROUP_LOAD_IN_PROGRESS, NOT_LEADER_FOR_PARTITION...)
-// or stops (its table ends at 88), so what we print matches broker logs and Kafka docs.
-// From org.apache.kafka.common.protocol.Errors of Kafka 4.1.1.
-const KAFKA_NAMES: Record<number, string> = {
-  [-1]: 'UNKNOWN_SERVER_ERROR',
-  6: 'NOT_LEADER_OR_FOLLOWER',
-  14: 'COORDINATOR_LOAD_IN_PROGRESS',
-  15: 'COORDINATOR_NOT_AVAILABLE',
-  16: 'NOT_COORDINATOR',
-  ...Object.fromEntries(
-    (
-      'THROTTLING_QUOTA_EXCEEDED PRODUCER_FENCED RESOURCE_NOT_FOUND DUPLICATE_RESOURCE UNACCEPTABLE_CREDENTIAL INCONSISTENT_VOTER_SET ' +
-      'INVALID_UPDATE_VERSION FEATURE_UPDATE_FAILED PRINCIPAL_DESERIALIZATION_FAILURE SNAPSHOT_NOT_FOUND POSITION_OUT_OF_RANGE ' +
-      'UNKNOWN_TOPIC_ID DUPLICATE_BROKER_REGISTRATION BROKER_ID_NOT_REGISTERED INCONSISTENT_TOPIC_ID INCONSISTENT_CLUSTER_ID ' +
-      'TRANSACTIONAL_ID_NOT_FOUND FETCH_SESSION_TOPIC_ID_ERROR INELIGIBLE_REPLICA NEW_LEADER_ELECTED OFFSET_MOVED_TO_TIERED_STORAGE ' +
-      'FENCED_MEMBER_EPOCH UNRELEASED_INSTANCE_ID UNSUPPORTED_ASSIGNOR STALE_MEMBER_EPOCH MISMATCHED_ENDPOINT_TYPE ' +
-      'UNSUPPORTED_ENDPOINT_TYPE UNKNOWN_CONTROLLER_ID UNKNOWN_SUBSCRIPTION_ID TELEMETRY_TOO_LARGE INVALID_REGISTRATION ' +
-      'TRANSACTION_ABORTABLE INVALID_RECORD_STATE SHARE_SESSION_NOT_FOUND INVALID_SHARE_SESSION_EPOCH FENCED_STATE_EPOCH ' +
-      'INVALID_VOTER_KEY DUPLICATE_VOTER VOTER_NOT_FOUND INVALID_REGULAR_EXPRESSION REBOOTSTRAP_REQUIRED STREAMS_INVALID_TOPOLOGY ' +
-      'STREAMS_INVALID_TOPOLOGY_EPOCH STREAMS_TOPOLOGY_FENCED SHARE_SESSION_LIMIT_REACHED'
-    )
-      .split(' ')
-      .map((name, i) => [89 + i, name]),
-  ),
-};
-
-/** Kafka's name for an error code (e.g. 14 → COORDINATOR_LOAD_IN_PROGRESS) and kafkajs's message for it. */
-export function kafkaError(code: number): { code: number; type: string; message: string } {
-  const e = errorsByCode.get(code);
-  const kafkaName = KAFKA_NAMES[code];
-  if (e && kafkaName) return { code, type: kafkaName, message: e.message };
-  if (e) return { code, type: e.type, message: e.message };
-  return { code, type: kafkaName ?? `ERROR_${code}`, message: `Kafka error code ${code}` };
 }

@@ -5,7 +5,7 @@
 // (in memory, one process) differ.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkBearer, createAlertmanagerHandler, createSnsHandler } from '../alerts/intake.ts';
+import { MAX_ALERT_BODY_BYTES, checkBearer, createAlertmanagerHandler, createSnsHandler } from '../alerts/intake.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
@@ -64,17 +64,22 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/** Slack's requests are small; alerts take what API Gateway's HTTP API takes (intake.ts). */
 const MAX_BODY = 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+class BodyTooLargeError extends Error {
+  override name = 'BodyTooLargeError';
+}
+
+function readBody(req: IncomingMessage, max = MAX_BODY): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error('request body larger than 1 MiB'));
-        req.destroy();
+      if (size > max) {
+        reject(new BodyTooLargeError(`request body larger than ${max} bytes`));
+        req.resume();
       } else chunks.push(c);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
@@ -162,14 +167,14 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
     ...(approvals ? { approvals } : {}),
   });
-  const alertmanager = createAlertmanagerHandler({ queue, log, bearerToken: opts.alertmanagerToken });
-  const sns = createSnsHandler({ queue, log });
+  const alertmanager = createAlertmanagerHandler({ queue, store, log, bearerToken: opts.alertmanagerToken });
+  const sns = createSnsHandler({ queue, store, log });
 
   const route = async (req: IncomingMessage): Promise<HttpResult> => {
     const path = new URL(req.url ?? '/', 'http://local').pathname;
     if (req.method === 'GET' && path === '/healthz') return json(200, { ok: true });
     if (req.method !== 'POST') return json(405, { error: 'use POST' });
-    const body = await readBody(req);
+    const body = await readBody(req, path.startsWith('/alerts/') ? MAX_ALERT_BODY_BYTES : MAX_BODY);
     switch (path) {
       case '/slack/events':
       case '/slack/interactivity':
@@ -201,7 +206,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       },
       (err) => {
         log.error('local server request failed', { error: errorMessage(err), url: req.url });
-        res.writeHead(400, { 'content-type': 'application/json' });
+        res.writeHead(err instanceof BodyTooLargeError ? 413 : 400, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: errorMessage(err) }));
       },
     );

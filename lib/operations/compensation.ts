@@ -3,7 +3,8 @@
 // only the throttle entries our ledger recorded. Kind-specific compensation
 // (a stopped broker) lives in its kind's module.
 
-import type { KafkaAdmin } from '../kafka/admin.ts';
+import type { KafkaAdmin, OngoingReassignment } from '../kafka/admin.ts';
+import { KafkaErrorCode } from '../kafka/errors.ts';
 import type { Notice } from './failures.ts';
 import type { CompensationContext, CompensationResult } from './kind.ts';
 import { stillMoving } from './steps.ts';
@@ -31,9 +32,13 @@ const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.l
  * run, a human with kafka-reassign-partitions.sh) and is left alone.
  * The listing's target is its replicas minus the ones being removed (KIP-455).
  */
-export async function cancelOwnReassignments(admin: KafkaAdmin, plan: Plan): Promise<{ stopped: number; foreign: number }> {
+export async function cancelOwnReassignments(
+  admin: KafkaAdmin,
+  plan: Plan,
+  revertWaitMs = REVERT_WAIT_MS,
+): Promise<{ stopped: number; foreign: number; unreverted: string[] }> {
   const targets = new Map(submittedTargets(plan).map((t) => [key(t), t.replicas]));
-  if (targets.size === 0) return { stopped: 0, foreign: 0 };
+  if (targets.size === 0) return { stopped: 0, foreign: 0, unreverted: [] };
   const moving = await stillMoving(admin, reassignedPartitions(plan));
   const ours = moving.filter((m) => {
     const target = m.replicas.filter((r) => !m.removingReplicas.includes(r));
@@ -41,11 +46,41 @@ export async function cancelOwnReassignments(admin: KafkaAdmin, plan: Plan): Pro
   });
   if (ours.length) {
     const results = await admin.alterPartitionReassignments(ours.map((m) => ({ topic: m.topic, partition: m.partition, replicas: null })));
-    // NO_REASSIGNMENT_IN_PROGRESS (85): it finished between the listing and the cancel.
-    const failed = results.filter((r) => r.errorCode !== 0 && r.errorCode !== 85);
+    // NO_REASSIGNMENT_IN_PROGRESS: it finished between the listing and the cancel.
+    const failed = results.filter((r) => r.errorCode !== KafkaErrorCode.NONE && r.errorCode !== KafkaErrorCode.NO_REASSIGNMENT_IN_PROGRESS);
     if (failed.length) throw new Error(failed.slice(0, 3).map((r) => `${r.topic}-${r.partition}: ${r.error ?? r.errorCode}`).join('; '));
   }
-  return { stopped: ours.length, foreign: moving.length - ours.length };
+  const unreverted = ours.length ? await waitForOriginalReplicas(admin, ours, revertWaitMs) : [];
+  return { stopped: ours.length, foreign: moving.length - ours.length, unreverted };
+}
+
+/** How long a cancel waits for the metadata to show the original replicas again. */
+export const REVERT_WAIT_MS = 30_000;
+
+/**
+ * The controller accepts a cancel at once but reverts the replica set and
+ * propagates it to the brokers' metadata a little later (seconds on a loaded
+ * ZooKeeper-mode controller). The run says "kept their original replicas" only
+ * once the metadata shows it; what has not reverted in time is named.
+ */
+async function waitForOriginalReplicas(admin: KafkaAdmin, cancelled: readonly OngoingReassignment[], waitMs: number): Promise<string[]> {
+  const original = new Map(cancelled.map((m) => [key(m), m.replicas.filter((r) => !m.addingReplicas.includes(r))]));
+  const topics = [...new Set(cancelled.map((m) => m.topic))];
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const pending: string[] = [];
+    try {
+      const metadata = await admin.metadata(topics);
+      const actual = new Map(metadata.topicMetadata.flatMap((t) => t.partitionMetadata.map((p) => [key({ topic: t.topic, partition: p.partitionId }), p.replicas] as const)));
+      for (const [k, replicas] of original) {
+        if (!sameSet(actual.get(k) ?? [], replicas)) pending.push(k.replace('\u0000', '-'));
+      }
+    } catch {
+      pending.push(...[...original.keys()].map((k) => k.replace('\u0000', '-')));
+    }
+    if (pending.length === 0 || Date.now() >= deadline) return pending;
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
 }
 
 /**
@@ -60,8 +95,9 @@ export async function reassignmentCompensation(ctx: CompensationContext): Promis
   // STALE before step 1: nothing of ours was submitted, and a reassignment with our target may be someone's own copy of the plan.
   if (ctx.status !== 'SUCCEEDED' && !(ctx.status === 'STALE' && ctx.run.cursor === 0) && !ctx.done.reassignmentsSettled) {
     try {
-      const { stopped, foreign } = await cancelOwnReassignments(ctx.admin, ctx.plan);
-      if (stopped > 0) notices.push({ code: 'reassignments-stopped', partitions: stopped });
+      const { stopped, foreign, unreverted } = await cancelOwnReassignments(ctx.admin, ctx.plan);
+      if (stopped > unreverted.length) notices.push({ code: 'reassignments-stopped', partitions: stopped - unreverted.length });
+      if (unreverted.length > 0) notices.push({ code: 'reassignment-revert-pending', partitions: unreverted.slice(0, 5), total: unreverted.length, waitedSeconds: REVERT_WAIT_MS / 1000 });
       if (foreign > 0) notices.push({ code: 'foreign-reassignments-left', partitions: foreign });
       done.reassignmentsSettled = true;
     } catch (err) {

@@ -195,7 +195,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
     schema: opsSweepJobSchema,
     async run(_payload, jobCtx) {
       const ctx = withDeps(jobCtx);
-      const summary = await sweepOperations(ctx);
+      const summary = await sweepOperations(ctx, Date.now(), typeof _payload.after === 'string' ? _payload.after : undefined);
       ctx.log.info('operations sweep', summary);
     },
   };
@@ -279,44 +279,83 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
  *   finished but owing cleanup (throttles a broker refused) → removed now.
  * Exactly once still holds: every tick must win the claim or the lease.
  */
-export async function sweepOperations(ctx: OperationsContext, now = Date.now()): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number }> {
+export async function sweepOperations(
+  ctx: OperationsContext,
+  now = Date.now(),
+  after?: string,
+): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number; continued: boolean }> {
   const approvals = needApprovals(ctx);
-  const counts = { looked: 0, expired: 0, restarted: 0, resumed: 0, cleaned: 0, failures: 0 };
-  for (const id of await approvals.listForSweep()) {
-    counts.looked++;
-    try {
-      const before = await approvals.get(id);
-      if (!before) continue;
-      const cluster = before.context?.cluster;
-      const tick = async () => {
-        if (!cluster || !ctx.queue) return;
-        await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster } satisfies OpsExecuteJob, ctx.job.correlationId, `ops-${id}`));
-      };
-      if (before.status === 'EXPIRED') {
-        counts.expired++;
-        await refreshPlanMessage(ctx, before, await planMessageRef(ctx.store, id));
-      } else if (before.status === 'APPROVED' && now - (before.events.at(-1)?.at ?? before.createdAt) > APPROVED_START_GRACE_MS) {
-        counts.restarted++;
-        ctx.log.warn('approved request had not started: enqueuing its execution again', { requestId: id });
-        await tick();
-      } else if (before.status === 'EXECUTING' && (before.lease?.until ?? 0) < now) {
-        counts.resumed++;
-        await tick();
-      } else if (FINAL_STATUSES.has(before.status) && before.run?.cleanupPending && cluster) {
-        const config = findCluster(ctx.config, cluster);
-        const operations = ctx.operations;
-        if (!config || !operations) continue;
-        const result = await cleanupFinishedRun(approvals, operations.io(config), before);
-        if (result.complete) {
-          counts.cleaned++;
-          const ref = await planMessageRef(ctx.store, id);
-          if (ref) await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `:broom: Cleanup finished${result.text ? `: ${result.text.replace(/^; /, '')}` : ''}.` }).catch(() => undefined);
-        }
+  const counts = { looked: 0, expired: 0, restarted: 0, resumed: 0, cleaned: 0, failures: 0, continued: false };
+  // Every page, however many requests are pending; when this invocation's time runs short, a
+  // continuation job resumes right after the last request handled (the next minute's sweep starts over).
+  let cursor = after;
+  for (;;) {
+    const page = await approvals.sweepPage(cursor);
+    for (const { id, cursor: next } of page.entries) {
+      if ((ctx.remainingMs?.() ?? Number.POSITIVE_INFINITY) < SWEEP_RESERVE_MS) {
+        counts.continued = await continueSweep(ctx, cursor);
+        return counts;
       }
-    } catch (err) {
-      counts.failures++;
-      ctx.log.warn('sweep could not handle a request', { requestId: id, error: errorMessage(err) });
+      await sweepOne(ctx, approvals, id, now, counts);
+      cursor = next;
     }
+    if (!page.next) return counts;
+    cursor = page.next;
   }
-  return counts;
+}
+
+/** Time a sweep keeps in hand to hand over to its continuation. */
+const SWEEP_RESERVE_MS = 15_000;
+
+async function continueSweep(ctx: OperationsContext, after: string | undefined): Promise<boolean> {
+  if (!ctx.queue || !after) {
+    ctx.log.warn('sweep ran out of time; the next scheduled sweep starts over');
+    return false;
+  }
+  await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.sweep, { after }, ctx.job.correlationId));
+  ctx.log.info('sweep ran out of time; a continuation resumes after the last request handled');
+  return true;
+}
+
+async function sweepOne(
+  ctx: OperationsContext,
+  approvals: ReturnType<typeof needApprovals>,
+  id: string,
+  now: number,
+  counts: { looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number },
+): Promise<void> {
+  counts.looked++;
+  try {
+    const before = await approvals.get(id);
+    if (!before) return;
+    const cluster = before.context?.cluster;
+    const tick = async () => {
+      if (!cluster || !ctx.queue) return;
+      await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster } satisfies OpsExecuteJob, ctx.job.correlationId, `ops-${id}`));
+    };
+    if (before.status === 'EXPIRED') {
+      counts.expired++;
+      await refreshPlanMessage(ctx, before, await planMessageRef(ctx.store, id));
+    } else if (before.status === 'APPROVED' && now - (before.events.at(-1)?.at ?? before.createdAt) > APPROVED_START_GRACE_MS) {
+      counts.restarted++;
+      ctx.log.warn('approved request had not started: enqueuing its execution again', { requestId: id });
+      await tick();
+    } else if (before.status === 'EXECUTING' && (before.lease?.until ?? 0) < now) {
+      counts.resumed++;
+      await tick();
+    } else if (FINAL_STATUSES.has(before.status) && before.run?.cleanupPending && cluster) {
+      const config = findCluster(ctx.config, cluster);
+      const operations = ctx.operations;
+      if (!config || !operations) return;
+      const result = await cleanupFinishedRun(approvals, operations.io(config), before);
+      if (result.complete) {
+        counts.cleaned++;
+        const ref = await planMessageRef(ctx.store, id);
+        if (ref) await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `:broom: Cleanup finished${result.text ? `: ${result.text.replace(/^; /, '')}` : ''}.` }).catch(() => undefined);
+      }
+    }
+  } catch (err) {
+    counts.failures++;
+    ctx.log.warn('sweep could not handle a request', { requestId: id, error: errorMessage(err) });
+  }
 }

@@ -10,6 +10,7 @@ import { errorMessage } from '../runtime/errors.ts';
 import { mergeReplicaData, type LeaderOverrideInputs } from './leader-override.ts';
 import { measureReplicas, type ReplicaHost } from './replica-data.ts';
 import type { ReplicaData, TopicPartition } from './types.ts';
+import { andMore } from '../runtime/format.ts';
 
 // ---------------------------------------------------------------- gathering the inputs
 
@@ -153,7 +154,7 @@ async function committedGroups(admin: LeaderOverrideAdmin, tp: TopicPartition, t
     groups,
     groupsIncomplete:
       `${unanswered.length} of ${listed.length} consumer group(s) did not give their committed offset in time: ` +
-      `${unanswered.slice(0, 10).join(', ')}${unanswered.length > 10 ? ` and ${unanswered.length - 10} more` : ''}`,
+      andMore(unanswered, 10),
   };
 }
 

@@ -21,7 +21,8 @@
 import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
 import { elrHolders, elrReturnRole, type ElrReturnRole } from './elr.ts';
 import type { Notice } from './failures.ts';
-import { basePreconditions, findPartition, finishPlan, invalidRequest, isLeaderless, liveIds, tpName } from './planners.ts';
+import { basePreconditions, findPartition, finishPlan, invalidRequest, isLeaderless, liveIds } from './planners.ts';
+import { tpName } from '../kafka/partitions.ts';
 import type {
   GroupBeyondEnd,
   LeaderCandidate,
@@ -36,6 +37,7 @@ import type {
   UnseenHolder,
 } from './types.ts';
 import { LeaderOverrideRequest } from './validate.ts';
+import { andMore } from '../runtime/format.ts';
 
 // ---------------------------------------------------------------- inputs
 
@@ -346,7 +348,7 @@ function isIdle(g: CommittedGroup): boolean {
 
 function groupsUnreadText(groups: readonly CommittedGroup[], incomplete: string | undefined): string | undefined {
   const unreadable = groups.filter((g) => g.committedOffset === null).map((g) => g.groupId);
-  const parts = [incomplete ?? '', unreadable.length ? `no committed offset could be read for ${unreadable.slice(0, 10).join(', ')}${unreadable.length > 10 ? ` and ${unreadable.length - 10} more` : ''}` : ''];
+  const parts = [incomplete ?? '', unreadable.length ? `no committed offset could be read for ${andMore(unreadable, 10)}` : ''];
   return parts.filter(Boolean).join('; ') || undefined;
 }
 
@@ -394,7 +396,7 @@ function overrideSteps(tp: TopicPartition, chosen: number, a: NewAssignment, bey
       description:
         `commit ${idle.length === 1 ? '1 consumer group' : `${idle.length} consumer groups`} without active members at broker ${chosen}'s new log end on ${name}, ` +
         `where their committed offset lies beyond it (read after the election), so they resume there instead of resetting: ` +
-        `${idle.slice(0, 10).join(', ')}${idle.length > 10 ? ` and ${idle.length - 10} more` : ''}`,
+        andMore(idle, 10),
       ...tp,
       groups: idle,
     });

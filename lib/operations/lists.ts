@@ -3,6 +3,8 @@
 // "and N more", never cutting a name or a word. The thread gets the full
 // stored list (renderers' `full` mode).
 
+import { andMore, formatCount } from '../runtime/format.ts';
+
 export interface NameList {
   names: string[];
   total: number;
@@ -23,7 +25,7 @@ export function namesText(list: NameList | readonly string[], shown = SHOWN_NAME
   const visible = l.names.slice(0, shown);
   const more = l.total - visible.length;
   if (more <= 0) return visible.length > 1 ? `${visible.slice(0, -1).join(', ')} and ${visible.at(-1)}` : (visible[0] ?? '');
-  return `${visible.join(', ')} and ${more.toLocaleString('en-US')} more`;
+  return andMore(visible, shown, l.total);
 }
 
 /**
@@ -34,7 +36,7 @@ export function capped<T>(
   items: readonly T[],
   max: number,
   line: (t: T, i: number) => string,
-  moreLine: (n: number) => string = (n) => `…and ${n.toLocaleString('en-US')} more`,
+  moreLine: (n: number) => string = (n) => `…and ${formatCount(n)} more`,
   maxChars = Infinity,
 ): string[] {
   const out: string[] = [];

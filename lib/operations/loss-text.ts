@@ -4,24 +4,11 @@
 // An unknown loss is always said to be unknown, with the lower bound that is
 // known, never shown as 0.
 
+import { andMore, formatBytes, formatCount } from '../runtime/format.ts';
 import type { GroupBeyondEnd, LeaderCandidate, LossBasis, LossEstimate, LossUnit, Plan, UnseenHolder } from './types.ts';
 
 /** How many names a line lists before "and N more". */
 const MAX_NAMED = 10;
-
-export const formatCount = (n: number) => n.toLocaleString('en-US');
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
 
 export function formatAmount(n: number, unit: LossUnit): string {
   return unit === 'bytes' ? formatBytes(n) : `${formatCount(n)} message${n === 1 ? '' : 's'}`;
@@ -129,8 +116,7 @@ export function candidateLossText(c: LeaderCandidate): string {
 }
 
 function namedList<T>(items: readonly T[], name: (t: T) => string): string {
-  const shown = items.slice(0, MAX_NAMED).map(name).join(', ');
-  return items.length > MAX_NAMED ? `${shown} and ${items.length - MAX_NAMED} more` : shown;
+  return andMore(items.slice(0, MAX_NAMED).map(name), MAX_NAMED, items.length);
 }
 
 function groupText(g: GroupBeyondEnd): string {

@@ -6,6 +6,7 @@
 // same function and refuses on any change.
 
 import type { ClusterSnapshot, PartitionState, TopicState } from '../kafka/types.ts';
+import { partitionLookup, tpName } from '../kafka/partitions.ts';
 import { digestOf } from '../approvals/fingerprint.ts';
 import type { Notice } from './failures.ts';
 import type { PlanBase, PlanKind, PlanOf, PlanParamsByKind, PlanStep, TopicPartition } from './types.ts';
@@ -16,24 +17,12 @@ export interface ReassignmentOptions {
   throttleBytesPerSec?: number;
 }
 
-export const tpName = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
 export const liveIds = (s: ClusterSnapshot) => s.brokers.map((b) => b.id).sort((a, b) => a - b);
 export const byTp = (a: TopicPartition, b: TopicPartition) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition);
 
 /** kafka-topics.sh --unavailable-partitions: no leader, or a leader that is not a live broker. */
 export function isLeaderless(p: PartitionState, live: ReadonlySet<number>): boolean {
   return p.leader < 0 || !live.has(p.leader);
-}
-
-/** Partition lookup in O(1) per call: planners over 200k partitions must not scan topics per partition. */
-export function partitionLookup(s: ClusterSnapshot): (topic: string, partition: number) => PartitionState | undefined {
-  const topics = new Map(s.topics.map((t) => [t.name, t]));
-  return (topic, partition) => {
-    const t = topics.get(topic);
-    if (!t) return undefined;
-    const direct = t.partitions[partition];
-    return direct?.partition === partition ? direct : t.partitions.find((x) => x.partition === partition);
-  };
 }
 
 export function findPartition(s: ClusterSnapshot, topic: string, partition: number): { t: TopicState; p: PartitionState } | { refusal: Notice } {

@@ -17,6 +17,7 @@ type SharedNotice =
   | { code: 'other-reassignment'; partitions: NameList }
   | { code: 'reassignments-stopped' | 'foreign-reassignments-left'; partitions: number }
   | { code: 'reassignment-cancel-failed'; message: string }
+  | { code: 'reassignment-revert-pending'; partitions: string[]; total: number; waitedSeconds: number }
   | { code: 'throttles-removed' }
   | { code: 'throttles-left'; problems: string[] }
   | { code: 'reassignment-refused'; partitions: NameList; errors: string[] }
@@ -50,6 +51,8 @@ function sharedText(n: Notice): string | undefined {
       return `${plural(d.partitions, 'partition')} still copying ${d.partitions === 1 ? 'was' : 'were'} stopped and keep ${d.partitions === 1 ? 'its' : 'their'} original replicas`;
     case 'foreign-reassignments-left':
       return `${plural(d.partitions, 'reassignment')} of the same partitions towards another target (not ours) left alone`;
+    case 'reassignment-revert-pending':
+      return `the copy of ${plural(d.total, 'partition')} (${d.partitions.join(', ')}${d.total > d.partitions.length ? ', …' : ''}) was stopped, but the metadata did not yet show the original replicas after ${d.waitedSeconds} s: Kafka's controller finishes the revert on its own; check with kafka-topics.sh --describe`;
     case 'reassignment-cancel-failed':
       return `could not stop the reassignment (${d.message}): retried every minute`;
     case 'throttles-removed':

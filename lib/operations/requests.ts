@@ -31,7 +31,8 @@ export const opsExecuteJobSchema = z.object({ requestId, cluster: z.string().reg
 export type OpsExecuteJob = z.infer<typeof opsExecuteJobSchema>;
 
 /** The scheduled sweep (every minute): resume stalled runs, expire untouched plans, finish owed cleanups. */
-export const opsSweepJobSchema = z.object({}).passthrough();
+/** A sweep from the schedule starts at the oldest request; its continuation (it ran out of time) resumes `after`. */
+export const opsSweepJobSchema = z.object({ after: z.string().min(1).max(2000).optional() }).passthrough();
 
 /** Re-render the plan message from the stored request and post the audit line in its thread. */
 export const opsRefreshJobSchema = z.object({ requestId, line: z.string().max(3000).optional() });

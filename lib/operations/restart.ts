@@ -13,6 +13,8 @@ import { fatal, needsHuman, transient, type Notice } from './failures.ts';
 import { listOf } from './lists.ts';
 import { basePreconditions, finishPlan, liveIds, plural } from './planners.ts';
 import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from './types.ts';
+import { andMore } from '../runtime/format.ts';
+import { tpName } from '../kafka/partitions.ts';
 
 /** can-restart's answer, as restarts use it (lib/diagnose/can-restart.ts). */
 export interface RestartVerdict {
@@ -62,7 +64,7 @@ export interface RestartPlanInput {
   activeControllerId: number | null;
 }
 
-const tpNames = (tps: readonly TopicPartition[]) => tps.map((t) => `${t.topic}-${t.partition}`);
+const tpNames = (tps: readonly TopicPartition[]) => tps.map(tpName);
 
 function leadersOf(s: ClusterSnapshot): Map<number, number> {
   const n = new Map<number, number>();
@@ -272,7 +274,7 @@ async function waitReady(step: Extract<RestartStep, { action: 'wait-broker-ready
     };
   }
   const names = tpNames(outOfIsr);
-  const waiting = !registered ? 'not registered yet' : loading ? 'loading its logs' : `out of the ISR of ${plural(outOfIsr.length, 'partition')} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''})`;
+  const waiting = !registered ? 'not registered yet' : loading ? 'loading its logs' : `out of the ISR of ${plural(outOfIsr.length, 'partition')} (${andMore(names, 3)})`;
   if (elapsed > step.timeoutSeconds * 1000) throw fatal({ code: 'broker-not-back', broker: step.broker, seconds: Math.round(elapsed / 1000), state: waiting });
   return { status: 'waiting', progress: `broker ${step.broker}: ${waiting} (${secs(elapsed)})` };
 }

@@ -7,7 +7,7 @@
 // (lib/operations/jobs.ts). No kafkajs, SSM or operations code is imported here.
 // The approval service comes from the composition root (operationsSlack).
 import { z } from 'zod';
-import type { ServiceResult } from '../approvals/service.ts';
+import type { PlanAdmission, ServiceResult } from '../approvals/service.ts';
 import { findCluster, type ClusterConfig, type Config } from '../config/schema.ts';
 import { enqueueTracked } from '../slack/enqueue.ts';
 import { approvalsConfigured } from '../approvals/runtime.ts';
@@ -66,13 +66,28 @@ export async function enqueuePlan(
   cluster: string,
   origin: OpsPlanJob['origin'],
   correlationId: string,
-  deps: AckDeps,
+  deps: OpsAckDeps,
 ): Promise<CommandReply | null> {
+  if (deps.approvals) {
+    // Before anything is written or queued: a flood of requests never reaches the approvals table or the channel.
+    const admitted = await deps.approvals.admitPlanRequest(origin.userId, cluster, deps.config.operations.planRequests);
+    if (!admitted.ok) {
+      deps.log.info('plan request over its limit', { cluster, scope: admitted.scope, retryAfterSeconds: admitted.retryAfterSeconds });
+      return ephemeral(planLimitText(admitted, cluster));
+    }
+  }
   const payload: OpsPlanJob = { cluster, request, origin };
   const job = newJob(OPS_JOB_KINDS.plan, payload, correlationId);
   const refused = await enqueueTracked(deps, job, { title: clip(`plan: ${describeOpsRequest(request)} on ${cluster}`, 120), channelId: origin.channelId, userId: origin.userId });
   if (!refused) deps.log.info('operation plan enqueued', { jobId: job.id, cluster, request });
   return refused;
+}
+
+/** Why a plan request was not taken, and when one will be. */
+export function planLimitText(refusal: Extract<PlanAdmission, { ok: false }>, cluster: string): string {
+  const { requests, windowSeconds } = refusal.limit;
+  const whose = refusal.scope === 'user' ? 'from one person' : `for cluster *${escapeMrkdwn(cluster)}*`;
+  return `:hourglass_flowing_sand: Too many plan requests ${whose}: at most ${requests} every ${windowSeconds} s. Nothing was planned; try again in ${refusal.retryAfterSeconds} s.`;
 }
 
 function opsCommand(kind: OperationKind<PlanKind>, command: KindCommand): OpsSubcommand {

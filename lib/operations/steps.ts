@@ -6,7 +6,10 @@
 
 import type { RunState } from '../approvals/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
-import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
+import type { ClusterSnapshot } from '../kafka/types.ts';
+import { KafkaErrorCode } from '../kafka/errors.ts';
+import { partitionLookup, tpKey, tpName } from '../kafka/partitions.ts';
+import { formatBytes } from '../runtime/format.ts';
 import { applyThrottles, describeLedger, removeThrottles, setThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanStep, TopicPartition } from './types.ts';
 import type { PartitionAssignment } from './validate.ts';
@@ -36,26 +39,13 @@ export interface StepContext {
 export const VERIFY_LEADERS_TIMEOUT_MS = 60_000;
 /** Partitions per AlterPartitionReassignments / ElectLeaders request. */
 const PARTITIONS_PER_REQUEST = 1_000;
-/** Kafka's ELECTION_NOT_NEEDED: the partition already has the leader the election would give it. */
-const ELECTION_NOT_NEEDED = 84;
-
-const tpKey = (tp: TopicPartition) => `${tp.topic}\u0000${tp.partition}`;
-const tpName = (tp: TopicPartition) => `${tp.topic}-${tp.partition}`;
+const key = (tp: TopicPartition) => tpKey(tp.topic, tp.partition);
 const count = (n: number) => (n === 1 ? '1 partition' : `${n.toLocaleString('en-US')} partitions`);
 
 function batches<T>(items: readonly T[], size = PARTITIONS_PER_REQUEST): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-export function partitionLookup(s: ClusterSnapshot): (topic: string, partition: number) => PartitionState | undefined {
-  const topics = new Map(s.topics.map((t) => [t.name, t]));
-  return (topic, partition) => {
-    const t = topics.get(topic);
-    const direct = t?.partitions[partition];
-    return direct?.partition === partition ? direct : t?.partitions.find((p) => p.partition === partition);
-  };
 }
 
 /** The target assignment of the plan's reassign step at `index`. */
@@ -67,9 +57,9 @@ export function reassignedBy(plan: Plan, index: number): PartitionAssignment[] {
 
 /** Partitions of this set still being reassigned, as the controller lists them. */
 export async function stillMoving(admin: KafkaAdmin, partitions: readonly TopicPartition[]) {
-  const mine = new Set(partitions.map(tpKey));
+  const mine = new Set(partitions.map(key));
   const listed = await admin.listPartitionReassignments(partitions.length <= 5_000 ? [...partitions] : null);
-  return listed.filter((r) => mine.has(tpKey(r)));
+  return listed.filter((r) => mine.has(key(r)));
 }
 
 export async function runStep(step: PlanStep, ctx: StepContext): Promise<StepOutcome> {
@@ -134,7 +124,7 @@ async function electLeaders(step: Extract<PlanStep, { action: 'elect-leaders' }>
   for (const batch of batches(step.partitions)) {
     for (const r of await ctx.admin.electLeaders(step.electionType, batch)) {
       if (r.errorCode === 0) elected++;
-      else if (r.errorCode === ELECTION_NOT_NEEDED) already++;
+      else if (r.errorCode === KafkaErrorCode.ELECTION_NOT_NEEDED) already++;
       else failed.push({ name: tpName(r), error: `${tpName(r)}: ${r.error ?? `error ${r.errorCode}`}` });
     }
   }
@@ -195,13 +185,6 @@ async function measureCopy(admin: KafkaAdmin, moving: Awaited<ReturnType<typeof 
     }
   }
   return { copied, target, silent };
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(2)} GiB`;
-  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(0)} KiB`;
-  return `${n} B`;
 }
 
 function formatDuration(seconds: number): string {

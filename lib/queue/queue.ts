@@ -2,6 +2,7 @@
 import { MAX_DELAY_MS, type EnqueueOptions, type Job, type JobQueue } from './job.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
+import { assertJobFits } from './oversize.ts';
 
 export class SqsJobQueue implements JobQueue {
   constructor(
@@ -15,6 +16,8 @@ export class SqsJobQueue implements JobQueue {
   ) {}
 
   async enqueue(job: Job, options: EnqueueOptions = {}): Promise<void> {
+    // SQS would refuse it on every retry: say so here (callers store big payloads first, lib/queue/oversize.ts).
+    assertJobFits(job);
     const delaySeconds = Math.min(MAX_DELAY_MS, Math.max(0, options.delayMs ?? 0)) / 1000;
     if (delaySeconds >= 1 && this.delayQueueUrl) {
       await this.sqs.sendMessage({ QueueUrl: this.delayQueueUrl, MessageBody: JSON.stringify(job), DelaySeconds: Math.round(delaySeconds) });
@@ -62,6 +65,8 @@ export class InProcessJobQueue implements JobQueue {
 
   async enqueue(job: Job, options: EnqueueOptions = {}): Promise<void> {
     if (this.closed) return;
+    // The same limit as SQS, so what works locally works deployed.
+    assertJobFits(job);
     const delay = Math.min(MAX_DELAY_MS, Math.max(0, options.delayMs ?? 0));
     if (delay > 0) {
       // A delayed job counts as pending, so idle() waits for it like SQS would deliver it.

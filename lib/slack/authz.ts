@@ -6,10 +6,11 @@ import type { Config } from '../config/schema.ts';
 export interface Requester {
   userId: string;
   channelId: string;
-  /** The workspace the request came from (slash command team_id, payload team.id). */
+  /** The workspace the request came through (slash command team_id, interactivity team.id). */
   teamId?: string | undefined;
-  /** The clicking user's own workspace (payload user.team_id); differs for Slack Connect guests. */
+  /** The user's own workspace (interactivity user.team_id); differs from teamId for a Slack Connect guest. */
   userTeamId?: string | undefined;
+  /** The payload's organisation: logged, never trusted for the workspace check (a guest's payload names the host's). */
   enterpriseId?: string | undefined;
 }
 
@@ -20,23 +21,43 @@ export interface GroupMembers {
   has(groupId: string, userId: string): Promise<boolean>;
 }
 
-/**
- * The workspace check, before anything else: the request's team (and the
- * user's home team, when Slack sends it) must be allowed, or the request must
- * come from an allowed Enterprise Grid organisation.
- */
-export function workspaceAllowed(req: Requester, slack: Config['slack']): AuthzDecision {
-  const checking = slack.allowedTeams.length > 0 || slack.allowedEnterprises.length > 0;
-  if (!checking && (slack.allowAnyWorkspace || slack.allowEveryone)) return { allowed: true };
-  if (req.enterpriseId && slack.allowedEnterprises.includes(req.enterpriseId)) return { allowed: true };
-  const teams = [req.teamId, req.userTeamId].filter((t): t is string => Boolean(t));
-  if (teams.length === 0) return { allowed: false, reason: 'request names no workspace' };
-  const foreign = teams.find((t) => !slack.allowedTeams.includes(t));
-  return foreign ? { allowed: false, reason: `workspace ${foreign} not allowed` } : { allowed: true };
+/** Which Enterprise Grid organisation a workspace belongs to (team.info), undefined for none. */
+export interface WorkspaceDirectory {
+  enterpriseOf(teamId: string): Promise<string | undefined>;
 }
 
-export async function authorize(req: Requester, slack: Config['slack'], groups: GroupMembers): Promise<AuthzDecision> {
-  const workspace = workspaceAllowed(req, slack);
+/**
+ * The workspace check, before anything else. Every workspace the request
+ * names (the one it came through and the user's own) must be allowed: listed
+ * in allowedTeams, or a workspace of an allowed Enterprise Grid organisation
+ * as Slack says when asked about that workspace (team.info). The payload's
+ * own enterprise is not enough: a Slack Connect guest's request carries the
+ * host's enterprise beside the guest's home workspace.
+ */
+export async function workspaceAllowed(req: Requester, slack: Config['slack'], directory?: WorkspaceDirectory): Promise<AuthzDecision> {
+  const checking = slack.allowedTeams.length > 0 || slack.allowedEnterprises.length > 0;
+  if (!checking && (slack.allowAnyWorkspace || slack.allowEveryone)) return { allowed: true };
+  const teams = [...new Set([req.teamId, req.userTeamId].filter((t): t is string => Boolean(t)))];
+  if (teams.length === 0) return { allowed: false, reason: 'request names no workspace' };
+  for (const team of teams) {
+    if (slack.allowedTeams.includes(team) || slack.allowedEnterprises.includes(team)) continue;
+    if (slack.allowedEnterprises.length === 0) return { allowed: false, reason: `workspace ${team} not allowed` };
+    let enterprise: string | undefined;
+    try {
+      enterprise = await directory?.enterpriseOf(team);
+    } catch (err) {
+      // Fail closed: if Slack cannot tell us where the workspace belongs, the answer is no.
+      return { allowed: false, reason: `workspace ${team} not allowed: its organisation could not be looked up (${(err as Error).message})` };
+    }
+    if (!enterprise || !slack.allowedEnterprises.includes(enterprise)) {
+      return { allowed: false, reason: `workspace ${team} not allowed (organisation ${enterprise ?? 'none'})` };
+    }
+  }
+  return { allowed: true };
+}
+
+export async function authorize(req: Requester, slack: Config['slack'], groups: GroupMembers, directory?: WorkspaceDirectory): Promise<AuthzDecision> {
+  const workspace = await workspaceAllowed(req, slack, directory);
   if (!workspace.allowed) return workspace;
   if (slack.allowEveryone) return { allowed: true };
   if (slack.allowedChannels.length && !slack.allowedChannels.includes(req.channelId)) {
@@ -54,6 +75,24 @@ export async function authorize(req: Requester, slack: Config['slack'], groups: 
     }
   }
   return { allowed: false, reason: 'user not allowed' };
+}
+
+/** team.info behind a long cache: a workspace does not change organisation within the hour. Failures are not cached. */
+export function cachedWorkspaceDirectory(
+  lookup: (teamId: string) => Promise<string | undefined>,
+  ttlMs = 60 * 60 * 1000,
+  now: () => number = Date.now,
+): WorkspaceDirectory {
+  const cache = new Map<string, { at: number; enterprise: string | undefined }>();
+  return {
+    async enterpriseOf(teamId) {
+      const hit = cache.get(teamId);
+      if (hit && now() - hit.at <= ttlMs) return hit.enterprise;
+      const enterprise = await lookup(teamId);
+      cache.set(teamId, { at: now(), enterprise });
+      return enterprise;
+    },
+  };
 }
 
 /** usergroups.users.list behind a short cache. */

@@ -7,6 +7,7 @@ import type { AlertEvent } from '../../lib/alerts/event.ts';
 import type { HttpEvent } from '../../lib/runtime/lambda-types.ts';
 import { recordingLog } from '../helpers/recording-log.ts';
 import type { Job } from '../../lib/queue/job.ts';
+import { MemoryStateStore } from '../../lib/state/state-store.ts';
 import { alertmanagerPayload, cloudwatchAlarm, snsEvent } from './fixtures/samples.ts';
 
 const TOKEN = 'am-token-0123456789abcdef';
@@ -15,7 +16,8 @@ function setup() {
   const enqueued: Job[] = [];
   const log = recordingLog();
   const queue = { enqueue: async (j: Job) => void enqueued.push(j) };
-  return { enqueued, log, am: createAlertmanagerHandler({ queue, log, bearerToken: TOKEN }), sns: createSnsHandler({ queue, log }) };
+  const store = new MemoryStateStore();
+  return { enqueued, log, store, am: createAlertmanagerHandler({ queue, store, log, bearerToken: TOKEN }), sns: createSnsHandler({ queue, store, log }) };
 }
 
 function post(body: string, auth: string | null = `Bearer ${TOKEN}`): HttpEvent {
@@ -78,13 +80,13 @@ describe('Alertmanager webhook', () => {
   });
 
   it('answers 503 when the queue is down, so Alertmanager retries', async () => {
-    const am = createAlertmanagerHandler({ queue: { enqueue: async () => { throw new Error('SQS unreachable'); } }, log: recordingLog(), bearerToken: TOKEN });
+    const am = createAlertmanagerHandler({ queue: { enqueue: async () => { throw new Error('SQS unreachable'); } }, store: new MemoryStateStore(), log: recordingLog(), bearerToken: TOKEN });
     const res = await am(post(JSON.stringify(alertmanagerPayload('firing'))));
     expect(res.statusCode).toBe(503);
   });
 
   it('refuses a short bearer token at start-up rather than accept weak auth', () => {
-    expect(() => createAlertmanagerHandler({ queue: { enqueue: async () => {} }, log: recordingLog(), bearerToken: 'short' })).toThrow(/at least 16/);
+    expect(() => createAlertmanagerHandler({ queue: { enqueue: async () => {} }, store: new MemoryStateStore(), log: recordingLog(), bearerToken: 'short' })).toThrow(/at least 16/);
   });
 });
 

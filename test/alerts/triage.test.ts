@@ -21,8 +21,8 @@ let group = 0;
 beforeEach(() => {
   diagnoser = new ScriptedDiagnoser();
   h = buildHarness({ stub, store: env.db.store, diagnoser });
-  am = createAlertmanagerHandler({ queue: h.queue, log: h.log, bearerToken: TOKEN });
-  sns = createSnsHandler({ queue: h.queue, log: h.log });
+  am = createAlertmanagerHandler({ queue: h.queue, store: env.db.store, log: h.log, bearerToken: TOKEN });
+  sns = createSnsHandler({ queue: h.queue, store: env.db.store, log: h.log });
   group++;
 });
 

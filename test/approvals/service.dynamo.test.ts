@@ -71,7 +71,7 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     const stored = await service.get(id);
     expect(stored?.status).toBe('SUCCEEDED');
     expect(stored?.context).toEqual({ channel: 'C1', threadTs: '1.2' });
-    const trail = await store.auditTrail(id);
+    const trail = await store.audit.trail(id);
     expect(trail.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'step', 'succeeded']);
     expect(trail).toEqual(stored?.events);
   });
@@ -106,9 +106,9 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     const final = await service.get(id);
     expect(final?.status).toBe('SUCCEEDED');
     expect(final?.approvals).toHaveLength(2);
-    const trail = await store.auditTrail(id);
+    const trail = await store.audit.trail(id);
     expect(trail.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'succeeded']);
-    expect((await store.refusals(id)).length).toBe(50 - 2 + 49); // 48 refused clicks + 49 refused claims
+    expect((await store.audit.refusals(id)).length).toBe(50 - 2 + 49); // 48 refused clicks + 49 refused claims
   });
 
   it('asking is never approving: the approver-requester clicks like anyone else, an outsider-requester cannot', async () => {
@@ -187,7 +187,7 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     expect(!late.ok && late.code).toBe('expired');
     expect(!late.ok && late.request?.status).toBe('EXPIRED');
     expect((await service.get(id))?.status).toBe('EXPIRED');
-    expect((await store.auditTrail(id)).map((e) => e.type)).toEqual(['requested', 'expired']);
+    expect((await store.audit.trail(id)).map((e) => e.type)).toEqual(['requested', 'expired']);
   });
 
   it('a stale plan ends STALE and is not run again', async () => {
@@ -364,7 +364,7 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(stored.status).toBe('EXECUTING');
     expect(stored.lease).toEqual({ owner, claimedAt: clock, until: clock + 5 * MIN });
     expect(stored.run).toEqual({ cursor: 0, checked: false, startedAt: clock, stepStartedAt: clock, invocations: 1 });
-    expect((await store.auditTrail(id)).map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed']);
+    expect((await store.audit.trail(id)).map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed']);
   });
 
   it('acquireExecution: a live lease held by another worker is refused and left alone', async () => {
@@ -397,7 +397,7 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(stored.events).toEqual(parked.events);
     expect(stored.lease).toEqual({ owner, claimedAt: clock, until: clock + 5 * MIN }); // no longer parked
     expect(stored.run).toEqual({ ...parked.run, invocations: 2 });
-    expect((await store.auditTrail(id)).map((e) => e.type)).not.toContain('resumed');
+    expect((await store.audit.trail(id)).map((e) => e.type)).not.toContain('resumed');
     // The worker that parked has no say any more; the new one goes on.
     expect(await service.saveRun(id, 'w0', runAt(5), leaseOf('w0', clock + MIN))).toBe(false);
     expect(await service.heartbeat(id, 'w0')).toBe(false);
@@ -432,7 +432,7 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(stored.version).toBe(versionBefore + 1);
     expect(stored.lease).toEqual({ owner, claimedAt: clock, until: clock + 5 * MIN });
     expect(stored.run).toMatchObject({ cursor: 1, invocations: 2 });
-    const trail = await store.auditTrail(id);
+    const trail = await store.audit.trail(id);
     expect(trail.filter((e) => e.type === 'resumed')).toHaveLength(1);
     expect(trail.map((e) => e.type).slice(-3)).toEqual(['claimed', 'step', 'resumed']);
     expect(trail).toEqual(stored.events);
@@ -574,7 +574,7 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(stored.lease).toEqual(lease);
     expect(stored.cancelRequested).toEqual({ user: 'UCAROL', at: clock, reason: 'wrong broker' });
     expect(stored.events.at(-1)).toMatchObject({ type: 'cancel-requested', actor: 'UCAROL' });
-    expect((await store.auditTrail(id)).at(-1)?.type).toBe('cancel-requested');
+    expect((await store.audit.trail(id)).at(-1)?.type).toBe('cancel-requested');
 
     // A save that also moves the lease on makes the cancel re-decide from a fresh read: both kept too.
     const id2 = await executingId('w1');
@@ -630,7 +630,7 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(stored.status).toBe('CANCELLED');
     expect(stored.outcome).toMatchObject({ status: 'CANCELLED', summary: 'cancelled by <@UDAVE> at step 1 of 2; throttles removed' });
     expect(stored.cancelRequested).toMatchObject({ user: 'UDAVE', reason: 'stop' });
-    const trail = await store.auditTrail(id);
+    const trail = await store.audit.trail(id);
     expect(trail.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'cancel-requested', 'cancelled']);
     expect(trail).toEqual(stored.events);
     expect(await service.finish(id, 'w1', 'SUCCEEDED', 'again')).toMatchObject({ ok: false, code: 'already-executed' });
@@ -734,6 +734,38 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(await svc.listForSweep()).toEqual(ids);
     expect(await svc.listForSweep(150)).toEqual(ids.slice(0, 150));
     expect(await svc.listForSweep(100)).toEqual(ids.slice(0, 100));
+  });
+
+  it('the sweep reads every pending request, past 500, and resumes after any request it handled', async () => {
+    const sweepStore = new ApprovalStore(dynamo.client, { tableName: `sweep-${randomUUID()}` });
+    await sweepStore.ensureTable();
+    const svc = new ApprovalService({ store: sweepStore, policy, now: () => clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 505; i++) {
+      clock += 1;
+      const r = await svc.request(plan, 'UALICE', { id: `open-${String(i).padStart(3, '0')}` });
+      if (!r.ok) throw new Error(r.message);
+      ids.push(r.request.id);
+    }
+    expect(await svc.listForSweep()).toEqual(ids);
+    // Page by page along the cursors, as the sweep does; a continuation from the 250th entry's cursor gets the rest.
+    const seen: { id: string; cursor: string }[] = [];
+    let after: string | undefined;
+    do {
+      const page = await svc.sweepPage(after);
+      seen.push(...page.entries);
+      after = page.next;
+    } while (after);
+    expect(seen.map((e) => e.id)).toEqual(ids);
+    const rest: string[] = [];
+    after = seen[249]!.cursor;
+    do {
+      const page = await svc.sweepPage(after);
+      rest.push(...page.entries.map((e) => e.id));
+      after = page.next;
+    } while (after);
+    expect(rest).toEqual(ids.slice(250));
+    await expect(svc.sweepPage('not-a-cursor')).rejects.toThrow(/malformed sweep cursor/);
   });
 
   it('putRunData/getRunData: a throttle ledger of over 1 MB of JSON round-trips, beside the request', async () => {

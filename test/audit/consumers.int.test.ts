@@ -12,6 +12,7 @@ import { openAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig, splitBootstrap } from '../../lib/kafka/connection.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
+import { sandboxTarget } from '../../lib/cli/sandbox-target.ts';
 import { diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
 import { consumerView } from '../../lib/diagnose/detectors/consumers.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
@@ -83,7 +84,7 @@ async function ourView(group: string) {
 }
 
 async function diagnose(lagWindowMs = 0): Promise<Finding[]> {
-  const target = await resolveClusterTarget({});
+  const target = await resolveClusterTarget({}, process.env, sandboxTarget);
   return (await runDiagnosis({ ...diagnosisInputFor(target), hostTargets: [], executor: null, lagWindowMs })).findings;
 }
 

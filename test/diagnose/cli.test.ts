@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../helpers/net.ts';
 import { run as diagnose } from '../../lib/diagnose/cli.ts';
 import { run as canRestart } from '../../lib/diagnose/cli-can-restart.ts';
+import { main } from '../../lib/cli/main.ts';
 import { renderReport, renderRestart } from '../../lib/diagnose/render-terminal.ts';
 import { code, renderReportMarkdown, renderRestartMarkdown } from '../../lib/diagnose/render-markdown.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
@@ -39,6 +40,22 @@ describe('CLI argument handling', () => {
   it('--cluster without a config file is a usage error, not a guess', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     await expect(diagnose(['--cluster', 'prod'])).rejects.toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/--config FILE/) }));
+  });
+
+  it('with no flag the module names no cluster itself: the sandbox default is the CLI entry’s (lib/cli), given to it', async () => {
+    await expect(diagnose([])).rejects.toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(/name the cluster/) }));
+    const home = `/nonexistent/kr-sandbox-${process.pid}`;
+    const saved = process.env.KR_SANDBOX_HOME;
+    process.env.KR_SANDBOX_HOME = home;
+    const errors: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((m: string) => void errors.push(m));
+    try {
+      expect(await main(['diagnose'])).toBe(1);
+      expect(errors.join('\n')).toContain(`no sandbox at ${home}`);
+    } finally {
+      if (saved === undefined) delete process.env.KR_SANDBOX_HOME;
+      else process.env.KR_SANDBOX_HOME = saved;
+    }
   });
 
   it('rejects a nonsense --timeout', async () => {

@@ -16,6 +16,7 @@ import { diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
+import { sandboxTarget } from '../../lib/cli/sandbox-target.ts';
 import type { DiagnosisReport, Finding, FindingKind } from '../../lib/diagnose/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import { sandboxSettings } from '../../sandbox/layout.ts';
@@ -73,7 +74,7 @@ async function setsAtOneMoment(): Promise<{ ours: Sets; tool: Sets }> {
 }
 
 async function diagnose(): Promise<DiagnosisReport> {
-  return runDiagnosis(diagnosisInputFor(await resolveClusterTarget({})));
+  return runDiagnosis(diagnosisInputFor(await resolveClusterTarget({}, process.env, sandboxTarget)));
 }
 
 const find = (r: DiagnosisReport, kind: FindingKind): Finding[] => r.findings.filter((f) => f.kind === kind);

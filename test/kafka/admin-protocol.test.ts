@@ -16,7 +16,8 @@ import { Reader, Writer } from '../../lib/kafka/protocol/codec.ts';
 import { DescribeLogDirs } from '../../lib/kafka/protocol/describe-log-dirs.ts';
 import { ElectLeaders } from '../../lib/kafka/protocol/elect-leaders.ts';
 import { IncrementalAlterConfigs } from '../../lib/kafka/protocol/incremental-alter-configs.ts';
-import { kafkaError, pickVersion, toRequestDefinition } from '../../lib/kafka/wire.ts';
+import { pickVersion, toRequestDefinition } from '../../lib/kafka/wire.ts';
+import { kafkaError } from '../../lib/kafka/errors.ts';
 
 const require = createRequire(import.meta.url);
 const hex = (b: Buffer) => b.toString('hex');

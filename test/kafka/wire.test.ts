@@ -3,7 +3,8 @@
 
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { WireBroker, kafkaError } from '../../lib/kafka/wire.ts';
+import { WireBroker } from '../../lib/kafka/wire.ts';
+import { kafkaError } from '../../lib/kafka/errors.ts';
 
 const require = createRequire(import.meta.url);
 

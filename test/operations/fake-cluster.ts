@@ -27,6 +27,9 @@ export class FakeCluster implements OperationIo {
   readonly members = new Map<string, number>();
   readonly calls: string[] = [];
   pollsToFinish = 2;
+  /** Metadata calls during which a cancelled partition still shows its in-flight replicas (a lagging controller). */
+  revertLagPolls = 0;
+  readonly reverting = new Map<string, { shown: number[]; polls: number }>();
   /** Broker restarts: a scripted host (absent: no host access). */
   restart?: () => Promise<RestartIo | null>;
   /** Kafka's cluster id, as Metadata reports it. */
@@ -86,8 +89,26 @@ export class FakeCluster implements OperationIo {
     const c = this;
     const ok = (tp: TopicPartition): PartitionResult => ({ topic: tp.topic, partition: tp.partition, errorCode: 0, error: null });
     return {
-      async metadata() {
-        throw new Error('not scripted');
+      async metadata(topics) {
+        c.maybeFail('metadata');
+        return {
+          brokers: [...c.live].map((nodeId) => ({ nodeId, host: '127.0.0.1', port: 9000 + nodeId, rack: null })),
+          clusterId: c.clusterId,
+          controllerId: 1,
+          topicMetadata: [...c.topics.entries()]
+            .filter(([name]) => !topics || topics.includes(name))
+            .map(([topic, parts]) => ({
+              topicErrorCode: 0,
+              topic,
+              isInternal: false,
+              partitionMetadata: parts.map((p, partitionId) => {
+                const lag = c.reverting.get(key({ topic, partition: partitionId }));
+                if (lag && lag.polls-- <= 0) c.reverting.delete(key({ topic, partition: partitionId }));
+                const replicas = lag && lag.polls >= 0 ? lag.shown : p.replicas;
+                return { partitionErrorCode: 0, partitionId, leader: p.leader, replicas: [...replicas], isr: [...p.isr] };
+              }),
+            })),
+        };
       },
       async alterPartitionReassignments(targets) {
         c.maybeFail('alterPartitionReassignments');
@@ -98,6 +119,7 @@ export class FakeCluster implements OperationIo {
           if (t.replicas === null) {
             const m = c.moving.get(k);
             if (!m) return { ...ok(t), errorCode: 85, error: 'NO_REASSIGNMENT_IN_PROGRESS' };
+            if (c.revertLagPolls > 0) c.reverting.set(k, { shown: [...new Set([...m.original, ...m.target])], polls: c.revertLagPolls });
             p.replicas = m.original;
             p.isr = p.isr.filter((r) => m.original.includes(r));
             c.moving.delete(k);

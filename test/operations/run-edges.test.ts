@@ -12,7 +12,7 @@ import { listOf } from '../../lib/operations/lists.ts';
 import { renderPlanDetails, renderPlanMessage } from '../../lib/operations/render-slack.ts';
 import { refusalText } from '../../lib/operations/render-text.ts';
 import { planRestart, type RestartIo } from '../../lib/operations/restart.ts';
-import { MAX_CONSECUTIVE_ERRORS, cleanupFinishedRun, runTick, type RunReporter, type TickInput } from '../../lib/operations/runner.ts';
+import { MAX_CONSECUTIVE_ERRORS, cancelOwnReassignments, cleanupFinishedRun, runTick, type RunReporter, type TickInput } from '../../lib/operations/runner.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import type { ApprovalRequest } from '../../lib/approvals/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
@@ -181,6 +181,28 @@ describe('edge 4: we cancel only reassignments whose target is the one we submit
     expect(cleaned.text).toMatch(/1 reassignment of the same partitions towards another target \(not ours\) left alone/);
     expect(cluster.moving.has('orders\u00001')).toBe(true);
     expect(cluster.calls.slice(callsBefore).filter((c) => c.includes(':cancel'))).toEqual([]);
+    await admin.close();
+  });
+});
+
+describe('edge 4b: a cancel says the original replicas are kept only once the metadata shows them', () => {
+  it('waits out a lagging revert, and names the partitions still showing the copy when the wait ends', async () => {
+    cluster.pollsToFinish = 100;
+    const planned = planDrain(await cluster.snapshot(null), { broker: 3, partial: true }, { throttleBytesPerSec: 1_048_576 });
+    if (!planned.ok) throw new Error(refusalText(planned.refusal));
+    const moving = planned.plan.steps[0]!.action === 'reassign' ? planned.plan.steps[0]!.partitions.length : 0;
+    const admin = await cluster.openAdmin();
+    await admin.alterPartitionReassignments(planned.plan.steps[0]!.action === 'reassign' ? planned.plan.steps[0]!.partitions : []);
+    // Two stale metadata answers, then the revert shows: the wait sees it.
+    cluster.revertLagPolls = 2;
+    expect(await cancelOwnReassignments(admin, planned.plan, 10_000)).toEqual({ stopped: moving, foreign: 0, unreverted: [] });
+    // A revert that outlasts the wait is named, not claimed.
+    await admin.alterPartitionReassignments(planned.plan.steps[0]!.action === 'reassign' ? planned.plan.steps[0]!.partitions : []);
+    cluster.revertLagPolls = 1_000;
+    const late = await cancelOwnReassignments(admin, planned.plan, 1_500);
+    expect(late.stopped).toBe(moving);
+    expect(late.unreverted).toHaveLength(moving);
+    expect(late.unreverted[0]).toMatch(/^orders-\d$/);
     await admin.close();
   });
 });

@@ -85,6 +85,8 @@ export class ServeHarness {
   readonly logs: string[] = [];
   /** The start-up line of the last start. */
   startupLine = '';
+  /** A fixed port for serve (a test's own range); a free one by default. */
+  port: number | undefined;
   private url = '';
   private seq = 0;
 
@@ -101,7 +103,7 @@ export class ServeHarness {
   ) {}
 
   async start(): Promise<void> {
-    const port = await closedPort();
+    const port = this.port ?? (await closedPort());
     this.logs.length = 0;
     const child = spawn(process.execPath, [this.installed.bin, 'serve', '--port', String(port), ...this.args], {
       env: readmeServeEnv(this.stub.apiUrl, this.env),

@@ -7,19 +7,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
-import type { ClusterConfig } from '../../lib/config/schema.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { approvalPolicy } from '../../lib/approvals/runtime.ts';
-import { newJob } from '../../lib/queue/job.ts';
-import type { OperationsBackend } from '../../lib/operations/backend.ts';
-import { OPS_JOB_KINDS, type OpsRequest } from '../../lib/operations/requests.ts';
-import { digestOf } from '../../lib/approvals/fingerprint.ts';
-import { planRaiseReplicationFactor } from '../../lib/operations/kinds/raise-replication-factor.ts';
-import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
-import { preconditionsFor } from '../../lib/operations/registry.ts';
-import type { Plan, PlanResult, PlanTarget } from '../../lib/operations/types.ts';
-import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
-import { FakeCluster } from './fake-cluster.ts';
+import { newJob, type Job } from '../../lib/queue/job.ts';
+import { OPS_JOB_KINDS } from '../../lib/operations/requests.ts';
+import type { Plan } from '../../lib/operations/types.ts';
+import { ScriptedOperations } from './scripted-operations.ts';
 import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
@@ -33,67 +26,6 @@ const ALICE = 'U0ALICE';
 const BOB = 'U0BOB';
 const CAROL = 'U0CAROL';
 const OUTSIDER = 'U0DAVE';
-
-async function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot, cluster: FakeCluster): Promise<Plan> {
-  if (request.kind === 'restart-brokers') throw new Error('restart plans are not faked here');
-  const title = request.kind === 'leader-override' ? `make broker ${request.replica ?? 3} lead ${request.topic}-${request.partition}` : request.kind === 'drain-broker' ? `drain broker ${request.broker}` : `raise ${request.topic} to RF ${request.replicationFactor}`;
-  const r = request as unknown as Record<string, never>;
-  const target = (
-    request.kind === 'leader-override'
-      ? { kind: request.kind, params: { topic: r.topic, partition: r.partition, replica: r.replica ?? 3, requestedReplica: r.replica ?? null } }
-      : request.kind === 'drain-broker'
-        ? { kind: request.kind, params: { broker: r.broker, partial: r.partial, throttleBytesPerSec: 1_048_576 } }
-        : { kind: request.kind, params: { topic: r.topic, replicationFactor: r.replicationFactor, throttleBytesPerSec: 1_048_576 } }
-  ) as unknown as PlanTarget;
-  // A leader override's fingerprint binds each replica's measured end: measured here as the runner will.
-  const measured = target.kind === 'leader-override' ? await leaderOverride.measure!(cluster, target as never, snapshot) : undefined;
-  return {
-    id: `plan-${Math.random().toString(36).slice(2, 10)}`,
-    ...target,
-    title,
-    createdAt: new Date().toISOString(),
-    // The runner re-checks this against the (scripted) live cluster right before running.
-    fingerprint: digestOf(preconditionsFor(target, snapshot, measured)),
-    preconditions: {},
-    steps: [{ action: 'verify-leaders', description: 'leader must be 3', expected: [{ topic: 'orders', partition: 0, leader: 3 }] }],
-    impact: {
-      risk: 'high',
-      partitionsAffected: 1,
-      estimatedMessagesLost: 0,
-      candidates: [
-        { brokerId: 2, live: true, inIsr: false, logEndOffset: 1000, checkpointedHighWatermark: 1000, sizeBytes: 1, estimatedMessagesLost: 1000, defaultChoice: true },
-        { brokerId: 3, live: true, inIsr: false, logEndOffset: 2000, checkpointedHighWatermark: 2000, sizeBytes: 2, estimatedMessagesLost: 0, defaultChoice: false },
-      ],
-    },
-    warnings: [],
-    dryRun: true,
-  };
-}
-
-/**
- * Plans whatever it is asked (a full drain is refused) with a one-step plan
- * (verify that broker 3 leads orders-0), run by the real runner against a
- * scripted cluster where it does.
- */
-class ScriptedOperations implements OperationsBackend {
-  planned: OpsRequest[] = [];
-  /** The cluster names the runs reached (io(cluster)). */
-  reached: string[] = [];
-  readonly cluster = new FakeCluster().addTopic('orders', [[3, 2], [2, 3]]);
-  async plan(_cluster: ClusterConfig, request: OpsRequest): Promise<PlanResult> {
-    this.planned.push(request);
-    if (request.kind === 'drain-broker' && !request.partial) {
-      return { ok: false, refusal: { code: 'drain-needs-brokers', broker: 3, stuck: 1, movable: 0, example: { topic: 'orders', partition: 0, replicas: [1, 2, 3] }, others: [1, 2] } };
-    }
-    // A real reassignment plan where the test needs partitions that copy (and can be cancelled).
-    if (request.kind === 'raise-replication-factor' && request.topic === 'slow') return planRaiseReplicationFactor(await this.cluster.snapshot(['slow']), request, { throttleBytesPerSec: 1_048_576 });
-    return { ok: true, plan: await fakePlan(request, await this.cluster.snapshot(null), this.cluster) };
-  }
-  io(cluster: ClusterConfig) {
-    this.reached.push(cluster.name);
-    return this.cluster;
-  }
-}
 
 /** How many times the request was claimed or taken over: exactly-once means one claim. */
 async function claims(id: string): Promise<number> {
@@ -431,6 +363,26 @@ describe('the minute sweep: nothing approved is lost, nothing expired looks open
     expect(plan.text).toMatch(/^SUCCEEDED/);
     // Finished: it has left the sweep's index.
     expect(await approvals.listForSweep()).not.toContain(id);
+  });
+
+  it('a sweep running out of time hands the rest to a continuation, which resumes after the last request handled', async () => {
+    const ids: string[] = [];
+    for (const p of [0, 1, 2]) ids.push((await requestPlan(`elect-leader orders ${p} 3`)).id);
+    const pending = await approvals.listForSweep();
+    expect(pending).toEqual(expect.arrayContaining(ids));
+    const { sweepOperations } = await import('../../lib/operations/jobs.ts');
+    const continuations: Job[] = [];
+    const queue = { enqueue: async (j: Job) => void continuations.push(j) };
+    // Time for one request, then the invocation is nearly over.
+    let checks = 0;
+    const remainingMs = () => (checks++ < 1 ? 100_000 : 1_000);
+    const first = await sweepOperations({ ...h.worker, queue, remainingMs, job: newJob(OPS_JOB_KINDS.sweep, {}, 'kr-sweep'), log: h.log });
+    expect(first).toMatchObject({ looked: 1, continued: true });
+    expect(continuations).toHaveLength(1);
+    expect(continuations[0]!.kind).toBe(OPS_JOB_KINDS.sweep);
+    const after = (continuations[0]!.payload as { after: string }).after;
+    const rest = await sweepOperations({ ...h.worker, queue, job: continuations[0]!, log: h.log }, Date.now(), after);
+    expect(rest).toMatchObject({ looked: pending.length - 1, continued: false });
   });
 
   it('an untouched plan past its expiry is edited to EXPIRED by the sweep', async () => {

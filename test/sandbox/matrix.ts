@@ -8,8 +8,11 @@
 //   - the sandbox's own lifecycle commands.
 // `npm test` runs it (npm run test:matrix). KR_MATRIX_LINES=zookeeper-2.8,kraft-3.9
 // picks lines; each line's wall time is printed and written to
-// <tmp>/kafka-responder-matrix.json.
-import { spawnSync } from 'node:child_process';
+// <tmp>/kafka-responder-matrix.json. The lines run side by side (each on its own
+// sandbox and ports; most of their time is spent waiting on brokers), their output
+// prefixed with the line's name; KR_MATRIX_CONCURRENCY=1 runs them one by one.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,30 +56,46 @@ export function lineEnv(line: Line, index: number, env: NodeJS.ProcessEnv = proc
   };
 }
 
-function main(): number {
+/** Runs one line's tests in a child vitest, its output prefixed with the line's name. */
+function runLine(line: Line, index: number): Promise<{ line: string; seconds: number; passed: boolean }> {
+  console.log(`=== matrix line ${line.name}: Kafka ${line.kafkaVersion}, ${line.mode === 'zookeeper' ? 'ZooKeeper' : 'KRaft'} mode ===`);
+  const t0 = Date.now();
+  const child = spawn(
+    process.execPath,
+    [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'integration', ...MATRIX_TESTS.map((f) => f.file), '--testNamePattern', testNamePattern()],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...lineEnv(line, index), NO_COLOR: '1' } },
+  );
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (text) => console.log(`[${line.name}] ${text}`));
+  }
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      const seconds = Math.round((Date.now() - t0) / 1000);
+      console.log(`=== matrix line ${line.name}: ${code === 0 ? 'passed' : 'FAILED'} in ${seconds} s ===`);
+      resolve({ line: line.name, seconds, passed: code === 0 });
+    });
+  });
+}
+
+async function main(): Promise<number> {
   const wanted = process.env.KR_MATRIX_LINES?.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = wanted?.filter((w) => !LINES.some((l) => l.name === w)) ?? [];
   if (unknown.length) {
     console.error(`KR_MATRIX_LINES: unknown line(s) ${unknown.join(', ')}; lines are ${LINES.map((l) => l.name).join(', ')}`);
     return 2;
   }
+  const concurrency = Math.max(1, Number(process.env.KR_MATRIX_CONCURRENCY ?? LINES.length) || 1);
+  const queue = LINES.map((line, index) => ({ line, index })).filter(({ line }) => !wanted || wanted.includes(line.name));
   const results: { line: string; seconds: number; passed: boolean }[] = [];
-  LINES.forEach((line, index) => {
-    if (wanted && !wanted.includes(line.name)) return;
-    console.log(`\n=== matrix line ${line.name}: Kafka ${line.kafkaVersion}, ${line.mode === 'zookeeper' ? 'ZooKeeper' : 'KRaft'} mode ===`);
-    const t0 = Date.now();
-    const run = spawnSync(
-      process.execPath,
-      [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'integration', ...MATRIX_TESTS.map((f) => f.file), '--testNamePattern', testNamePattern()],
-      { stdio: 'inherit', env: lineEnv(line, index) },
-    );
-    const seconds = Math.round((Date.now() - t0) / 1000);
-    results.push({ line: line.name, seconds, passed: run.status === 0 });
-    console.log(`=== matrix line ${line.name}: ${run.status === 0 ? 'passed' : 'FAILED'} in ${seconds} s ===`);
-  });
+  const t0 = Date.now();
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) results.push(await runLine(next.line, next.index));
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
   writeFileSync(join(tmpdir(), 'kafka-responder-matrix.json'), JSON.stringify(results, null, 2));
-  console.log(`\nmatrix: ${results.map((r) => `${r.line} ${r.passed ? 'passed' : 'FAILED'} in ${r.seconds} s`).join('; ')}`);
-  return results.every((r) => r.passed) ? 0 : 1;
+  const wall = Math.round((Date.now() - t0) / 1000);
+  console.log(`\nmatrix (${wall} s): ${results.map((r) => `${r.line} ${r.passed ? 'passed' : 'FAILED'} in ${r.seconds} s`).join('; ')}`);
+  return results.length > 0 && results.every((r) => r.passed) ? 0 : 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exit(main());
+if (import.meta.url === `file://${process.argv[1]}`) process.exit(await main());

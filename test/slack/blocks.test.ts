@@ -63,6 +63,6 @@ describe('other renderers', () => {
   it('renders a restart assessment with a bounded at-risk list', () => {
     const m = renderCanRestart('sandbox', restartAssessment({ brokerId: 1, verdict: 'no', reasons: Array.from({ length: 40 }, (_, i) => `r${i}`), wouldGoOffline: Array.from({ length: 5000 }, (_, i) => ({ topic: 'orders', partition: i })) }), 'kr-1');
     assertWithinLimits(m.blocks);
-    expect(JSON.stringify(m.blocks)).toContain('and 4970 more');
+    expect(JSON.stringify(m.blocks)).toContain('and 4,970 more');
   });
 });

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { BASE_CONFIG, ScriptedDiagnoser, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
+import { ScriptedDiagnoser, buildHarness, finding, report, type Harness } from './helpers/harness.ts';
 import { actionEvent, slashEvent } from './helpers/signed.ts';
 import { SlackStub } from './helpers/slack-stub.ts';
 import { scratchDir } from '../helpers/scratch.ts';
@@ -238,13 +238,6 @@ describe('who may use it', () => {
     const refusals = stub.responses.filter((r) => r.path.includes('/ws'));
     expect(refusals.map((r) => r.path.split('/').pop()).sort()).toEqual(['ws1', 'ws2']);
     for (const r of refusals) expect(r.body.text).toMatch(/only answer people of the workspace/);
-  });
-
-  it('admits a workspace of an allowed Enterprise Grid organisation', async () => {
-    h = buildHarness({ stub, store: db.store, diagnoser, config: { ...BASE_CONFIG, slack: { ...BASE_CONFIG.slack, allowedTeams: [], allowedEnterprises: ['E0GRID'] } } });
-    expect((await slash('status', 'U0ALICE', 'C0OPS', 'T0ANY')).text).toMatch(/^Sorry, I only answer/);
-    const res = await h.handler(slashEvent({ text: 'status', user: 'U0ALICE', channel: 'C0OPS', team: 'T0ANY', enterprise: 'E0GRID', responseUrl: stub.responseUrl(`r${++seq}`) }));
-    expect((JSON.parse(res.body) as { text: string }).text).toMatch(/open incidents/);
   });
 
   it('lets members of the allowed user group in (usergroups.users.list)', async () => {

@@ -43,8 +43,9 @@ afterAll(async () => {
 
 describe('mrkdwn injection', () => {
   it('an Alertmanager cluster label "<!channel> <https://evil.example|click here>" arrives escaped in every message of the thread', async () => {
-    const h = buildHarness({ stub, store: new MemoryStateStore(), diagnoser: new ScriptedDiagnoser() });
-    const am = createAlertmanagerHandler({ queue: h.queue, log: h.log, bearerToken: TOKEN });
+    const store = new MemoryStateStore();
+    const h = buildHarness({ stub, store, diagnoser: new ScriptedDiagnoser() });
+    const am = createAlertmanagerHandler({ queue: h.queue, store, log: h.log, bearerToken: TOKEN });
     const base = alertmanagerPayload('firing');
     const labels = { ...base.commonLabels, cluster: EVIL };
     const payload = {

@@ -150,7 +150,7 @@ describe.skipIf(!up)('the postmortem timeline of an incident, through serve', ()
 
     // Every event of the plan's audit trail, as the approvals table holds it, at its time and in its order.
     const client = new DynamoDBClient({ endpoint: `http://127.0.0.1:${PORTS.dynamo}`, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const trail = await new ApprovalStore(client, { tableName: 'kafka-responder-approvals' }).auditTrail(requestId);
+    const trail = await new ApprovalStore(client, { tableName: 'kafka-responder-approvals' }).audit.trail(requestId);
     client.destroy();
     expect(trail.map((e) => e.type)).toEqual(expect.arrayContaining(['requested', 'approved', 'claimed', 'step', 'succeeded']));
     const auditRows = rows.filter((r) => /\| (Plan requested|Approved|Rejected|Run started|Step|Operation|Cancel|Resume|Expired|Run )/.test(r));

@@ -6,6 +6,7 @@
 import type { ClusterSnapshot, ConsumerSample, GroupState } from '../../kafka/types.ts';
 import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
+import { findingsOf, runDetectors, viewOnce, type Detector, type DetectionInput } from '../detector.ts';
 import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag.ts';
 
 export interface ConsumerPartition {
@@ -225,9 +226,19 @@ function consumerLag(view: ConsumerView): Finding[] {
   });
 }
 
-export const CONSUMER_RULES: readonly ((view: ConsumerView) => Finding[])[] = [offsetBelowLogStart, offsetAboveLogEnd, consumerLag];
+const consumerViewOf = viewOnce(({ snapshot, lagHistory }) => consumerView(snapshot, lagHistory));
+const fromView =
+  (rule: (view: ConsumerView) => Finding[]) =>
+  (input: DetectionInput): Finding[] =>
+    rule(consumerViewOf(input));
+
+/** One detector per finding kind; all read the one joined view of the consumer samples. */
+export const CONSUMER_DETECTORS: readonly Detector[] = [
+  { kinds: ['consumer-offset-below-log-start'], needs: ['metadata'], detect: fromView(offsetBelowLogStart) },
+  { kinds: ['consumer-offset-above-log-end'], needs: ['metadata'], detect: fromView(offsetAboveLogEnd) },
+  { kinds: ['consumer-lag'], needs: ['metadata'], detect: fromView(consumerLag) },
+];
 
 export function detectConsumerFindings(snapshot: ClusterSnapshot, history: readonly LagHistorySample[] = []): Finding[] {
-  const view = consumerView(snapshot, history);
-  return CONSUMER_RULES.flatMap((rule) => rule(view));
+  return findingsOf(runDetectors(CONSUMER_DETECTORS, { snapshot, probes: [], lagHistory: history }));
 }

@@ -10,7 +10,8 @@ import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
-import { allBeforeProcessStart } from './hosts.ts';
+import { allBeforeProcessStart } from './host-report.ts';
+import type { Detector, DetectionInput } from '../detector.ts';
 
 /** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
 export const COORDINATOR_ERROR_CODES: ReadonlySet<number> = new Set([14, 15, 16]);
@@ -24,7 +25,7 @@ interface CoordinatorBucket {
   evidence: Evidence[];
 }
 
-export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
+function coordinatorLoading({ snapshot, probes }: DetectionInput): Finding[] {
   const offsetsTopic = snapshot.topics.find((t) => t.name === CONSUMER_OFFSETS_TOPIC);
   const leaderOf = new Map<number, number>();
   for (const p of offsetsTopic?.partitions ?? []) leaderOf.set(p.partition, p.leader);
@@ -117,4 +118,11 @@ export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: read
     );
   }
   return findings;
+}
+
+/** Metadata alone finds a loading coordinator; the host log lines add the partitions still loading and why. */
+export const coordinatorLoadingDetector: Detector = { kinds: ['coordinator-loading'], needs: ['metadata'], uses: { hosts: 'host log lines' }, detect: coordinatorLoading };
+
+export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
+  return coordinatorLoading({ snapshot, probes, lagHistory: [] });
 }

@@ -17,6 +17,7 @@ import {
 import { isUnavailable, isUnderReplicated, minIsrOf, replicationFactor } from '../partition-filters.ts';
 import { offlineElrNote } from '../elr-notes.ts';
 import { returnElectionText } from '../../operations/elr.ts';
+import { findingsOf, runDetectors, viewOnce, type Detector, type DetectionInput } from '../detector.ts';
 
 interface Bucket {
   brokers: number[];
@@ -357,19 +358,25 @@ function unreachableBrokers({ snapshot, live, replicasOnDeadBrokers }: MetadataV
   return findings;
 }
 
-/** One rule per finding kind, in report order. */
-const METADATA_RULES: readonly ((view: MetadataView) => Finding[])[] = [
-  offlinePartitions,
-  underMinIsrPartitions,
-  underReplicatedPartitions,
-  singleInSyncReplica,
-  replicationFactorOne,
-  unreachableBrokers,
+const metadataView = viewOnce(({ snapshot, probes }) => classifyPartitions(snapshot, probes));
+const fromView =
+  (rule: (view: MetadataView) => Finding[]) =>
+  (input: DetectionInput): Finding[] =>
+    rule(metadataView(input));
+
+/** One detector per finding kind, in report order; all read the one classified view. */
+export const METADATA_DETECTORS: readonly Detector[] = [
+  // The host probes tell a down broker whose disk was wiped from one that comes back with its data.
+  { kinds: ['offline-partition'], needs: ['metadata'], uses: { hosts: 'log dirs of down brokers' }, detect: fromView(offlinePartitions) },
+  { kinds: ['under-min-isr'], needs: ['metadata'], detect: fromView(underMinIsrPartitions) },
+  { kinds: ['under-replicated'], needs: ['metadata'], detect: fromView(underReplicatedPartitions) },
+  { kinds: ['isr-single-replica'], needs: ['metadata'], detect: fromView(singleInSyncReplica) },
+  { kinds: ['replication-factor-one'], needs: ['metadata'], detect: fromView(replicationFactorOne) },
+  { kinds: ['broker-unreachable'], needs: ['metadata'], detect: fromView(unreachableBrokers) },
 ];
 
 export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
-  const view = classifyPartitions(snapshot, probes);
-  return METADATA_RULES.flatMap((rule) => rule(view));
+  return findingsOf(runDetectors(METADATA_DETECTORS, { snapshot, probes, lagHistory: [] }));
 }
 
 function errorsFor(snapshot: ClusterSnapshot, brokerId: number): string {

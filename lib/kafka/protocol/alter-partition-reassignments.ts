@@ -4,7 +4,8 @@
 // way to cancel a partition's reassignment), hence this one. We implement v0
 // only: v1 (Kafka 4.1, KIP-860) adds AllowReplicationFactorChange, whose default
 // (true) is exactly v0's behaviour, so v0 is the one version all of 2.8-4.1 speak.
-import { type ApiDefinition, assertVersion, byTopic, readerFor, writerFor } from './api.ts';
+import { type ApiDefinition, assertVersion, readerFor, writerFor } from './api.ts';
+import { byTopic } from '../partitions.ts';
 
 export const ALTER_PARTITION_REASSIGNMENTS_API_KEY = 45;
 

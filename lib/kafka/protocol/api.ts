@@ -30,14 +30,3 @@ export function readerFor(def: { firstFlexibleVersion: number }, version: number
 export function assertVersion(def: { apiName: string; versions: readonly number[] }, version: number): void {
   if (!def.versions.includes(version)) throw new Error(`${def.apiName} v${version} is not implemented (we have v${def.versions.join(', v')})`);
 }
-
-/** Groups topic-partitions by topic, keeping first-seen order: the shape every request wants. */
-export function byTopic<T extends { topic: string }>(items: readonly T[]): { topic: string; items: T[] }[] {
-  const map = new Map<string, T[]>();
-  for (const it of items) {
-    const list = map.get(it.topic);
-    if (list) list.push(it);
-    else map.set(it.topic, [it]);
-  }
-  return [...map].map(([topic, list]) => ({ topic, items: list }));
-}

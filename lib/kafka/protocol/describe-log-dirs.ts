@@ -4,7 +4,8 @@
 // has one in common with us:
 //   v1 = v0 (only the throttling behaviour changed), v2 = flexible encoding,
 //   v3 adds a top-level ErrorCode, v4 adds TotalBytes / UsableBytes per log dir.
-import { type ApiDefinition, assertVersion, byTopic, readerFor, writerFor } from './api.ts';
+import { type ApiDefinition, assertVersion, readerFor, writerFor } from './api.ts';
+import { byTopic } from '../partitions.ts';
 
 export const DESCRIBE_LOG_DIRS_API_KEY = 35;
 

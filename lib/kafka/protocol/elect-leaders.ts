@@ -5,7 +5,8 @@
 //   v2 is v1 in the flexible encoding.
 // We implement v1 and v2: v0 cannot ask for an unclean election, and every
 // broker from 2.4 on (so all of 2.8-4.1) speaks v2.
-import { type ApiDefinition, assertVersion, byTopic, readerFor, writerFor } from './api.ts';
+import { type ApiDefinition, assertVersion, readerFor, writerFor } from './api.ts';
+import { byTopic } from '../partitions.ts';
 
 export const ELECT_LEADERS_API_KEY = 43;
 export const ELECTION_TYPE = { preferred: 0, unclean: 1 } as const;

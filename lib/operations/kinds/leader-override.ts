@@ -11,8 +11,9 @@ import { leaderOverridePreconditions, measuredEnds, planLeaderOverride, type Lea
 import { gatherLeaderOverrideInputs } from '../leader-override-gather.ts';
 import type { LeaderOverrideInputs } from '../leader-override.ts';
 import { ELR_ROLE_TEXT, elrStateText, returnElectionText } from '../elr.ts';
-import { brokerList, candidateLossText, consumerGroupLines, formatBytes, formatCount, lossHeadline } from '../loss-text.ts';
-import { tpName } from '../planners.ts';
+import { brokerList, candidateLossText, consumerGroupLines, lossHeadline } from '../loss-text.ts';
+import { tpName } from '../../kafka/partitions.ts';
+import { formatBytes, formatCount } from '../../runtime/format.ts';
 import type { LeaderCandidate, PlanOf, PlanResult } from '../types.ts';
 import { LeaderOverrideRequest } from '../validate.ts';
 

@@ -6,9 +6,11 @@
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { nothingOwed } from '../compensation.ts';
 import { trailingCluster, type OperationKind } from '../kind.ts';
-import { basePreconditions, byTp, findPartition, finishPlan, invalidRequest, liveIds, partitionLookup, plural, tpName } from '../planners.ts';
+import { basePreconditions, byTp, findPartition, finishPlan, invalidRequest, liveIds, plural } from '../planners.ts';
+import { partitionLookup, tpName } from '../../kafka/partitions.ts';
 import type { PlanOf, PlanResult, TopicPartition } from '../types.ts';
 import { PreferredElectionRequest } from '../validate.ts';
+import { andMore } from '../../runtime/format.ts';
 
 declare module '../types.ts' {
   interface PlanParamsByKind {
@@ -101,7 +103,7 @@ export const preferredElection: OperationKind<'preferred-election'> = {
   ],
   describeRequest: (r) => {
     const names = [...((r.topics as string[] | undefined) ?? []), ...((r.partitions as TopicPartition[] | undefined) ?? []).map(tpName)];
-    return names.length ? `preferred leader election for ${names.slice(0, 3).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''}` : 'preferred leader election wherever a preferred replica is not leading';
+    return names.length ? `preferred leader election for ${andMore(names, 3)}` : 'preferred leader election wherever a preferred replica is not leading';
   },
   exclusive: false,
   topics: (params) => [...new Set(params.partitions.map((p) => p.topic))],

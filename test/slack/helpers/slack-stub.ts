@@ -73,6 +73,8 @@ export class SlackStub {
   /** Slack method → error code to answer with (e.g. "not_in_channel"). */
   readonly failures = new Map<string, string>();
   userGroups = new Map<string, string[]>();
+  /** Workspaces team.info knows: team id → its Enterprise Grid organisation (null: none). Others: team_not_found. */
+  readonly teams = new Map<string, string | null>();
   /** While set: every Web API call is answered 429 with this Retry-After, until `until` (Date.now()). */
   rateLimit: { until: number; retryAfterSeconds: number } | null = null;
   /** Slack method → how many more calls to answer with this HTTP status (e.g. 503). */
@@ -89,7 +91,7 @@ export class SlackStub {
     return `http://127.0.0.1:${this.port}/response/${id}`;
   }
 
-  /** `port`: a fixed port (a test's own range); 0 lets the system pick. */
+  /** `port`: a fixed loopback port (a test's own range); any free one by default. */
   async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       void this.handle(req).then(
@@ -211,6 +213,12 @@ export class SlackStub {
           if (u) Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title, ...(args.initial_comment ? { initial_comment: String(args.initial_comment) } : {}) });
         }
         return { status: 200, body: { ok: true, files: files.map((f) => ({ id: f.id })) } };
+      }
+      case 'team.info': {
+        const id = String(args.team ?? '');
+        if (!this.teams.has(id)) return { status: 200, body: { ok: false, error: 'team_not_found' } };
+        const enterprise = this.teams.get(id);
+        return { status: 200, body: { ok: true, team: { id, name: id, ...(enterprise ? { enterprise_id: enterprise } : {}) } } };
       }
       case 'usergroups.users.list':
         return { status: 200, body: { ok: true, users: this.userGroups.get(String(args.usergroup)) ?? [] } };

@@ -1,0 +1,19 @@
+// ListGroups (API key 16): each broker lists the groups it coordinates.
+import { KAFKAJS, type RawListGroups } from '../wire.ts';
+import { describeError } from '../errors.ts';
+import type { AdminApi } from './api.ts';
+import type { GroupListing } from './types.ts';
+
+export interface BrokerGroups {
+  /** The broker's own error ("NAME: message"), null when none; its groups are kept either way. */
+  error: string | null;
+  groups: GroupListing[];
+}
+
+export const ListGroups: AdminApi<number, undefined, RawListGroups, BrokerGroups> = {
+  name: 'ListGroups',
+  api: KAFKAJS.ListGroups,
+  route: { to: 'broker', brokerId: (id) => id },
+  build: () => undefined,
+  toResults: (res) => ({ error: describeError(res.errorCode), groups: res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType })) }),
+};

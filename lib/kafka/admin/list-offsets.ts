@@ -1,0 +1,44 @@
+// ListOffsets (API key 2), from each partition's leader: earliest (-2) or
+// latest (-1, the high watermark) offsets.
+import { KAFKAJS, type RawListOffsets } from '../wire.ts';
+import { describeError, KafkaErrorCode } from '../errors.ts';
+import { groupByTopic, tpKey, type TopicPartition } from '../partitions.ts';
+import type { FanOutApi } from './api.ts';
+import { missingResult } from './results.ts';
+import type { PartitionOffset } from './types.ts';
+
+export interface OffsetQuery extends TopicPartition {
+  /** -2 earliest, -1 latest. */
+  timestamp: number;
+}
+
+type Args = { replicaId: number; isolationLevel: number; topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[] };
+
+const { NONE, NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, UNKNOWN_LEADER_EPOCH, FENCED_LEADER_EPOCH, REQUEST_TIMED_OUT, NETWORK_EXCEPTION } = KafkaErrorCode;
+
+export const ListOffsets: FanOutApi<OffsetQuery, Args, RawListOffsets, PartitionOffset> = {
+  name: 'ListOffsets',
+  api: KAFKAJS.ListOffsets,
+  // A leader that moved between Metadata and ListOffsets: one more round with fresh Metadata.
+  route: { to: 'leaders', retryOn: new Set([NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, UNKNOWN_LEADER_EPOCH, FENCED_LEADER_EPOCH, REQUEST_TIMED_OUT, NETWORK_EXCEPTION]) },
+  key: (q) => tpKey(q.topic, q.partition),
+  build: (batch) => ({
+    replicaId: -1,
+    // READ_UNCOMMITTED: the high watermark, as kafka-get-offsets.sh and Java's Admin report it.
+    isolationLevel: 0,
+    topics: [...groupByTopic(batch)].map(([topic, ps]) => ({ topic, partitions: ps.map((p) => ({ partition: p.partition, timestamp: p.timestamp })) })),
+  }),
+  toResults(res) {
+    const out = new Map<string, PartitionOffset>();
+    for (const t of res.responses) {
+      for (const p of t.partitions) {
+        const raw = p.offset ?? p.offsets?.[0];
+        const offset = p.errorCode === NONE && raw !== undefined ? Number(raw) : null;
+        out.set(tpKey(t.topic, p.partition), { topic: t.topic, partition: p.partition, offset, errorCode: p.errorCode, error: describeError(p.errorCode) });
+      }
+    }
+    return out;
+  },
+  failed: ({ topic, partition }, errorCode, error) => ({ topic, partition, offset: null, errorCode, error }),
+  missing: ({ topic, partition }) => ({ topic, partition, offset: null, ...missingResult('partition') }),
+};

@@ -1,0 +1,140 @@
+// The admin's public types: what callers pass and get back (lib/kafka/admin.ts
+// implements KafkaAdmin; each API's request and results are in admin/<api>.ts).
+
+import type { TopicPartition } from '../partitions.ts';
+import type { RawMetadata } from '../wire.ts';
+import type { ConfigOperation, ConfigResourceType } from '../protocol/incremental-alter-configs.ts';
+
+export type { ConfigOperation, ConfigResourceType, RawMetadata, TopicPartition };
+
+/** Outcome for one partition: errorCode 0 and error null on success, else Kafka's code and "NAME: message". */
+export interface PartitionResult extends TopicPartition {
+  errorCode: number;
+  error: string | null;
+}
+
+export interface ReassignmentTarget extends TopicPartition {
+  /** The new replica list, preferred leader first; null cancels the partition's pending reassignment. */
+  replicas: number[] | null;
+}
+
+export interface OngoingReassignment extends TopicPartition {
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
+}
+
+export type ElectionType = 'preferred' | 'unclean';
+
+export interface ConfigAlteration {
+  type: ConfigResourceType;
+  /** Topic name, broker id as a string, or '' for the cluster-wide broker default. */
+  name: string;
+  ops: { name: string; op: ConfigOperation; value: string | null }[];
+}
+
+export interface ConfigResult {
+  type: ConfigResourceType;
+  name: string;
+  errorCode: number;
+  error: string | null;
+}
+
+export interface ConfigEntry {
+  name: string;
+  /** null for sensitive values (passwords) and unset ones. */
+  value: string | null;
+  isDefault: boolean;
+  /** Kafka's ConfigSource id: 1 dynamic topic, 2 dynamic broker, 3 dynamic default broker, 4 static broker (server.properties), 5 default. */
+  source: number;
+  isSensitive: boolean;
+  readOnly: boolean;
+}
+
+export interface ConfigDescription extends ConfigResult {
+  entries: ConfigEntry[];
+}
+
+export interface LogDirReplica extends TopicPartition {
+  sizeBytes: number;
+  offsetLag: number;
+  /** A replica being moved here by AlterReplicaLogDirs. */
+  isFuture: boolean;
+}
+
+export interface LogDir {
+  path: string;
+  errorCode: number;
+  error: string | null;
+  /** Volume size and free space (DescribeLogDirs v4, Kafka 3.3+); null when the broker does not say. */
+  totalBytes: number | null;
+  usableBytes: number | null;
+  partitions: LogDirReplica[];
+}
+
+export interface BrokerLogDirs {
+  /** Set when the broker could not be asked (or refused as a whole); logDirs is then empty. */
+  error: string | null;
+  logDirs: LogDir[];
+}
+
+export interface PartitionOffset extends PartitionResult {
+  offset: number | null;
+}
+
+export interface GroupListing {
+  groupId: string;
+  protocolType: string;
+}
+
+export interface GroupDescription {
+  groupId: string;
+  errorCode: number;
+  error: string | null;
+  /** Kafka's state (Empty, Stable, PreparingRebalance, CompletingRebalance, Dead), or 'Unknown' on error. */
+  state: string;
+  protocolType: string;
+  members: number;
+  /** The coordinator broker asked, or null when FindCoordinator failed. */
+  coordinator: number | null;
+}
+
+export interface CommittedOffset extends PartitionResult {
+  /** -1 when the group has no committed offset for the partition. */
+  offset: number;
+}
+
+export interface KafkaAdmin {
+  /** Metadata for these topics (null = every topic, [] = brokers and controller only). */
+  metadata(topics: string[] | null): Promise<RawMetadata>;
+  /** KIP-455, via the controller. Per-partition errors are returned, not thrown. */
+  alterPartitionReassignments(targets: ReassignmentTarget[], timeoutMs?: number): Promise<PartitionResult[]>;
+  /** Reassignments in progress (all of them when partitions is omitted or null). */
+  listPartitionReassignments(partitions?: TopicPartition[] | null): Promise<OngoingReassignment[]>;
+  /** KIP-460, via the controller. ELECTION_NOT_NEEDED: the partition already has a valid leader. */
+  electLeaders(type: ElectionType, partitions: TopicPartition[], timeoutMs?: number): Promise<PartitionResult[]>;
+  /** KIP-339: set | delete | append | subtract, per resource; per-resource errors returned. */
+  incrementalAlterConfigs(resources: ConfigAlteration[]): Promise<ConfigResult[]>;
+  /** Current values (dynamic and static; broker ones from that broker), all or the named ones. */
+  describeConfigs(resources: { type: ConfigResourceType; name: string; names?: string[] }[]): Promise<ConfigDescription[]>;
+  /** KIP-113, each broker asked on its own; an unreachable broker gets `error`, never a throw. */
+  describeLogDirs(brokerIds: number[], partitions: TopicPartition[] | null): Promise<Map<number, BrokerLogDirs>>;
+  /** Earliest / latest (high watermark) offsets from each partition's leader; per-partition errors keep offset null. */
+  listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest'): Promise<PartitionOffset[]>;
+  /** Every group of every broker (throws if a broker in the metadata does not answer). */
+  listGroups(): Promise<GroupListing[]>;
+  /** State and member count, from each group's coordinator. */
+  describeGroups(groupIds: string[]): Promise<GroupDescription[]>;
+  /** Committed offsets of one group (all its partitions when partitions is omitted). */
+  fetchCommittedOffsets(groupId: string, partitions?: TopicPartition[]): Promise<CommittedOffset[]>;
+  /** Commits as an admin (generation -1, no member id): Kafka accepts it only while the group has no active members. */
+  commitOffsets(groupId: string, offsets: (TopicPartition & { offset: number })[]): Promise<PartitionResult[]>;
+  close(): Promise<void>;
+}
+
+export interface AdminOptions {
+  /** Budget of each call (calls with a server-side timeout get that plus one request timeout, if longer). */
+  timeoutMs: number;
+  /** Requests in flight at once within one call. */
+  concurrency?: number;
+}
