@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 // features; root/ (composition), local/ and cli/ are the shell. The lists form
 // a DAG, so there is no folder cycle. Dynamic import() is checked too.
 const INFRA = ['runtime', 'config', 'state', 'queue', 'kafka', 'hosts', 'slack', 'worker'];
-const FEATURES = ['diagnose', 'operations', 'alerts', 'audit', 'restart'];
+const FEATURES = ['diagnose', 'operations', 'alerts', 'audit', 'restart', 'timeline'];
 const ALLOWED = {
   runtime: [],
   config: [],
@@ -21,6 +21,7 @@ const ALLOWED = {
   diagnose: [...INFRA, 'approvals', 'operations'],
   alerts: [...INFRA, 'approvals', 'diagnose', 'operations'],
   audit: [...INFRA, 'approvals', 'diagnose'],
+  timeline: [...INFRA, 'approvals', 'diagnose'],
   root: [...INFRA, 'approvals', ...FEATURES],
   local: [...INFRA, 'approvals', ...FEATURES, 'root'],
   cli: [...INFRA, 'approvals', ...FEATURES, 'root', 'local'],

@@ -7,6 +7,9 @@ import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
 import { renderFailure } from '../slack/blocks.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
+import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
+import { withTimelineButton } from '../slack/timeline-button.ts';
+import { stateClusterHistory } from '../diagnose/cluster-history-store.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
 import { postReportChart } from '../diagnose/metrics/post.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -98,7 +101,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   const flapping = isFlapping(state.history, config.alerts.flappingCycles);
   const cycles = countCycles(state.history);
   const view = { status: state.status, flapping, cycles, windowMinutes };
-  const parentMessage = renderTriageParent(event, routed, view);
+  const parentMessage = withTimelineButton(renderTriageParent(event, routed, view));
   log.info('alert triage', { groupKey: event.groupKey, status: event.status, flapping, cycles, cluster: routed.cluster?.name });
 
   // Resolved with no thread yet: nothing was ever announced, say nothing now (an Alertmanager restart replays resolutions).
@@ -107,14 +110,24 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     return;
   }
 
-  let threadTs = state.ts;
   const channel = state.channel;
+  // The postmortem timeline: the thread is the incident; transitions only (Alertmanager repeats a firing group).
+  // Recorded before the thread shows the change, so a timeline asked for from what it shows has it.
+  const transitioned = !prior || prior.status !== event.status;
+  const recordTransitionIn = async (threadTs: string) => {
+    if (!transitioned) return;
+    await openIncident(store, { channel, threadTs, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), openedAt: state.openedAt, origin: 'alert' }, log);
+    await recordIncidentEvent(store, { channel, threadTs }, { type: 'alert', at: new Date(at).toISOString(), status: event.status, source: event.source, alertname: event.alertname, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), count: event.count }, log);
+  };
+  let threadTs = state.ts;
+  if (threadTs) await recordTransitionIn(threadTs);
   if (!threadTs) {
     const posted = await slack.post({ channel, ...parentMessage });
     // Record the thread; if another worker recorded one first, ours becomes a reply in theirs.
     const saved = await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), ts: cur?.ts ?? posted.ts }));
     threadTs = saved.ts!;
     if (threadTs !== posted.ts) log.warn('lost the race to open the alert thread', { winner: threadTs, ours: posted.ts });
+    await recordTransitionIn(threadTs);
   } else {
     await slack.update({ channel, ts: threadTs, ...parentMessage });
     if (!prior || prior.status !== event.status) {
@@ -202,12 +215,15 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       ...(brokers ? { brokers } : {}),
       correlationId: job.correlationId,
       alert: { atMs: at, metric: event.alertname },
+      clusterHistory: stateClusterHistory(store, routed.cluster.name),
       onProgress: (p) => progress.report(p),
       // A request joining a diagnosis already running must not wait past this worker's time.
       ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
     });
     await progress.close();
     const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(topic ? { topic } : {}) });
+    // In the timeline before it is in the thread (a Timeline click right after sees it).
+    await recordIncidentEvent(store, { channel, threadTs }, { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] }, log);
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
     await recordPosted(store, job.id, { resultPosted: true }, log);
     if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });

@@ -37,6 +37,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
     summary: 'open and hanging transactions (KIP-664) of a cluster or topic: [topic] [--config FILE [--cluster NAME] | --bootstrap LIST]',
     load: () => import('../diagnose/cli-transactions.ts'),
   },
+  timeline: {
+    summary: "an incident thread's postmortem timeline: --incident ID [--format markdown|json]",
+    load: () => import('../timeline/cli.ts'),
+  },
   'can-restart': {
     summary: 'can broker <id> be restarted safely right now? [--config FILE [--cluster NAME]] [--format …]',
     load: withSandboxDefault(() => import('../diagnose/cli-can-restart.ts')),

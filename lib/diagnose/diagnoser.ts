@@ -10,6 +10,7 @@ import { targetForCluster } from './target.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
 import type { AlertMoment } from './metrics/index.ts';
 import type { SnapshotFn } from './run.ts';
+import type { ClusterHistoryStore } from './cluster-history-store.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "brokers probed" */
@@ -34,6 +35,8 @@ export interface DiagnoseRequest {
   lagHistory?: LagHistoryStore;
   /** The alert this diagnosis answers: its firing time is marked on the graph, its metric charted first. */
   alert?: AlertMoment;
+  /** What the last diagnosis saw (the bot's state store), for "changed in the last hour". */
+  clusterHistory?: ClusterHistoryStore;
 }
 
 export interface CanRestartRequest {
@@ -97,6 +100,7 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
         executor: reporting,
         topic: request.topic ?? null,
         lagHistory: request.lagHistory ?? null,
+        clusterHistory: request.clusterHistory ?? null,
         timeoutMs: Math.min(target.timeoutMs, request.deadlineMs ?? Infinity),
       };
       if (!request.cluster.metrics) return runDiagnosis(input);

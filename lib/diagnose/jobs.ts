@@ -6,6 +6,9 @@ import { renderFailure, type SlackMessage } from '../slack/blocks.ts';
 import { renderCanRestart, renderDiagnosis, renderDone, renderProgress } from './render-slack.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import { finishActivity } from '../state/activity.ts';
+import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
+import { withTimelineButton } from '../slack/timeline-button.ts';
+import { stateClusterHistory } from './cluster-history-store.ts';
 import { postedByJob, recordPosted } from '../worker/posted.ts';
 import type { DiagnoseProgress, Diagnoser } from './diagnoser.ts';
 import type { SlackOrigin } from '../queue/job.ts';
@@ -130,6 +133,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           await recordPosted(ctx.store, job.id, { parent }, log);
         }
         const thread = parent;
+        await openIncident(ctx.store, { channel: thread.channel, threadTs: thread.ts, title: `Diagnosis of ${what}`, cluster: cluster.name, openedAt: new Date().toISOString(), origin: 'diagnosis' }, log);
         const progress = progressUpdater((p) => slack.update({ channel: thread.channel, ts: thread.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
         try {
           const remaining = ctx.remainingMs?.();
@@ -138,6 +142,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
             ...(payload.topic ? { topic: payload.topic } : {}),
             correlationId: job.correlationId,
             lagHistory: stateLagHistory(ctx.store, cluster.name),
+            clusterHistory: stateClusterHistory(ctx.store, cluster.name),
             onProgress: (p) => progress.report(p),
             // Leave time to post the results before the Lambda is stopped.
             ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
@@ -147,7 +152,14 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           if (payload.focus === 'transactions') report.findings = report.findings.filter((f) => (TRANSACTION_FINDING_KINDS as readonly string[]).includes(f.kind));
           log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
           const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
-          const done = renderDone(report, payload.origin.userId);
+          const done = withTimelineButton(renderDone(report, payload.origin.userId));
+          // In the timeline before it is in the thread (a Timeline click right after sees it).
+          await recordIncidentEvent(
+            ctx.store,
+            { channel: thread.channel, threadTs: thread.ts },
+            { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, requestedBy: payload.origin.userId, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] },
+            log,
+          );
           await slack.post({ channel: thread.channel, thread_ts: thread.ts, text: rendered.text, blocks: rendered.blocks });
           await recordPosted(ctx.store, job.id, { resultPosted: true, done }, log);
           if (rendered.file) await slack.upload({ channel: thread.channel, thread_ts: thread.ts, ...rendered.file });

@@ -6,6 +6,7 @@
 import type { DiagnosisReport, Finding } from './types.ts';
 import type { RestartAssessment } from './can-restart.ts';
 import { plural, sortFindings } from './finding.ts';
+import { changeLines } from './render-changes.ts';
 
 const MAX_PARTITIONS_SHOWN = 20;
 const MAX_EVIDENCE = 8;
@@ -66,6 +67,11 @@ export function renderReportMarkdown(report: DiagnosisReport, wording: MarkdownR
   if (report.partial) {
     lines.push('> **Partial:** some brokers or calls did not answer; findings may be incomplete.');
     for (const e of (report.snapshotErrors ?? []).slice(0, 5)) lines.push(`> - ${prose(e.scope)}: ${code(e.message)}`);
+    lines.push('');
+  }
+  if (report.changes?.length) {
+    lines.push('**Changed in the last hour:**');
+    for (const l of changeLines(report.changes)) lines.push(`- ${prose(l)}`);
     lines.push('');
   }
   for (const f of ordered) lines.push(...finding(f));

@@ -8,6 +8,7 @@ import { SLACK_LIMITS, clip, clipEscaped, escapeMrkdwn } from '../slack/limits.t
 import type { DiagnoseProgress } from './diagnoser.ts';
 import type { RestartAssessment } from './can-restart.ts';
 import { sortFindings } from './finding.ts';
+import { changeLines } from './render-changes.ts';
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
 import { andMore } from '../runtime/format.ts';
 
@@ -27,6 +28,8 @@ const SEVERITY_ICON: Record<Severity, string> = {
 export const MAX_DETAILED_FINDINGS = 15;
 
 const MAX_EVIDENCE_LINES = 3;
+/** Changes listed in the message; the attached file has them all. */
+const MAX_CHANGE_LINES = 12;
 
 const MAX_AFFECTED_LISTED = 10;
 
@@ -109,6 +112,7 @@ export function reportAsText(report: DiagnosisReport): string {
     '',
   ];
   if (report.skippedChecks.length) out.push('Checks that could not run:', ...report.skippedChecks.map((s) => `  - ${s}`), '');
+  if (report.changes?.length) out.push('Changed in the last hour:', ...changeLines(report.changes).map((l) => `  - ${l}`), '');
   for (const f of sortFindings(report.findings)) {
     out.push(`[${f.severity.toUpperCase()}] ${f.title}  (${f.kind}, fingerprint ${f.fingerprint})`, `  ${f.summary}`);
     if (f.affected.partitions.length) out.push(`  partitions: ${f.affected.partitions.map((p) => `${p.topic}-${p.partition}`).join(', ')}`);
@@ -137,6 +141,14 @@ export function renderDiagnosis(report: DiagnosisReport, opts: { correlationId: 
     blocks.push(section(`*Checks that could not run:*\n${report.skippedChecks.slice(0, 10).map((s) => `• ${escapeMrkdwn(s)}`).join('\n')}`));
   }
   let needsFile = report.skippedChecks.length > 10;
+  // Said only when something is known: a diagnosis with no change reads as before.
+  if (report.changes?.length) {
+    const lines = changeLines(report.changes);
+    const shown = lines.slice(0, MAX_CHANGE_LINES).map((l) => `• ${escapeMrkdwn(l)}`);
+    if (lines.length > MAX_CHANGE_LINES) shown.push(`…and ${lines.length - MAX_CHANGE_LINES} more`);
+    blocks.push(section(`*Changed in the last hour:*\n${shown.join('\n')}`));
+    needsFile ||= lines.length > MAX_CHANGE_LINES;
+  }
   const detailed = findings.slice(0, MAX_DETAILED_FINDINGS);
   for (const f of detailed) {
     const { block, cut } = findingSection(f, report.cluster);
@@ -152,7 +164,7 @@ export function renderDiagnosis(report: DiagnosisReport, opts: { correlationId: 
     blocks.push({ type: 'divider' }, section(`*…and ${rest.length} more findings:* ${escapeMrkdwn(summary)}`));
   }
   if (needsFile) blocks.push(context(':page_facing_up: Full report attached as a file in this thread.'));
-  // 3 + 1 + 2×15 + 2 + 1 = 37 at most: under 50 by construction; asserted in tests.
+  // 3 + 1 + 1 + 2×15 + 2 + 1 = 38 at most: under 50 by construction; asserted in tests.
   const rendered: RenderedReport = { text: clipEscaped(headline(report), SLACK_LIMITS.fallbackText), blocks };
   if (needsFile) {
     const stamp = report.startedAt.replace(/[:.]/g, '-');

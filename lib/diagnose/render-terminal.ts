@@ -4,6 +4,7 @@
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
 import type { RestartAssessment } from './can-restart.ts';
 import { SEVERITY_RANK, plural } from './finding.ts';
+import { changeLines } from './render-changes.ts';
 
 export interface Style {
   color: boolean;
@@ -62,6 +63,10 @@ export function renderReport(report: DiagnosisReport, style: Style, title = 'Dia
   if (report.partial) {
     lines.push(paint(style, 'warning', 'Partial: some brokers or calls did not answer; findings may be incomplete.'));
     for (const e of (report.snapshotErrors ?? []).slice(0, 5)) lines.push(paint(style, 'dim', `  ${e.scope}: ${e.message}`));
+  }
+  if (report.changes?.length) {
+    lines.push('', paint(style, 'bold', 'Changed in the last hour:'));
+    for (const l of changeLines(report.changes)) lines.push(`  - ${l}`);
   }
   let current: Severity | null = null;
   for (const f of report.findings) {

@@ -14,6 +14,8 @@ import { HOST_CHECKS } from './detectors/index.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
+import type { ClusterHistoryStore } from './cluster-history-store.ts';
+import { whatChanged, type ClusterChange } from './what-changed.ts';
 
 /** Reads open transactions and LSOs for the snapshot's partitions (lib/kafka/transactions.ts); never throws. */
 export type TransactionsFn = (connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }) => Promise<TransactionsView>;
@@ -44,6 +46,8 @@ export interface RunDiagnosisInput {
   lagWindowMs?: number;
   /** Lag samples kept between runs (the bot's state store); none in the one-shot CLI. */
   lagHistory?: LagHistoryStore | null;
+  /** What the last diagnosis saw, for "changed in the last hour" (the bot's state store); none in the one-shot CLI. */
+  clusterHistory?: ClusterHistoryStore | null;
 }
 
 export interface DiagnosisInputs {
@@ -52,6 +56,8 @@ export interface DiagnosisInputs {
   skippedChecks: string[];
   /** Earlier runs' lag samples (before this run's). */
   lagHistory?: LagHistorySample[];
+  /** What changed in the cluster in the last hour (lib/diagnose/what-changed.ts). */
+  changes?: ClusterChange[];
 }
 
 const HOST_CHECK_LIST = HOST_CHECKS.join(', ');
@@ -156,7 +162,28 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     const added = snapshot.consumerSamples.map((s) => aggregateSample(s, membersOf(snapshot)));
     await input.lagHistory.append(added, now()).catch((err: unknown) => skippedChecks.push(`Lag history could not be saved: ${errorMessage(err)}`));
   }
-  return { snapshot, probes, skippedChecks, lagHistory: history };
+  const changes = await changesOf(input.clusterHistory ?? null, snapshot, probes, now(), skippedChecks);
+  return { snapshot, probes, skippedChecks, lagHistory: history, changes };
+}
+
+/**
+ * What changed in the last hour: against the kept history when there is one,
+ * else only what this snapshot and the probes tell alone (process starts,
+ * reassignments in progress). A history that cannot be read or saved is said
+ * in the skipped checks, never fails the diagnosis.
+ */
+async function changesOf(store: ClusterHistoryStore | null, snapshot: ClusterSnapshot, probes: HostProbeOutcome[], nowMs: number, skipped: string[]): Promise<ClusterChange[]> {
+  let kept: Awaited<ReturnType<ClusterHistoryStore['load']>> = { facts: null, changes: [], operations: [] };
+  if (store) {
+    try {
+      kept = await store.load();
+    } catch (err) {
+      skipped.push(`The last diagnosis's view of the cluster could not be read (${errorMessage(err)}): changes are those this run sees alone.`);
+    }
+  }
+  const result = whatChanged(snapshot, probes, kept, kept.operations, nowMs);
+  if (store) await store.save(result.keep).catch((err: unknown) => skipped.push(`This diagnosis's view of the cluster could not be saved: ${errorMessage(err)}`));
+  return result.changes;
 }
 
 export function buildReport(cluster: string, startedAtMs: number, durationMs: number, inputs: DiagnosisInputs): DiagnosisReport {
@@ -168,6 +195,7 @@ export function buildReport(cluster: string, startedAtMs: number, durationMs: nu
     skippedChecks: inputs.skippedChecks,
     partial: inputs.snapshot.partial,
     snapshotErrors: inputs.snapshot.errors.slice(0, MAX_REPORTED_ERRORS),
+    ...(inputs.changes?.length ? { changes: inputs.changes } : {}),
   };
 }
 

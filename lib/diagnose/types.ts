@@ -2,6 +2,7 @@
 // and operations all read these fields, so change them only additively.
 import type { MetricId } from './metrics/catalog.ts';
 import type { MetricSeries, MetricsReading, TimeWindow } from './metrics/types.ts';
+import type { ClusterChange } from './what-changed.ts';
 
 export const FINDING_KINDS = [
   'offline-partition',
@@ -97,6 +98,8 @@ export interface DiagnosisReport {
   partial: boolean;
   /** What could not be read and why ("broker:2": "ListGroups: no answer within 3000 ms"); explains `partial`. */
   snapshotErrors?: { scope: string; message: string }[];
+  /** What changed in the cluster in the last hour, oldest first; absent when nothing is known. */
+  changes?: ClusterChange[];
   /** Present only when the cluster has a metrics source: what was read around the alert or the diagnosis, for the graph. */
   metrics?: ReportMetrics;
 }

@@ -19,6 +19,8 @@ import type { Notice } from './failures.ts';
 import { kindOf } from './registry.ts';
 import { refusalText } from './render-text.ts';
 import { finishActivity } from '../state/activity.ts';
+import { recordFinishedOperation } from '../state/cluster-ops.ts';
+import { recordIncidentEvent } from '../state/incident-log.ts';
 import { newJob } from '../queue/job.ts';
 import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob } from './requests.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -117,6 +119,8 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         const posted = await slack.post({ ...where, ...renderPlanMessage(request) });
         const ref: PlanMessageRef = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
         await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
+        // The thread's postmortem timeline reads this plan's audit trail from here on.
+        await recordIncidentEvent(ctx.store, { channel: ref.channel, threadTs: ref.threadTs }, { type: 'plan', at: new Date(request.createdAt).toISOString(), requestId: request.id, cluster: cluster.name, kind: request.plan.kind, title: request.plan.title, requestedBy: origin.userId }, log);
         await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${requested.message} · request \`${request.id}\``, blocks: [context(clip(`${requested.message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
         // What the plan message shortened ("…and N more"), in full in its thread.
         for (const m of renderPlanDetails(request.plan)) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m });
@@ -246,6 +250,8 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
       await refreshPlanMessage(ctx, request, ref);
     },
     async finished(request, outcome) {
+      const cluster = request.context?.cluster;
+      if (cluster) await recordFinishedOperation(ctx.store, cluster, { requestId: request.id, kind: request.plan.kind, title: request.plan.title, outcome: outcome.status, at: new Date(request.outcome?.at ?? Date.now()).toISOString() }, log);
       if (outcome.status === 'STALE') {
         await say({ text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${request.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). Nothing ran. Request a new plan.` });
       }

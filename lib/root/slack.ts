@@ -9,11 +9,12 @@ import { operationsSlack } from '../operations/slack.ts';
 import type { Plan } from '../operations/types.ts';
 import { createSlackHandler, type ListGroupMembers, type SlackAppDeps, type SlackHandler } from '../slack/app.ts';
 import { generalSlack } from '../slack/commands.ts';
+import { timelineSlack } from '../timeline/slack.ts';
 import type { SlackContribution } from '../slack/registry.ts';
 
 /** Every feature's commands and buttons, in `help` order (after `help` itself). A new feature is one line here. */
 export function slackFeatures(approvals: ApprovalService<Plan> | undefined): SlackContribution[] {
-  return [diagnoseSlack, auditSlack, generalSlack, operationsSlack(approvals)];
+  return [diagnoseSlack, auditSlack, timelineSlack, generalSlack, operationsSlack(approvals)];
 }
 
 export interface SlackRootOptions extends Omit<SlackAppDeps, 'features'> {

@@ -13,6 +13,7 @@ import { singleFlightDiagnoser } from '../diagnose/single-flight.ts';
 import { executorFactory } from '../hosts/executors.ts';
 import { createDefaultOperations, type OperationsBackend } from '../operations/backend.ts';
 import { operationsJobs } from '../operations/jobs.ts';
+import { timelineJobs, type TimelineAttachments } from '../timeline/jobs.ts';
 import type { Plan } from '../operations/types.ts';
 import { JobRegistry, runJob, type JobHandler, type WorkerDeps } from '../worker/worker.ts';
 
@@ -25,13 +26,15 @@ export interface FeatureDeps {
   approvals?: ApprovalService<Plan>;
   /** Plans and runs operations on a cluster; operation jobs fail permanently without it. */
   operations?: OperationsBackend;
+  /** Files posted with an incident's timeline (the metrics graph); none when absent. */
+  timelineAttachments?: TimelineAttachments;
 }
 
 /**
  * Every job kind the worker runs, one entry per feature. A new kind is one
  * entry in its feature's list; a new feature is one line here.
  */
-export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [diagnoseJobs, alertJobs, operationsJobs, auditJobs];
+export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [diagnoseJobs, alertJobs, operationsJobs, auditJobs, timelineJobs];
 
 /** The real diagnosis and operations backends, reaching hosts through SSM or the local executor. */
 export function defaultFeatureDeps(approvals?: ApprovalService<Plan>): FeatureDeps {

@@ -27,11 +27,25 @@ export interface OutgoingMessage {
   thread_ts?: string;
 }
 
+/**
+ * A file for a channel or thread, through Slack's files.uploadV2 flow
+ * (files.getUploadURLExternal, the upload, files.completeUploadExternal):
+ * text (a report, a timeline) or bytes (a PNG graph).
+ */
+export interface FileUpload {
+  channel: string;
+  thread_ts?: string;
+  filename: string;
+  title: string;
+  content: string | Uint8Array;
+  /** A message posted with the file. */
+  initialComment?: string;
+}
+
 export interface SlackPoster {
   post(message: OutgoingMessage): Promise<{ channel: string; ts: string }>;
   update(message: OutgoingMessage & { ts: string }): Promise<void>;
-  /** files.uploadV2: text `content`, or bytes (a PNG graph). */
-  upload(file: { channel: string; thread_ts?: string; filename: string; title: string; content: string | Uint8Array }): Promise<void>;
+  upload(file: FileUpload): Promise<void>;
   respond(responseUrl: string, body: { text: string; response_type?: 'ephemeral' | 'in_channel'; blocks?: KnownBlock[]; replace_original?: boolean }): Promise<void>;
 }
 
@@ -171,7 +185,7 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
     },
     upload(f) {
       const body = typeof f.content === 'string' ? { content: f.content } : { file: Buffer.from(f.content) };
-      const common = { channel_id: f.channel, filename: f.filename, title: f.title, ...body };
+      const common = { channel_id: f.channel, filename: f.filename, title: f.title, ...body, ...(f.initialComment ? { initial_comment: f.initialComment } : {}) };
       return lanes.run(f.channel, true, () =>
         deliver({ method: 'files.uploadV2', channel: f.channel, ...(f.thread_ts ? { threadTs: f.thread_ts } : {}), text: f.title, record: true }, async () => {
           await client.files.uploadV2(f.thread_ts ? { ...common, thread_ts: f.thread_ts } : common);

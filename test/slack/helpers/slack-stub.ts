@@ -23,22 +23,13 @@ export interface StubMessage {
   history: string[];
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBytes(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-/** The file's bytes of an upload: WebClient posts them as the one part of a multipart form, as Slack's upload URL takes them. */
-function fileBytes(body: Buffer, contentType: string | undefined): Buffer {
-  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType ?? '')?.[2];
-  if (!boundary) return body;
-  const start = body.indexOf('\r\n\r\n', body.indexOf(`--${boundary}`));
-  const end = body.indexOf(`\r\n--${boundary}`, start + 4);
-  return start < 0 || end < 0 ? body : body.subarray(start + 4, end);
 }
 
 function parseArgs(body: string, contentType: string | undefined): Record<string, unknown> {
@@ -53,11 +44,31 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
   return args;
 }
 
+/** The file part of a multipart/form-data upload (how WebClient posts to the upload URL), else the body as sent. */
+export function uploadedBytes(body: Buffer, contentType: string | undefined): Buffer {
+  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType ?? '')?.[2];
+  if (!boundary) return body;
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const next = body.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) break;
+    const part = body.subarray(at + delimiter.length, next);
+    const headerEnd = part.indexOf('\r\n\r\n');
+    if (headerEnd >= 0 && /filename=/i.test(part.subarray(0, headerEnd).toString('utf8'))) {
+      // The part's content ends before the CRLF that precedes the next delimiter.
+      return part.subarray(headerEnd + 4, part.length - 2);
+    }
+    at = next;
+  }
+  return body;
+}
+
 export class SlackStub {
   readonly calls: RecordedCall[] = [];
   readonly messages: StubMessage[] = [];
-  /** files.uploadV2 as Slack sees it: `content` as text, `bytes` exactly as uploaded (a PNG graph). */
-  readonly uploads: { fileId: string; content: string; bytes: Buffer; filename?: string; channel?: string; thread_ts?: string; title?: string }[] = [];
+  /** files.uploadV2's three steps joined per file: the bytes uploaded (also as text) and where completeUploadExternal shared it. */
+  readonly uploads: { fileId: string; content: string; bytes: Buffer; filename?: string; length?: number; channel?: string; thread_ts?: string; title?: string; initial_comment?: string }[] = [];
   readonly responses: { path: string; body: Record<string, unknown> }[] = [];
   /** Slack method → error code to answer with (e.g. "not_in_channel"). */
   readonly failures = new Map<string, string>();
@@ -138,14 +149,13 @@ export class SlackStub {
 
   private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
     const url = new URL(req.url ?? '/', 'http://stub');
-    const body = await readBody(req);
-    const raw = body.toString('utf8');
+    const bytes = await readBytes(req);
+    const raw = bytes.toString('utf8');
     if (url.pathname.startsWith('/upload/')) {
       const fileId = url.pathname.slice('/upload/'.length);
-      const bytes = fileBytes(body, req.headers['content-type']);
       const pending = this.uploads.find((u) => u.fileId === fileId);
-      if (pending) Object.assign(pending, { content: bytes.toString('utf8'), bytes });
-      this.calls.push({ method: 'upload', args: { fileId, bytes: bytes.length }, at: Date.now(), status: 200 });
+      const file = uploadedBytes(bytes, req.headers['content-type']);
+      if (pending) Object.assign(pending, { content: file.toString('utf8'), bytes: file });
       return { status: 200, body: 'OK' };
     }
     if (url.pathname.startsWith('/response/')) {
@@ -193,14 +203,14 @@ export class SlackStub {
       }
       case 'files.getUploadURLExternal': {
         const fileId = `F${++this.seq}`;
-        this.uploads.push({ fileId, content: '', bytes: Buffer.alloc(0), filename: String(args.filename) });
+        this.uploads.push({ fileId, content: '', bytes: Buffer.alloc(0), filename: String(args.filename), ...(args.length !== undefined ? { length: Number(args.length) } : {}) });
         return { status: 200, body: { ok: true, upload_url: `http://127.0.0.1:${this.port}/upload/${fileId}`, file_id: fileId } };
       }
       case 'files.completeUploadExternal': {
         const files = (args.files as { id: string; title?: string }[]) ?? [];
         for (const f of files) {
           const u = this.uploads.find((x) => x.fileId === f.id);
-          if (u) Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title });
+          if (u) Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title, ...(args.initial_comment ? { initial_comment: String(args.initial_comment) } : {}) });
         }
         return { status: 200, body: { ok: true, files: files.map((f) => ({ id: f.id })) } };
       }

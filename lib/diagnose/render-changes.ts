@@ -1,0 +1,52 @@
+// The words for "what changed" (lib/diagnose/what-changed.ts codes), shared by
+// the Slack, terminal and Markdown renderers and the postmortem timeline.
+// Plain text: each renderer escapes it for its own markup.
+import type { ClusterChange } from './what-changed.ts';
+
+/** "14:05:09 UTC": the changes are all within the last hour. */
+export function clock(iso: string): string {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? `${new Date(t).toISOString().slice(11, 19)} UTC` : iso;
+}
+
+const between = (c: { at: string; since: string }) => `between ${clock(c.since)} and ${clock(c.at)}`;
+const broker = (id: number | null) => (id === null ? 'none' : `broker ${id}`);
+
+function more(listed: number, count: number | null): string {
+  return count !== null && count > listed ? `, and ${count - listed} more` : '';
+}
+
+/** What happened, without its time (the caller puts it where its layout wants it). */
+export function describeChange(c: ClusterChange): string {
+  switch (c.code) {
+    case 'broker-started':
+      return `broker ${c.broker} (re)started: its process started at ${clock(c.at)} (host probe)`;
+    case 'broker-joined':
+      return `broker ${c.broker} joined the cluster ${between(c)}`;
+    case 'broker-left':
+      return `broker ${c.broker} left the cluster ${between(c)}`;
+    case 'controller-changed':
+      return `the controller moved from ${broker(c.from)} to ${broker(c.to)} ${between(c)}`;
+    case 'leaders-changed':
+      return c.partitions.length
+        ? `leaders of ${c.topic} changed ${between(c)}: ${c.partitions.map((p) => `${c.topic}-${p.partition} ${p.from === -1 ? 'none' : p.from}→${p.to === -1 ? 'none' : p.to}`).join(', ')}${more(c.partitions.length, c.count)}`
+        : `leaders or replicas of ${c.topic} changed ${between(c)}`;
+    case 'replicas-changed':
+      return `replicas of ${c.topic} were reassigned ${between(c)}: ${c.partitions.map((p) => `${c.topic}-${p.partition} [${p.from.join(',')}]→[${p.to.join(',')}]`).join(', ')}${more(c.partitions.length, c.count)}`;
+    case 'reassignment-in-progress':
+      return `reassignment in progress on ${c.topic}: ${c.partitions.map((p) => `${c.topic}-${p.partition} adding ${p.adding.join(',')}`).join(', ')}${more(c.partitions.length, c.count)}`;
+    case 'topic-config-changed':
+      return `${c.topic}: ${c.setting} changed from ${c.from} to ${c.to} ${between(c)}`;
+    case 'topic-created':
+      return `topic ${c.topic} was created ${between(c)}`;
+    case 'topic-deleted':
+      return `topic ${c.topic} was deleted ${between(c)}`;
+    case 'operation-run':
+      return `the bot ran "${c.title}": ${c.outcome}`;
+  }
+}
+
+/** One line per change, oldest first, each with when it was seen. */
+export function changeLines(changes: readonly ClusterChange[]): string[] {
+  return changes.map((c) => `${clock(c.at)} · ${describeChange(c)}`);
+}

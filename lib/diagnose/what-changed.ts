@@ -1,0 +1,234 @@
+// What changed in the cluster in the last hour: a pure function of this
+// diagnosis's snapshot and host probes and what the bot kept from its last
+// one (lib/diagnose/cluster-history-store.ts). Returns codes and data; the
+// renderers say it.
+//
+// Where each fact comes from:
+//   - broker (re)starts: the host probe's process start time (exact). Kafka's
+//     client APIs do not expose broker epochs: Metadata and DescribeCluster
+//     list brokers (id, host, port, rack; DescribeCluster v2 adds fencing), on
+//     every line, KRaft or ZooKeeper. Without host access (MSK) a restart shows
+//     as a broker that left or joined the metadata between two diagnoses.
+//   - controller changes, leader elections, replica-set changes (completed
+//     reassignments), topic config changes, topics created or deleted: this
+//     snapshot against the last stored one ("between <then> and <now>").
+//   - reassignments in progress: adding replicas in this snapshot.
+//   - operations the bot ran: recorded by the operations runner (lib/state/cluster-ops.ts).
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
+import type { HostProbeOutcome } from '../hosts/types.ts';
+
+export const CHANGE_WINDOW_MS = 60 * 60 * 1000;
+/** Above this many partitions the stored facts keep one digest per topic instead of each partition's leader and replicas: about 20 bytes a partition keeps the item far under DynamoDB's 400 KB. */
+export const MAX_TRACKED_PARTITIONS = 5_000;
+/** Partitions named per change; the rest are counted. */
+const MAX_LISTED = 20;
+
+const when = { at: z.string(), since: z.string() };
+const partitionMove = z.object({ partition: z.number(), from: z.number(), to: z.number() });
+const replicaMove = z.object({ partition: z.number(), from: z.array(z.number()), to: z.array(z.number()) });
+
+export const clusterChangeSchema = z.discriminatedUnion('code', [
+  z.object({ code: z.literal('broker-started'), broker: z.number(), at: z.string() }),
+  z.object({ code: z.literal('broker-joined'), broker: z.number(), ...when }),
+  z.object({ code: z.literal('broker-left'), broker: z.number(), ...when }),
+  z.object({ code: z.literal('controller-changed'), from: z.number().nullable(), to: z.number().nullable(), ...when }),
+  z.object({ code: z.literal('leaders-changed'), topic: z.string(), partitions: z.array(partitionMove), count: z.number().nullable(), ...when }),
+  z.object({ code: z.literal('replicas-changed'), topic: z.string(), partitions: z.array(replicaMove), count: z.number().nullable(), ...when }),
+  z.object({ code: z.literal('reassignment-in-progress'), topic: z.string(), partitions: z.array(z.object({ partition: z.number(), adding: z.array(z.number()) })), count: z.number(), at: z.string() }),
+  z.object({ code: z.literal('topic-config-changed'), topic: z.string(), setting: z.string(), from: z.string(), to: z.string(), ...when }),
+  z.object({ code: z.literal('topic-created'), topic: z.string(), ...when }),
+  z.object({ code: z.literal('topic-deleted'), topic: z.string(), ...when }),
+  z.object({ code: z.literal('operation-run'), requestId: z.string(), kind: z.string(), title: z.string(), outcome: z.string(), at: z.string() }),
+]);
+export type ClusterChange = z.infer<typeof clusterChangeSchema>;
+
+/** Changes read back from storage: whatever does not parse is dropped, never trusted. */
+export function parseChanges(raw: readonly unknown[]): ClusterChange[] {
+  return raw.flatMap((c) => {
+    const parsed = clusterChangeSchema.safeParse(c);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+interface TopicFacts {
+  /** Each partition's leader, by partition index (absent above MAX_TRACKED_PARTITIONS). */
+  leaders?: Record<string, number>;
+  replicas?: Record<string, number[]>;
+  digest: string;
+  config: Record<string, string> | null;
+}
+
+/** What the bot keeps of one snapshot to compare the next one with. */
+export interface ClusterFacts {
+  at: string;
+  clusterId: string | null;
+  controllerId: number | null;
+  brokers: number[];
+  /** Broker id → process start (host probe). */
+  brokerStarts: Record<string, string>;
+  topics: Record<string, TopicFacts>;
+  /** Every topic was read (no topic filter, not partial): a topic missing next time was deleted. */
+  complete: boolean;
+}
+
+/** A bot operation that finished on the cluster (lib/state/cluster-ops.ts). */
+export interface BotOperation {
+  requestId: string;
+  kind: string;
+  title: string;
+  outcome: string;
+  at: string;
+}
+
+export interface KeptHistory {
+  facts: ClusterFacts | null;
+  /** Changes seen by earlier diagnoses, still within the window. */
+  changes: ClusterChange[];
+}
+
+function configFacts(t: TopicState): Record<string, string> | null {
+  if (!t.config) return null;
+  return {
+    'min.insync.replicas': String(t.config.minInsyncReplicas),
+    'unclean.leader.election.enable': String(t.config.uncleanLeaderElectionEnable),
+    'cleanup.policy': t.config.cleanupPolicy,
+    ...(t.config.segmentBytes !== null ? { 'segment.bytes': String(t.config.segmentBytes) } : {}),
+  };
+}
+
+export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): ClusterFacts {
+  const total = snapshot.topics.reduce((n, t) => n + t.partitions.length, 0);
+  const detailed = total <= MAX_TRACKED_PARTITIONS;
+  const topics: Record<string, TopicFacts> = {};
+  for (const t of snapshot.topics) {
+    const parts = [...t.partitions].sort((a, b) => a.partition - b.partition);
+    const digest = createHash('sha1').update(parts.map((p) => `${p.partition}:${p.leader}:${p.replicas.join(',')}`).join(';')).digest('hex').slice(0, 16);
+    topics[t.name] = {
+      ...(detailed
+        ? { leaders: Object.fromEntries(parts.map((p) => [String(p.partition), p.leader])), replicas: Object.fromEntries(parts.map((p) => [String(p.partition), p.replicas])) }
+        : {}),
+      digest,
+      config: configFacts(t),
+    };
+  }
+  const brokerStarts: Record<string, string> = {};
+  for (const p of probes) if (p.ok && p.report.process.startedAt) brokerStarts[String(p.brokerId)] = p.report.process.startedAt;
+  return {
+    at: snapshot.takenAt,
+    clusterId: snapshot.clusterId,
+    controllerId: snapshot.controllerId,
+    brokers: snapshot.brokers.map((b) => b.id).sort((a, b) => a - b),
+    brokerStarts,
+    topics,
+    complete: !snapshot.partial && !snapshot.topicFilter,
+  };
+}
+
+function topicChanges(name: string, before: TopicFacts, after: TopicFacts, w: { at: string; since: string }): ClusterChange[] {
+  const out: ClusterChange[] = [];
+  if (before.digest !== after.digest) {
+    if (before.leaders && after.leaders && before.replicas && after.replicas) {
+      const moves: { partition: number; from: number; to: number }[] = [];
+      const replicaMoves: { partition: number; from: number[]; to: number[] }[] = [];
+      for (const [p, leader] of Object.entries(after.leaders)) {
+        const was = before.leaders[p];
+        if (was !== undefined && was !== leader) moves.push({ partition: Number(p), from: was, to: leader });
+        const wasReplicas = before.replicas[p];
+        const nowReplicas = after.replicas[p];
+        if (wasReplicas && nowReplicas && wasReplicas.join(',') !== nowReplicas.join(',')) replicaMoves.push({ partition: Number(p), from: wasReplicas, to: nowReplicas });
+      }
+      const byPartition = (a: { partition: number }, b: { partition: number }) => a.partition - b.partition;
+      if (moves.length) out.push({ code: 'leaders-changed', topic: name, partitions: moves.sort(byPartition).slice(0, MAX_LISTED), count: moves.length, ...w });
+      if (replicaMoves.length) out.push({ code: 'replicas-changed', topic: name, partitions: replicaMoves.sort(byPartition).slice(0, MAX_LISTED), count: replicaMoves.length, ...w });
+    } else {
+      // Too many partitions to keep each one: the topic's leaders or replicas moved, not which.
+      out.push({ code: 'leaders-changed', topic: name, partitions: [], count: null, ...w });
+    }
+  }
+  if (before.config && after.config) {
+    for (const [setting, to] of Object.entries(after.config)) {
+      const from = before.config[setting];
+      if (from !== undefined && from !== to) out.push({ code: 'topic-config-changed', topic: name, setting, from, to, ...w });
+    }
+  }
+  return out;
+}
+
+/** What differs between the last kept facts and these (pure). */
+export function diffFacts(before: ClusterFacts, after: ClusterFacts): ClusterChange[] {
+  // Another cluster behind the same name (rebuilt, or a wrong bootstrap): comparing would only invent changes.
+  if (before.clusterId && after.clusterId && before.clusterId !== after.clusterId) return [];
+  const w = { at: after.at, since: before.at };
+  const out: ClusterChange[] = [];
+  const was = new Set(before.brokers);
+  const is = new Set(after.brokers);
+  for (const b of after.brokers) if (!was.has(b)) out.push({ code: 'broker-joined', broker: b, ...w });
+  for (const b of before.brokers) if (!is.has(b)) out.push({ code: 'broker-left', broker: b, ...w });
+  if (before.controllerId !== after.controllerId && (before.controllerId !== null || after.controllerId !== null)) {
+    out.push({ code: 'controller-changed', from: before.controllerId, to: after.controllerId, ...w });
+  }
+  for (const [name, facts] of Object.entries(after.topics)) {
+    const prior = before.topics[name];
+    if (prior) out.push(...topicChanges(name, prior, facts, w));
+    else if (before.complete) out.push({ code: 'topic-created', topic: name, ...w });
+  }
+  if (before.complete && after.complete) for (const name of Object.keys(before.topics)) if (!after.topics[name]) out.push({ code: 'topic-deleted', topic: name, ...w });
+  return out;
+}
+
+/** Facts to keep after this run: a topic-limited or partial run updates what it saw and keeps the rest. */
+export function mergeFacts(before: ClusterFacts | null, after: ClusterFacts): ClusterFacts {
+  if (!before || after.complete || (before.clusterId && after.clusterId && before.clusterId !== after.clusterId)) return after;
+  return { ...after, topics: { ...before.topics, ...after.topics }, brokerStarts: { ...before.brokerStarts, ...after.brokerStarts }, complete: false };
+}
+
+const changeKey = (c: ClusterChange): string => JSON.stringify(c);
+const timeOf = (c: ClusterChange) => Date.parse(c.at);
+
+export interface WhatChanged {
+  /** Changes within the window, oldest first: what the diagnosis reports. */
+  changes: ClusterChange[];
+  /** What to store for the next run. */
+  keep: { facts: ClusterFacts; changes: ClusterChange[] };
+}
+
+/**
+ * This run's view of the last hour: process starts within it, changes since
+ * the last kept facts, changes earlier runs saw that are still within it,
+ * reassignments in progress and the bot's own operations.
+ */
+export function whatChanged(
+  snapshot: ClusterSnapshot,
+  probes: readonly HostProbeOutcome[],
+  kept: KeptHistory,
+  operations: readonly BotOperation[],
+  nowMs: number,
+): WhatChanged {
+  const from = nowMs - CHANGE_WINDOW_MS;
+  const facts = factsOf(snapshot, probes);
+  const fresh: ClusterChange[] = [];
+  for (const [broker, startedAt] of Object.entries(facts.brokerStarts)) {
+    const t = Date.parse(startedAt);
+    if (Number.isFinite(t) && t >= from && t <= nowMs + 60_000) fresh.push({ code: 'broker-started', broker: Number(broker), at: new Date(t).toISOString() });
+  }
+  if (kept.facts) fresh.push(...diffFacts(kept.facts, facts));
+  const seen = new Set<string>();
+  const lasting = [...kept.changes, ...fresh].filter((c) => {
+    const key = changeKey(c);
+    if (seen.has(key) || !(timeOf(c) >= from)) return false;
+    seen.add(key);
+    return true;
+  });
+  const ops: ClusterChange[] = operations
+    .filter((o) => Date.parse(o.at) >= from)
+    .map((o) => ({ code: 'operation-run', requestId: o.requestId, kind: o.kind, title: o.title, outcome: o.outcome, at: o.at }));
+  const inProgress: ClusterChange[] = [];
+  for (const t of snapshot.topics) {
+    const moving = t.partitions.filter((p) => (p.addingReplicas?.length ?? 0) > 0).sort((a, b) => a.partition - b.partition);
+    if (moving.length) inProgress.push({ code: 'reassignment-in-progress', topic: t.name, partitions: moving.slice(0, MAX_LISTED).map((p) => ({ partition: p.partition, adding: p.addingReplicas! })), count: moving.length, at: snapshot.takenAt });
+  }
+  const changes = [...lasting, ...ops, ...inProgress].sort((a, b) => timeOf(a) - timeOf(b));
+  return { changes, keep: { facts: mergeFacts(kept.facts, facts), changes: lasting } };
+}
