@@ -77,7 +77,7 @@ export const transactionsCommand: SlashSubcommand = {
   summary: 'open, hanging and stalled transactions (KIP-664) of a cluster or topic; a hanging one gets an abort plan button',
   async run(inv, deps) {
     const parsed = parseTransactionsArgs(inv.args, deps.config);
-    if ('error' in parsed) return ephemeral(`:warning: ${parsed.error}\nUsage: \`/kafka transactions [topic] [cluster]\``);
+    if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(parsed.error)}\nUsage: \`/kafka transactions [topic] [cluster]\``);
     const payload: DiagnoseJob = {
       cluster: parsed.cluster,
       ...(parsed.topic ? { topic: parsed.topic } : {}),
