@@ -2,7 +2,7 @@
 // The sandbox-based ones bring up the default sandbox (~/.kafka-responder/sandbox).
 import { spawnSync } from 'node:child_process';
 
-const BENCHES = ['detectors.ts', 'transactions.ts', 'metrics.ts', 'audit.ts', 'probe.ts', 'approvals.ts', 'slack-ack.ts', 'storm.ts', 'alert-intake.ts', 'diagnose-vs-cli.ts', 'cli-vs-kafka-topics.ts', 'operations.ts', 'restart.ts'];
+const BENCHES = ['detectors.ts', 'transactions.ts', 'metrics.ts', 'audit.ts', 'probe.ts', 'approvals.ts', 'slack-ack.ts', 'storm.ts', 'alert-intake.ts', 'diagnose-vs-cli.ts', 'cli-vs-kafka-topics.ts', 'operations.ts', 'restart.ts', 'fleet.ts'];
 const only = process.argv.slice(2);
 let failed = 0;
 for (const bench of BENCHES.filter((b) => !only.length || only.some((o) => b.startsWith(o)))) {

@@ -1,7 +1,7 @@
 // Topic-partition helpers every layer shares: keys, names, grouping and an
 // O(1) lookup into a snapshot (planners over 200k partitions must not scan).
 
-import type { ClusterSnapshot, PartitionState } from './types.ts';
+import type { PartitionState, TopicState } from './types.ts';
 
 export interface TopicPartition {
   topic: string;
@@ -41,7 +41,7 @@ export function assertUnique(what: string, items: readonly TopicPartition[]): vo
 }
 
 /** Partition lookup in O(1) per call. */
-export function partitionLookup(s: ClusterSnapshot): (topic: string, partition: number) => PartitionState | undefined {
+export function partitionLookup(s: { readonly topics: readonly TopicState[] }): (topic: string, partition: number) => PartitionState | undefined {
   const topics = new Map(s.topics.map((t) => [t.name, t]));
   return (topic, partition) => {
     const t = topics.get(topic);
