@@ -5,13 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
+import { sandboxTarget } from '../../lib/cli/sandbox-target.ts';
 import { compareProbes, expectEquivalent } from './probe-equivalence.ts';
 
 const ready = Boolean(process.env.KAFKA_BOOTSTRAP_SERVERS && process.env.KR_SANDBOX_HOME && !process.env.KR_SKIP_SANDBOX);
 
 describe.skipIf(!ready)('probe records on the sandbox', { timeout: 120_000 }, () => {
   it('give every broker host the document and findings the JSON probe gave', async () => {
-    const target = await resolveClusterTarget({});
+    // The CLI's no-flag default: the sandbox (lib/cli).
+    const target = await resolveClusterTarget({}, process.env, sandboxTarget);
     expect(target.hostTargets.length).toBeGreaterThanOrEqual(3);
     const snapshot = await takeSnapshot(target.connection, { timeoutMs: 15_000 });
     for (const host of target.hostTargets) {
