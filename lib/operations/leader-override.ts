@@ -16,10 +16,11 @@
 // checkpointed high watermarks, consumer groups' committed offsets).
 //
 // planLeaderOverride is pure; gatherLeaderOverrideInputs (leader-override-gather.ts)
-// is its I/O edge; the prose is kinds/leader-override.ts's renderer.
+// is its I/O edge; leader-override-steps.ts turns the choice into steps and
+// warnings; the prose is kinds/leader-override.ts's renderer.
 
 import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
-import { elrHolders, elrReturnRole, type ElrReturnRole } from './elr.ts';
+import { elrHolders, type ElrReturnRole } from './elr.ts';
 import type { Notice } from './failures.ts';
 import { basePreconditions, findPartition, finishPlan, invalidRequest, isLeaderless, liveIds } from './planners.ts';
 import { tpName } from '../kafka/partitions.ts';
@@ -31,13 +32,13 @@ import type {
   LossUnit,
   PlanOf,
   PlanResult,
-  PlanStep,
   ReplicaData,
   TopicPartition,
   UnseenHolder,
 } from './types.ts';
 import { LeaderOverrideRequest } from './validate.ts';
 import { andMore } from '../runtime/format.ts';
+import { defaultUncleanChoice, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './leader-override-steps.ts';
 
 // ---------------------------------------------------------------- inputs
 
@@ -316,9 +317,6 @@ function candidateOf(v: ReplicaView, facts: Facts): LeaderCandidate {
 }
 
 /** What a plain unclean election picks: the first live replica in assignment order. */
-function defaultUncleanChoice(p: PartitionState, live: ReadonlySet<number>): number | null {
-  return p.replicas.find((r) => live.has(r)) ?? null;
-}
 
 /** The named replica, checked; otherwise the live replica holding the most (then the higher checkpointed high watermark, then the lower id). */
 function chooseReplica({ tp, p, live, unit }: Facts, candidates: readonly LeaderCandidate[], named: number | undefined): number | Notice {
@@ -363,103 +361,6 @@ function groupsUnreadText(groups: readonly CommittedGroup[], incomplete: string 
   return parts.filter(Boolean).join('; ') || undefined;
 }
 
-interface NewAssignment {
-  /** The election takes the first live replica: a reorder is needed only when that is not the chosen one. */
-  reorder: boolean;
-  replicas: number[];
-  /** Dead replicas that leave the list (the reassignment accepts only live brokers). */
-  dropped: number[];
-}
-
-function newAssignment(p: PartitionState, live: ReadonlySet<number>, chosen: number): NewAssignment {
-  if (defaultUncleanChoice(p, live) === chosen) return { reorder: false, replicas: p.replicas, dropped: [] };
-  return {
-    reorder: true,
-    replicas: [chosen, ...p.replicas.filter((r) => r !== chosen && live.has(r))],
-    dropped: p.replicas.filter((r) => r !== chosen && !live.has(r)),
-  };
-}
-
-function overrideSteps(tp: TopicPartition, chosen: number, a: NewAssignment, beyond: readonly GroupBeyondEnd[]): PlanStep[] {
-  const name = tpName(tp);
-  const steps: PlanStep[] = [];
-  if (a.reorder) {
-    steps.push({
-      action: 'reassign',
-      description:
-        `reorder ${name} replicas to ${a.replicas.join(',')} so broker ${chosen} is first` +
-        (a.dropped.length ? ` (${a.dropped.length > 1 ? `dead brokers ${a.dropped.join(', ')} leave` : `dead broker ${a.dropped[0]} leaves`} the list)` : ''),
-      partitions: [{ ...tp, replicas: a.replicas }],
-      throttleBytesPerSec: null,
-    });
-  }
-  steps.push({
-    action: 'elect-leaders',
-    description: `unclean leader election for ${name}: the controller picks the first live replica, broker ${chosen}`,
-    electionType: 'unclean',
-    partitions: [tp],
-  });
-  steps.push({ action: 'verify-leaders', description: `verify broker ${chosen} leads ${name} and is in its ISR`, expected: [{ ...tp, leader: chosen }] });
-  const idle = beyond.filter((g) => g.committedByPlan).map((g) => g.groupId);
-  if (idle.length) {
-    steps.push({
-      action: 'commit-offsets',
-      description:
-        `commit ${idle.length === 1 ? '1 consumer group' : `${idle.length} consumer groups`} without active members at broker ${chosen}'s new log end on ${name}, ` +
-        `where their committed offset lies beyond it (read after the election), so they resume there instead of resetting: ` +
-        andMore(idle, 10),
-      ...tp,
-      groups: idle,
-    });
-  }
-  if (a.reorder) steps.push({ action: 'wait-reassignment', description: `wait until the reorder of ${name} completes`, reassignStep: 0 });
-  return steps;
-}
-
-/**
- * Only what the headline, the replica table and the consumer-group lines do
- * not already say (each fact once): an unmeasured or wiped replica is in the
- * loss headline and its table row, groups beyond the end in their section.
- */
-function overrideWarnings({ p, live, unit }: Facts, a: NewAssignment): Notice[] {
-  const warnings: Notice[] = [];
-  if (a.dropped.length) warnings.push({ code: 'replicas-dropped', brokers: a.dropped, from: p.replicas.length, to: a.replicas.length });
-  // The dead holder coming back first is what destroys the data (LEADER-OVERRIDE.md, "The danger").
-  const fromElr = p.isr.length ? null : elrHolders(p)?.map((h) => h.brokerId).filter((r) => !live.has(r));
-  const dead = (p.isr.length ? p.isr : (fromElr ?? p.replicas)).filter((r) => !live.has(r));
-  if (dead.length) {
-    const elrRole = fromElr?.length ? elrReturnRole(p, fromElr[0]!) : null;
-    warnings.push({ code: 'do-not-start', brokers: dead, isrKnown: p.isr.length > 0, ...(elrRole ? { elrRole } : {}) });
-  }
-  if (unit === 'bytes') warnings.push({ code: 'loss-in-bytes' });
-  return warnings;
-}
-
-/**
- * Transactions and truncation, said to approvers: an open transaction in the
- * chosen replica's log whose COMMIT/ABORT marker may have been only on the
- * lost tail hangs once it leads (read_committed consumers stop at its first
- * offset); transactional producers elsewhere mean the truncation may drop markers.
- */
-function transactionWarnings(tp: TopicPartition, chosen: number, txns: readonly ReplicaTransactions[] | undefined): Notice[] {
-  if (!txns || txns.length === 0) return [];
-  const name = tpName(tp);
-  const mine = txns.find((t) => t.brokerId === chosen);
-  if (!mine || mine.producers === null) return [{ code: 'transactions-unknown', partition: name, broker: chosen, error: mine?.error ?? 'not asked' }];
-  if (mine.open.length > 0) return [{ code: 'open-transactions-on-replica', partition: name, broker: chosen, transactions: mine.open }];
-  const elsewhere = txns.filter((t) => t.brokerId !== chosen && (t.producers ?? 0) > 0).map((t) => t.brokerId);
-  if (mine.producers > 0 || elsewhere.length > 0) return [{ code: 'transactional-producers', partition: name, broker: chosen, brokers: elsewhere }];
-  return [];
-}
-
-/** After the election: check the partition for hanging transactions, when the plan saw transactional producers. */
-function transactionCheckStep(tp: TopicPartition, chosen: number, txns: readonly ReplicaTransactions[] | undefined): PlanStep[] {
-  const seen = (txns ?? []).some((t) => (t.producers ?? 0) > 0 || t.open.length > 0);
-  if (!seen) return [];
-  return [{ action: 'check-transactions', description: `check ${tpName(tp)} for hanging transactions now that broker ${chosen} leads`, topic: tp.topic, partition: tp.partition }];
-}
-
-/** The leader-override notice codes, for the renderer. */
 export type LeaderOverrideNotice =
   | { code: 'partition-has-leader'; partition: string; leader: number }
   | { code: 'replica-not-assigned'; broker: number; partition: string; replicas: number[] }
