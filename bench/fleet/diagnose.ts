@@ -8,6 +8,8 @@ import { createDefaultDiagnoser } from '../../lib/diagnose/diagnoser.ts';
 import { renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { renderReportMarkdown } from '../../lib/diagnose/render-markdown.ts';
 import { KAFKAJS, WireBroker, type RequestDefinition, type RequestOptions, type WireApi } from '../../lib/kafka/wire.ts';
+import { Metadata } from '../../lib/kafka/protocol/metadata.ts';
+import { OffsetFetch } from '../../lib/kafka/protocol/offset-fetch.ts';
 import { BROKERS, PORT_BASE } from './cluster.ts';
 
 interface ApiStats {
@@ -41,6 +43,18 @@ for (const [name, api] of Object.entries(KAFKAJS)) {
   };
   (api as { kafkajs: RequestDefinition }).kafkajs = wrapped;
 }
+// Decode time of our own decoders (lib/kafka/protocol/), the same way.
+for (const def of [Metadata, OffsetFetch] as { apiName: string; decode(version: number, body: Buffer): unknown }[]) {
+  const decode = def.decode.bind(def);
+  def.decode = (version, body) => {
+    const t = performance.now();
+    try {
+      return decode(version, body);
+    } finally {
+      statOf(def.apiName).decodeMs += performance.now() - t;
+    }
+  };
+}
 // Spans per API: first request sent to last answer received.
 const request = WireBroker.prototype.request;
 WireBroker.prototype.request = async function <A, R>(this: WireBroker, api: WireApi<A, R>, args: A, options?: RequestOptions): Promise<R> {
@@ -63,6 +77,7 @@ const config = parseConfig({
 });
 const cluster = config.clusters[0]!;
 const lagWindowMs = Number(process.env.FLEET_LAG_WINDOW_MS ?? cluster.lagWindowMs);
+const cpuAtStart = process.cpuUsage();
 const started = performance.now();
 const report = await createDefaultDiagnoser(async () => null).diagnose({ cluster: { ...cluster, lagWindowMs }, correlationId: 'fleet-bench' });
 const diagnosed = performance.now();
@@ -70,11 +85,13 @@ const rendered = renderDiagnosis(report, { correlationId: 'fleet-bench' });
 const markdown = renderReportMarkdown(report);
 const renderedAt = performance.now();
 const rssAfter = peakRssMb();
+const cpu = process.cpuUsage(cpuAtStart);
 
 process.stdout.write(
   `${JSON.stringify({
     brokersInMetadata: BROKERS,
     wallMs: renderedAt - started,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     diagnoseMs: diagnosed - started,
     renderMs: renderedAt - diagnosed,
     reportDurationMs: report.durationMs,

@@ -1,8 +1,10 @@
 // A Kafka-protocol replay server for the fleet (cluster.ts): 50 listeners on
 // loopback, one per broker, answering what the diagnosis asks with responses
-// encoded by the project's own codec (lib/kafka/protocol/codec.ts). Only the
-// request versions kafkajs 2.2.4 and lib/kafka send are served; ApiVersions
-// advertises exactly those, so the client picks them.
+// encoded by the project's own codec (lib/kafka/protocol/codec.ts). ApiVersions
+// advertises the versions served, as a Kafka 3.x/4.x broker would (Metadata
+// v12 and OffsetFetch v8 flexible, many groups per OffsetFetch);
+// FLEET_OLD_BROKER=1 advertises what a 2.8 broker shares with kafkajs instead
+// (Metadata v6, OffsetFetch v4: one request per group).
 //
 //   node --import tsx bench/fleet/server.ts      (prints "ready" when listening)
 import { createServer, type Socket } from 'node:net';
@@ -10,11 +12,14 @@ import { Reader, Writer } from '../../lib/kafka/protocol/codec.ts';
 import { buildFleet, type Fleet } from './cluster.ts';
 
 const API = { ListOffsets: 2, Metadata: 3, OffsetFetch: 9, DescribeGroups: 15, ListGroups: 16, ApiVersions: 18, DescribeConfigs: 32, ListPartitionReassignments: 46 } as const;
+const OLD = process.env.FLEET_OLD_BROKER === '1';
 /** The one version served per API (min = max). */
-const VERSION: Record<number, number> = { 2: 3, 3: 6, 9: 4, 15: 2, 16: 2, 18: 2, 32: 2, 46: 0 };
-const FLEXIBLE = new Set([API.ListPartitionReassignments]);
+const VERSION: Record<number, number> = { 2: 3, 3: OLD ? 6 : 12, 9: OLD ? 4 : 8, 15: 2, 16: 2, 18: 2, 32: 2, 46: 0 };
+/** First flexible version per API (KIP-482). */
+const FIRST_FLEXIBLE: Record<number, number> = { 3: 9, 9: 6, 46: 0 };
+const flexibleAt = (apiKey: number, version: number) => FIRST_FLEXIBLE[apiKey] !== undefined && version >= FIRST_FLEXIBLE[apiKey]!;
 
-type Handler = (r: Reader, brokerId: number) => Buffer;
+type Handler = (r: Reader, brokerId: number, version: number) => Buffer;
 
 function apiVersions(): Buffer {
   const w = new Writer(false).int16(0);
@@ -22,18 +27,31 @@ function apiVersions(): Buffer {
   return w.int32(0).buffer;
 }
 
-function metadata(fleet: Fleet, topics: string[] | null): Buffer {
-  const w = new Writer(false).int32(0);
-  w.array(fleet.brokers, (w, b) => w.int32(b.id).string('127.0.0.1').int32(b.port).string(b.rack));
+function metadata(fleet: Fleet, topics: string[] | null, version: number): Buffer {
+  const v12 = version >= 9;
+  const w = new Writer(v12).int32(0);
+  w.array(fleet.brokers, (w, b) => w.int32(b.id).string('127.0.0.1').int32(b.port).string(b.rack).tags());
   w.string('fleet-bench-cluster').int32(fleet.controllerId);
   const selected = topics === null ? fleet.topics : topics.map((n) => fleet.byName.get(n) ?? { name: n, internal: false, partitions: null });
   w.array(selected, (w, t) => {
-    w.int16(t.partitions ? 0 : 3).string(t.name).bool(t.internal);
+    w.int16(t.partitions ? 0 : 3).string(t.name);
+    if (v12) w.uuid(topicId(t.name));
+    w.bool(t.internal);
     w.array(t.partitions ?? [], (w, p) => {
-      w.int16(p.leader < 0 ? 5 : 0).int32(p.partition).int32(p.leader).int32Array(p.replicas).int32Array(p.isr).int32Array(p.leader < 0 ? p.replicas : []);
+      w.int16(p.leader < 0 ? 5 : 0).int32(p.partition).int32(p.leader);
+      if (v12) w.int32(7);
+      w.int32Array(p.replicas).int32Array(p.isr).int32Array(p.leader < 0 ? p.replicas : []).tags();
     });
+    if (v12) w.int32(-2147483648);
+    w.tags();
   });
-  return w.buffer;
+  return w.tags().buffer;
+}
+
+function topicId(name: string): Buffer {
+  const id = Buffer.alloc(16);
+  id.write(name.slice(-16), 'latin1');
+  return id;
 }
 
 export function handlers(fleet: Fleet): Record<number, Handler> {
@@ -41,10 +59,15 @@ export function handlers(fleet: Fleet): Record<number, Handler> {
   const committed = (g: { lag: number }, logEnd: number) => Math.max(0, logEnd - g.lag);
   return {
     [API.ApiVersions]: () => apiVersions(),
-    [API.Metadata]: (r) => {
-      const topics = r.array((r) => r.requiredString('topic'));
-      if (topics === null) return (fullMetadata ??= metadata(fleet, null));
-      return metadata(fleet, topics);
+    [API.Metadata]: (r, _b, version) => {
+      const topics = r.array((r) => {
+        if (version >= 10) r.skip(16, 'topic id');
+        const name = r.requiredString('topic');
+        r.tags();
+        return name;
+      });
+      if (topics === null) return (fullMetadata ??= metadata(fleet, null, version));
+      return metadata(fleet, topics, version);
     },
     [API.ListGroups]: (_r, brokerId) => {
       const w = new Writer(false).int32(0).int16(0);
@@ -88,16 +111,41 @@ export function handlers(fleet: Fleet): Record<number, Handler> {
       return w.buffer;
     },
     [API.ListPartitionReassignments]: () => new Writer(true).int32(0).int16(0).string(null).array([], () => {}).tags().buffer,
-    [API.OffsetFetch]: (r) => {
-      const groupId = r.requiredString('group');
-      const g = fleet.groupsById.get(groupId);
-      const w = new Writer(false).int32(0);
-      const t = g ? fleet.byName.get(g.topic)! : null;
-      w.array(t ? [t] : [], (w, t) => {
-        w.string(t.name);
-        w.array(t.partitions, (w, p) => w.int32(p.partition).int64(committed(g!, p.logEnd)).string('').int16(0));
-      });
-      return w.int16(g ? 0 : 0).buffer;
+    [API.OffsetFetch]: (r, _b, version) => {
+      const partitionsOf = (w: Writer, g: { lag: number; topic: string }) => {
+        const t = fleet.byName.get(g.topic)!;
+        w.array([t], (w, t) => {
+          w.string(t.name);
+          w.array(t.partitions, (w, p) => {
+            w.int32(p.partition).int64(committed(g, p.logEnd));
+            if (version >= 5) w.int32(-1);
+            w.string('').int16(0).tags();
+          });
+          w.tags();
+        });
+      };
+      if (version >= 8) {
+        const ids = r.array((r) => {
+          const id = r.requiredString('group');
+          r.array((r) => r.requiredString('topic'));
+          r.tags();
+          return id;
+        }) ?? [];
+        const w = new Writer(true).int32(0);
+        w.array(ids, (w, id) => {
+          const g = fleet.groupsById.get(id);
+          w.string(id);
+          if (g) partitionsOf(w, g);
+          else w.array([], () => {});
+          w.int16(0).tags();
+        });
+        return w.tags().buffer;
+      }
+      const g = fleet.groupsById.get(r.requiredString('group'));
+      const w = new Writer(version >= 6).int32(0);
+      if (g) partitionsOf(w, g);
+      else w.array([], () => {});
+      return w.int16(0).tags().buffer;
     },
     [API.ListOffsets]: (r, brokerId) => {
       r.int32();
@@ -133,7 +181,7 @@ function serve(socket: Socket, brokerId: number, table: Record<number, Handler>,
       const apiKey = frame.readInt16BE(0);
       const version = frame.readInt16BE(2);
       const correlationId = frame.readInt32BE(4);
-      const flexible = FLEXIBLE.has(apiKey as 46);
+      const flexible = flexibleAt(apiKey, version);
       const r = new Reader(frame.subarray(8), false);
       r.string(); // client id
       const body = new Reader(r.rest(), flexible);
@@ -144,7 +192,7 @@ function serve(socket: Socket, brokerId: number, table: Record<number, Handler>,
         return;
       }
       stats.set(`${apiKey}`, (stats.get(`${apiKey}`) ?? 0) + 1);
-      const answer = handler(body, brokerId);
+      const answer = handler(body, brokerId, version);
       const header = Buffer.alloc(flexible ? 9 : 8);
       header.writeInt32BE(answer.length + header.length - 4, 0);
       header.writeInt32BE(correlationId, 4);
@@ -160,7 +208,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const table = handlers(fleet);
   const stats = new Map<string, number>();
   // Encode the big answer before the clock starts.
-  table[API.Metadata]!(new Reader(new Writer(false).int32(-1).bool(false).buffer, false), 1);
+  const v = VERSION[API.Metadata]!;
+  table[API.Metadata]!(new Reader(new Writer(v >= 9).array(null, () => {}).bool(false).bool(false).tags().buffer, v >= 9), 1, v);
   await Promise.all(
     fleet.brokers.map(
       (b) =>

@@ -47,14 +47,20 @@ export interface LagHistorySample {
 
 /** Sums of committed and end offsets over the partitions where both are known, per group. */
 export function aggregateSample(sample: ConsumerSample, members: ReadonlyMap<string, number | null>): LagHistorySample {
-  const ends = new Map(sample.logOffsets.map((l) => [`${l.topic}\u0000${l.partition}`, l.end]));
+  // Topic, then partition: no key string built per partition (a fleet's sample holds 500,000 offsets).
+  const ends = new Map<string, Map<number, number | null>>();
+  for (const l of sample.logOffsets) {
+    let byPartition = ends.get(l.topic);
+    if (!byPartition) ends.set(l.topic, (byPartition = new Map()));
+    byPartition.set(l.partition, l.end);
+  }
   const groups: LagHistorySample['groups'] = {};
   for (const g of sample.groups) {
     if (g.error !== null || g.offsets.length === 0) continue;
     let committed = 0;
     let end = 0;
     for (const o of g.offsets) {
-      const e = ends.get(`${o.topic}\u0000${o.partition}`);
+      const e = ends.get(o.topic)?.get(o.partition);
       if (e === null || e === undefined) continue;
       committed += o.offset;
       end += e;

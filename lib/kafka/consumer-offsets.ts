@@ -1,16 +1,20 @@
 // Consumer positions for the snapshot: every group's committed offsets
-// (OffsetFetch on its coordinator, one request per group: kafkajs speaks
-// OffsetFetch only up to v4, one group per request) and the log start / end of
-// the partitions they committed to (ListOffsets, batched: one request per
-// leader for the end, one more for the start). Bounded like the rest of the
+// (OffsetFetch on its coordinator: many groups per request from Kafka 3.0 on,
+// KIP-709's v8; one request per group on older brokers) and the log start /
+// end of the partitions they committed to (ListOffsets, batched: one request
+// per leader for the end, one more for the start). Bounded like the rest of the
 // snapshot; what fails is recorded and the sample is marked in `errors`.
 
 import type { ConsumerSample, GroupOffsets, GroupState, LogOffsets, SnapshotError, TopicState } from './types.ts';
-import { KAFKAJS, type WireBroker } from './wire.ts';
+import { KAFKAJS, pickVersion, type WireBroker } from './wire.ts';
+import { OFFSET_FETCH_BATCHED_VERSION, OffsetFetch, type OffsetFetchGroupResult } from './protocol/offset-fetch.ts';
 import { groupByTopic, partitionLookup, tpKey } from './partitions.ts';
 import { kafkaError } from './errors.ts';
-import { mapLimit, withTimeout } from './limits.ts';
+import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
+
+/** Groups per batched OffsetFetch: a bounded answer (a group of 100 partitions is ~2 KB). */
+export const OFFSET_FETCH_GROUPS_PER_REQUEST = 100;
 
 export interface ConsumerSampleInput {
   groups: readonly GroupState[];
@@ -39,11 +43,56 @@ function topicRanks(topics: readonly TopicState[]): Map<string, number> {
   return new Map(topics.map((t) => t.name).sort((a, b) => a.localeCompare(b)).map((name, i) => [name, i]));
 }
 
+/** A partition's place in that order, as one number (partition numbers stay below 10^7). */
+const orderKey = (rank: ReadonlyMap<string, number>, topic: string, partition: number) => ((rank.get(topic) ?? -1) + 1) * 1e7 + partition;
+
+/** Sorted by topic rank, then partition: a linear check first (answers usually come in order), one key per item otherwise. */
+function byRankAndPartition<T extends { topic: string; partition: number }>(items: T[], rank: ReadonlyMap<string, number>): T[] {
+  const keys = new Float64Array(items.length);
+  let sorted = true;
+  for (let i = 0; i < items.length; i++) {
+    keys[i] = orderKey(rank, items[i]!.topic, items[i]!.partition);
+    if (i > 0 && keys[i]! < keys[i - 1]!) sorted = false;
+  }
+  if (sorted) return items;
+  const order = Array.from(items.keys()).sort((a, b) => keys[a]! - keys[b]!);
+  return order.map((i) => items[i]!);
+}
+
 export async function readConsumerSample(input: ConsumerSampleInput): Promise<ConsumerSample> {
   const at = input.now();
   const rank = topicRanks(input.topics);
   const readable = input.groups.filter((g) => g.error === null && g.coordinator !== null);
-  const groups = await mapLimit(readable, input.concurrency, (g) => fetchGroupOffsets(g, input, rank));
+  const byCoordinator = new Map<number, string[]>();
+  for (const g of readable) {
+    const list = byCoordinator.get(g.coordinator!);
+    if (list) list.push(g.groupId);
+    else byCoordinator.set(g.coordinator!, [g.groupId]);
+  }
+  const fetched = new Map<string, GroupOffsets>();
+  const work: { coordinator: number; groupIds: string[] }[] = [];
+  for (const [coordinator, groupIds] of byCoordinator) {
+    const conn = input.conns.get(coordinator);
+    if (!conn || input.unreachable.has(coordinator)) {
+      for (const groupId of groupIds) fetched.set(groupId, { groupId, offsets: [], error: `coordinator broker ${coordinator} is not reachable` });
+      continue;
+    }
+    const batched = await takesManyGroups(conn).catch(() => false);
+    for (const ids of batched ? chunk(groupIds, OFFSET_FETCH_GROUPS_PER_REQUEST) : groupIds.map((id) => [id])) work.push({ coordinator, groupIds: ids });
+  }
+  await mapLimit(work, input.concurrency, async ({ coordinator, groupIds }) => {
+    const label = groupIds.length === 1 ? `OffsetFetch ${groupIds[0]}` : `OffsetFetch of ${groupIds.length} groups`;
+    try {
+      const answers = await withTimeout(fetchCommitted(input.conns.get(coordinator)!, groupIds), input.budget(input.requestTimeoutMs), `${label} on broker ${coordinator}`);
+      for (const groupId of groupIds) fetched.set(groupId, groupOffsets(groupId, answers.get(groupId), rank));
+    } catch (err) {
+      for (const groupId of groupIds) {
+        input.errors.push({ scope: `offsets:${groupId}`, message: errorMessage(err) });
+        fetched.set(groupId, { groupId, offsets: [], error: errorMessage(err) });
+      }
+    }
+  });
+  const groups = readable.map((g) => fetched.get(g.groupId)!);
 
   const wanted = new Map<string, Set<number>>();
   for (const g of groups) {
@@ -57,33 +106,42 @@ export async function readConsumerSample(input: ConsumerSampleInput): Promise<Co
   return { at, groups, logOffsets };
 }
 
-async function fetchGroupOffsets(g: GroupState, input: ConsumerSampleInput, rank: ReadonlyMap<string, number>): Promise<GroupOffsets> {
-  const coordinator = g.coordinator!;
-  const conn = input.conns.get(coordinator);
-  if (!conn || input.unreachable.has(coordinator)) return { groupId: g.groupId, offsets: [], error: `coordinator broker ${coordinator} is not reachable` };
-  try {
-    // No topics = every partition the group committed (OffsetFetch v2+).
-    const res = await withTimeout(
-      conn.request(KAFKAJS.OffsetFetch, { groupId: g.groupId, topics: [] }),
-      input.budget(input.requestTimeoutMs),
-      `OffsetFetch ${g.groupId} on broker ${coordinator}`,
-    );
-    if (res.errorCode) return { groupId: g.groupId, offsets: [], error: kafkaError(res.errorCode).type };
-    const offsets: GroupOffsets['offsets'] = [];
-    for (const t of res.responses) {
-      // A topic outside the snapshot (deleted, or filtered out) has no log offsets to compare with.
-      if (!rank.has(t.topic)) continue;
-      for (const p of t.partitions) {
-        const offset = Number(p.offset);
-        if (p.errorCode === 0 && offset >= 0) offsets.push({ topic: t.topic, partition: p.partition, offset });
-      }
-    }
-    offsets.sort((a, b) => rank.get(a.topic)! - rank.get(b.topic)! || a.partition - b.partition);
-    return { groupId: g.groupId, offsets, error: null };
-  } catch (err) {
-    input.errors.push({ scope: `offsets:${g.groupId}`, message: errorMessage(err) });
-    return { groupId: g.groupId, offsets: [], error: errorMessage(err) };
+/** Does this broker answer OffsetFetch for many groups at once (v8, Kafka 3.0+)? */
+export async function takesManyGroups(conn: WireBroker): Promise<boolean> {
+  await conn.connect();
+  const version = pickVersion(OffsetFetch.versions, conn.apiVersions?.[OffsetFetch.apiKey]);
+  return version !== null && version >= OFFSET_FETCH_BATCHED_VERSION;
+}
+
+/**
+ * Every partition these groups committed, from their coordinator, by group id:
+ * one request for all of them, or (a broker before v8) one request per group,
+ * which the answer then names no group in.
+ */
+export async function fetchCommitted(conn: WireBroker, groupIds: readonly string[]): Promise<Map<string, OffsetFetchGroupResult>> {
+  const ask = (ids: readonly string[]) => conn.request(OffsetFetch, { groups: ids.map((groupId) => ({ groupId, topics: null })) });
+  const out = new Map<string, OffsetFetchGroupResult>();
+  if (groupIds.length > 1 && (await takesManyGroups(conn))) {
+    for (const g of (await ask(groupIds)).groups) if (g.groupId !== null) out.set(g.groupId, g);
+    return out;
   }
+  for (const groupId of groupIds) {
+    const [g] = (await ask([groupId])).groups;
+    if (g) out.set(groupId, { ...g, groupId: g.groupId ?? groupId });
+  }
+  return out;
+}
+
+function groupOffsets(groupId: string, answer: OffsetFetchGroupResult | undefined, rank: ReadonlyMap<string, number>): GroupOffsets {
+  if (!answer) return { groupId, offsets: [], error: 'UNKNOWN_SERVER_ERROR: the coordinator did not answer for this group' };
+  if (answer.errorCode) return { groupId, offsets: [], error: kafkaError(answer.errorCode).type };
+  const offsets: GroupOffsets['offsets'] = [];
+  for (const t of answer.topics) {
+    // A topic outside the snapshot (deleted, or filtered out) has no log offsets to compare with.
+    if (!rank.has(t.name)) continue;
+    for (const p of t.partitions) if (p.errorCode === 0 && p.committedOffset >= 0) offsets.push({ topic: t.name, partition: p.partition, offset: p.committedOffset });
+  }
+  return { groupId, offsets: byRankAndPartition(offsets, rank), error: null };
 }
 
 /** Log start / end of the wanted partitions (by topic), from their leaders; sorted by topic (rank) and partition. */
@@ -137,7 +195,7 @@ async function listLogOffsets(wanted: ReadonlyMap<string, ReadonlySet<number>>, 
   });
   const all: LogOffsets[] = [];
   for (const entries of out.values()) for (const e of entries.values()) all.push(e);
-  return all.sort((a, b) => (rank.get(a.topic) ?? -1) - (rank.get(b.topic) ?? -1) || a.partition - b.partition);
+  return byRankAndPartition(all, rank);
 }
 
 /** Did any group have a partition behind the end in this sample (a second sample can only change something then)? */

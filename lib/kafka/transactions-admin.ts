@@ -115,7 +115,11 @@ export async function describeProducersVia(r: TxnRouting, partitions: readonly T
       const leader = brokerId ?? leaders.get(tpKey(tp.topic, tp.partition));
       if (leader === undefined) set(tp, null, UNKNOWN_TOPIC_OR_PARTITION, describe(UNKNOWN_TOPIC_OR_PARTITION));
       else if (leader < 0 || !r.brokerConn(leader)) set(tp, null, LEADER_NOT_AVAILABLE, describe(LEADER_NOT_AVAILABLE));
-      else byLeader.set(leader, [...(byLeader.get(leader) ?? []), tp]);
+      else {
+        const list = byLeader.get(leader);
+        if (list) list.push(tp);
+        else byLeader.set(leader, [tp]);
+      }
     }
     await mapLimit([...byLeader], r.concurrency, async ([leader, tps]) => {
       try {

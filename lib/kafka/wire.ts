@@ -22,6 +22,7 @@ import requestsModule from 'kafkajs/src/protocol/requests/index.js';
 import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
 import encoderModule from 'kafkajs/src/protocol/encoder.js';
 import { type ApiDefinition, isFlexible } from './protocol/api.ts';
+import { Metadata } from './protocol/metadata.ts';
 import { Reader } from './protocol/codec.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
@@ -133,12 +134,6 @@ export interface RawDescribeGroupsFull {
   groups: { errorCode: number; groupId: string; state: string; protocolType: string; protocol: string; members: { memberId: string }[] }[];
 }
 
-export interface RawOffsetFetch {
-  /** v2+; 0 before. */
-  errorCode?: number;
-  responses: { topic: string; partitions: { partition: number; offset: string; metadata: string | null; errorCode: number }[] }[];
-}
-
 export interface RawOffsetCommit {
   responses: { topic: string; partitions: { partition: number; errorCode: number }[] }[];
 }
@@ -205,27 +200,6 @@ export function toRequestDefinition<A, R>(def: ApiDefinition<A, R>): RequestDefi
   };
 }
 
-/**
- * kafkajs's Metadata definition with topics: null for every topic and [] for
- * none (brokers and controller only). kafkajs itself writes [] as the null
- * array, i.e. all topics. v0 cannot say "none": there [] means all.
- */
-const metadataDefinition: RequestDefinition = {
-  versions: requests.Metadata!.versions,
-  protocol:
-    ({ version }) =>
-    (args?: unknown) => {
-      const a = args as { topics: string[] | null; allowAutoTopicCreation: boolean };
-      const p = requests.Metadata!.protocol({ version })({ ...a, topics: a.topics ?? [] }) as {
-        request: Record<string, unknown>;
-        response: { decode(raw: Buffer): Promise<unknown> };
-      };
-      if (a.topics === null || a.topics.length > 0 || version < 1) return p;
-      const body = Buffer.alloc(version >= 4 ? 5 : 4); // int32 0 = empty array; v4+ then allow_auto_topic_creation = false
-      return { ...p, request: { ...p.request, encode: async () => new Encoder().writeBuffer(body) } };
-    },
-};
-
 /** One of kafkajs's request definitions, named and typed like one of ours. */
 export interface KafkajsApi<A, R> {
   apiKey: number;
@@ -244,9 +218,8 @@ function kafkajsApi<A, R>(name: string, definition: RequestDefinition | undefine
   return { apiKey, apiName, kafkajs: definition };
 }
 
-/** The APIs we send through kafkajs's encoders and decoders (the others are in lib/kafka/protocol/). */
+/** The APIs we send through kafkajs's encoders and decoders (the others, Metadata and OffsetFetch among them, are in lib/kafka/protocol/). */
 export const KAFKAJS = {
-  Metadata: kafkajsApi<{ topics: string[] | null; allowAutoTopicCreation: boolean }, RawMetadata>('Metadata', metadataDefinition),
   ListGroups: kafkajsApi<undefined, RawListGroups>('ListGroups'),
   DescribeGroups: kafkajsApi<{ groupIds: string[] }, RawDescribeGroupsFull>('DescribeGroups'),
   DescribeConfigs: kafkajsApi<
@@ -259,7 +232,6 @@ export const KAFKAJS = {
   >('ListOffsets'),
   // kafkajs's name for FindCoordinator.
   FindCoordinator: kafkajsApi<{ groupId: string; coordinatorType: number }, RawFindCoordinator>('GroupCoordinator', requests.GroupCoordinator, 'FindCoordinator'),
-  OffsetFetch: kafkajsApi<{ groupId: string; topics: { topic: string; partitions: { partition: number }[] }[] }, RawOffsetFetch>('OffsetFetch'),
   OffsetCommit: kafkajsApi<
     { groupId: string; groupGenerationId: number; memberId: string; retentionTime: number; topics: { topic: string; partitions: { partition: number; offset: string }[] }[] },
     RawOffsetCommit
@@ -417,7 +389,7 @@ export class WireBroker {
 
   /** topics = null asks for every topic (the only way to list them); otherwise exactly these ([] = brokers and controller only). */
   metadata(topics: string[] | null): Promise<RawMetadata> {
-    return this.request(KAFKAJS.Metadata, { topics, allowAutoTopicCreation: false });
+    return this.request(Metadata, { topics, allowAutoTopicCreation: false });
   }
 
   listGroups(): Promise<RawListGroups> {

@@ -182,7 +182,8 @@ const LAG_MEANING: Record<Exclude<LagStatus, 'OK'>, string> = {
 
 /** Burrow-style verdict per group: the worst of its partitions over this run's samples and its aggregate over the kept history. */
 function consumerLag(view: ConsumerView): Finding[] {
-  const current = view.samples.length > 0 ? aggregateSample(view.samples[view.samples.length - 1]!, membersOf(view.snapshot)) : null;
+  // Only the kept history needs this run's aggregate.
+  const current = view.samples.length > 0 && view.history.length > 0 ? aggregateSample(view.samples[view.samples.length - 1]!, membersOf(view.snapshot)) : null;
   return view.groups.flatMap(({ group, partitions }) => {
     const members = group.members ?? null;
     const verdicts = partitions.map((p) => ({ p, status: evaluateLag(p.points, members) }));

@@ -1,11 +1,11 @@
-// Metadata (API key 3), through kafkajs's definition: brokers, controller, and
-// the topics asked (null = every topic, [] = none).
-import { KAFKAJS, type RawMetadata } from '../wire.ts';
+// Metadata (API key 3), our own codec (protocol/metadata.ts): brokers,
+// controller, and the topics asked (null = every topic, [] = none).
+import { Metadata as Definition, type MetadataArgs, type MetadataResult } from '../protocol/metadata.ts';
 import type { AdminApi } from './api.ts';
 
-export const Metadata: AdminApi<string[] | null, { topics: string[] | null; allowAutoTopicCreation: boolean }, RawMetadata, RawMetadata> = {
+export const Metadata: AdminApi<string[] | null, MetadataArgs, MetadataResult, MetadataResult> = {
   name: 'Metadata',
-  api: KAFKAJS.Metadata,
+  api: Definition,
   route: { to: 'any' },
   build: (topics) => ({ topics, allowAutoTopicCreation: false }),
   toResults(md) {

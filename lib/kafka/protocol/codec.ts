@@ -134,7 +134,9 @@ export class Reader {
 
   /** int64 as a number: exact up to 2^53 (9 PB, 9e15 offsets), which sizes and offsets stay below. */
   int64(): number {
-    return Number(this.buf.readBigInt64BE(this.need(8, 'int64')));
+    // Two 32-bit reads, not a BigInt: a fleet's answers carry a million offsets.
+    const at = this.need(8, 'int64');
+    return this.buf.readInt32BE(at) * 4294967296 + this.buf.readUInt32BE(at + 4);
   }
 
   bool(): boolean {
@@ -181,7 +183,17 @@ export class Reader {
   }
 
   int32Array(): number[] | null {
-    return this.array((r) => r.int32());
+    const n = this.flexible ? this.uvarint() - 1 : this.int32();
+    if (n < 0) return null;
+    const at = this.need(4 * n, 'int32 array');
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = this.buf.readInt32BE(at + 4 * i);
+    return out;
+  }
+
+  /** Skips a fixed-size field this reader does not use. */
+  skip(n: number, what: string): void {
+    this.need(n, what);
   }
 
   /**
