@@ -2,9 +2,9 @@
 // loopback, one per broker, answering what the diagnosis asks with responses
 // encoded by the project's own codec (lib/kafka/protocol/codec.ts). ApiVersions
 // advertises the versions served, as a Kafka 3.x/4.x broker would (Metadata
-// v12 and OffsetFetch v8 flexible, many groups per OffsetFetch);
+// v12, ListOffsets v7 and OffsetFetch v8 flexible, many groups per OffsetFetch);
 // FLEET_OLD_BROKER=1 advertises what a 2.8 broker shares with kafkajs instead
-// (Metadata v6, OffsetFetch v4: one request per group).
+// (Metadata v6, OffsetFetch v4: one request per group; ListOffsets v3).
 //
 //   node --import tsx bench/fleet/server.ts      (prints "ready" when listening)
 import { createServer, type Socket } from 'node:net';
@@ -14,9 +14,9 @@ import { buildFleet, type Fleet } from './cluster.ts';
 const API = { ListOffsets: 2, Metadata: 3, OffsetFetch: 9, DescribeGroups: 15, ListGroups: 16, ApiVersions: 18, DescribeConfigs: 32, ListPartitionReassignments: 46 } as const;
 const OLD = process.env.FLEET_OLD_BROKER === '1';
 /** The one version served per API (min = max). */
-const VERSION: Record<number, number> = { 2: 3, 3: OLD ? 6 : 12, 9: OLD ? 4 : 8, 15: 2, 16: 2, 18: 2, 32: 2, 46: 0 };
+const VERSION: Record<number, number> = { 2: OLD ? 3 : 7, 3: OLD ? 6 : 12, 9: OLD ? 4 : 8, 15: 2, 16: 2, 18: 2, 32: 2, 46: 0 };
 /** First flexible version per API (KIP-482). */
-const FIRST_FLEXIBLE: Record<number, number> = { 3: 9, 9: 6, 46: 0 };
+const FIRST_FLEXIBLE: Record<number, number> = { 2: 6, 3: 9, 9: 6, 46: 0 };
 const flexibleAt = (apiKey: number, version: number) => FIRST_FLEXIBLE[apiKey] !== undefined && version >= FIRST_FLEXIBLE[apiKey]!;
 
 type Handler = (r: Reader, brokerId: number, version: number) => Buffer;
@@ -147,22 +147,41 @@ export function handlers(fleet: Fleet): Record<number, Handler> {
       else w.array([], () => {});
       return w.int16(0).tags().buffer;
     },
-    [API.ListOffsets]: (r, brokerId) => {
+    [API.ListOffsets]: (r, brokerId, version) => {
       r.int32();
       r.int8();
-      const topics = r.array((r) => ({ name: r.requiredString('topic'), partitions: r.array((r) => ({ partition: r.int32(), timestamp: r.int64() })) ?? [] })) ?? [];
-      const w = new Writer(false).int32(0);
+      const topics =
+        r.array((r) => {
+          const name = r.requiredString('topic');
+          const partitions =
+            r.array((r) => {
+              const partition = r.int32();
+              if (version >= 4) r.int32();
+              const q = { partition, timestamp: r.int64() };
+              r.tags();
+              return q;
+            }) ?? [];
+          r.tags();
+          return { name, partitions };
+        }) ?? [];
+      const w = new Writer(version >= 6).int32(0);
+      const answer = (w: Writer, partition: number, errorCode: number, offset: number) => {
+        w.int32(partition).int16(errorCode).int64(-1).int64(offset);
+        if (version >= 4) w.int32(errorCode ? -1 : 7);
+        w.tags();
+      };
       w.array(topics, (w, t) => {
         const topic = fleet.byName.get(t.name);
         w.string(t.name);
         w.array(t.partitions, (w, q) => {
           const p = topic?.partitions[q.partition];
-          if (!p) return void w.int32(q.partition).int16(3).int64(-1).int64(-1);
-          if (p.leader !== brokerId) return void w.int32(q.partition).int16(6).int64(-1).int64(-1);
-          w.int32(q.partition).int16(0).int64(-1).int64(q.timestamp === -2 ? p.logStart : p.logEnd);
+          if (!p) return answer(w, q.partition, 3, -1);
+          if (p.leader !== brokerId) return answer(w, q.partition, 6, -1);
+          answer(w, q.partition, 0, q.timestamp === -2 ? p.logStart : p.logEnd);
         });
+        w.tags();
       });
-      return w.buffer;
+      return w.tags().buffer;
     },
   };
 }

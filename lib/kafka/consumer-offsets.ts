@@ -6,9 +6,10 @@
 // snapshot; what fails is recorded and the sample is marked in `errors`.
 
 import type { ConsumerSample, GroupOffsets, GroupState, LogOffsets, SnapshotError, TopicState } from './types.ts';
-import { KAFKAJS, pickVersion, type WireBroker } from './wire.ts';
+import { pickVersion, type WireBroker } from './wire.ts';
+import { ListOffsets } from './protocol/list-offsets.ts';
 import { OFFSET_FETCH_BATCHED_VERSION, OffsetFetch, type OffsetFetchGroupResult } from './protocol/offset-fetch.ts';
-import { groupByTopic, partitionLookup, tpKey } from './partitions.ts';
+import { groupByTopic, partitionLookup } from './partitions.ts';
 import { kafkaError } from './errors.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -171,7 +172,7 @@ async function listLogOffsets(wanted: ReadonlyMap<string, ReadonlySet<number>>, 
   await mapLimit(work, input.concurrency, async ({ leader, tps, timestamp }) => {
     try {
       const res = await withTimeout(
-        input.conns.get(leader)!.request(KAFKAJS.ListOffsets, {
+        input.conns.get(leader)!.request(ListOffsets, {
           replicaId: -1,
           // READ_UNCOMMITTED: the high watermark, as kafka-consumer-groups.sh reports LOG-END-OFFSET.
           isolationLevel: 0,
@@ -180,13 +181,13 @@ async function listLogOffsets(wanted: ReadonlyMap<string, ReadonlySet<number>>, 
         input.budget(input.requestTimeoutMs),
         `ListOffsets on broker ${leader}`,
       );
-      for (const t of res.responses) {
+      for (const t of res.topics) {
+        const entries = out.get(t.name);
         for (const p of t.partitions) {
-          const entry = out.get(t.topic)?.get(p.partition);
-          const raw = p.offset ?? p.offsets?.[0];
-          if (!entry || p.errorCode !== 0 || raw === undefined) continue;
-          if (timestamp === LATEST) entry.end = Number(raw);
-          else entry.start = Number(raw);
+          const entry = entries?.get(p.partition);
+          if (!entry || p.errorCode !== 0) continue;
+          if (timestamp === LATEST) entry.end = p.offset;
+          else entry.start = p.offset;
         }
       }
     } catch (err) {
@@ -200,9 +201,17 @@ async function listLogOffsets(wanted: ReadonlyMap<string, ReadonlySet<number>>, 
 
 /** Did any group have a partition behind the end in this sample (a second sample can only change something then)? */
 export function anyLag(sample: ConsumerSample): boolean {
-  const ends = new Map(sample.logOffsets.map((l) => [tpKey(l.topic, l.partition), l.end]));
-  return sample.groups.some((g) => g.offsets.some((o) => {
-    const end = ends.get(tpKey(o.topic, o.partition));
-    return end !== null && end !== undefined && end > o.offset;
-  }));
+  // By topic, then partition: no key string per offset (a fleet's sample holds 500,000).
+  const ends = new Map<string, Map<number, number | null>>();
+  for (const l of sample.logOffsets) {
+    let byPartition = ends.get(l.topic);
+    if (!byPartition) ends.set(l.topic, (byPartition = new Map()));
+    byPartition.set(l.partition, l.end);
+  }
+  return sample.groups.some((g) =>
+    g.offsets.some((o) => {
+      const end = ends.get(o.topic)?.get(o.partition);
+      return end !== null && end !== undefined && end > o.offset;
+    }),
+  );
 }

@@ -119,11 +119,6 @@ export interface RawConfigEntry {
   isSensitive: boolean;
 }
 
-/** What kafkajs's ListOffsets v1-v3 decoders return (offsets are int64 rendered as strings). */
-export interface RawListOffsets {
-  responses: { topic: string; partitions: { partition: number; errorCode: number; offset?: string; offsets?: string[] }[] }[];
-}
-
 export interface RawFindCoordinator {
   errorCode: number;
   errorMessage?: string | null;
@@ -218,7 +213,7 @@ function kafkajsApi<A, R>(name: string, definition: RequestDefinition | undefine
   return { apiKey, apiName, kafkajs: definition };
 }
 
-/** The APIs we send through kafkajs's encoders and decoders (the others, Metadata and OffsetFetch among them, are in lib/kafka/protocol/). */
+/** The APIs we send through kafkajs's encoders and decoders (the others, Metadata, ListOffsets and OffsetFetch among them, are in lib/kafka/protocol/). */
 export const KAFKAJS = {
   ListGroups: kafkajsApi<undefined, RawListGroups>('ListGroups'),
   DescribeGroups: kafkajsApi<{ groupIds: string[] }, RawDescribeGroupsFull>('DescribeGroups'),
@@ -226,10 +221,6 @@ export const KAFKAJS = {
     { resources: { type: number; name: string; configNames: string[] }[]; includeSynonyms: boolean },
     { resources: (Omit<RawDescribeConfigs['resources'][number], 'configEntries'> & { configEntries: RawConfigEntry[] })[] }
   >('DescribeConfigs'),
-  ListOffsets: kafkajsApi<
-    { replicaId: number; isolationLevel: number; topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[] },
-    RawListOffsets
-  >('ListOffsets'),
   // kafkajs's name for FindCoordinator.
   FindCoordinator: kafkajsApi<{ groupId: string; coordinatorType: number }, RawFindCoordinator>('GroupCoordinator', requests.GroupCoordinator, 'FindCoordinator'),
   OffsetCommit: kafkajsApi<

@@ -1,6 +1,6 @@
 // ListOffsets (API key 2), from each partition's leader: earliest (-2) or
 // latest (-1, the high watermark) offsets, or the last stable offset (READ_COMMITTED).
-import { KAFKAJS, type RawListOffsets } from '../wire.ts';
+import { ListOffsets as Definition, type ListOffsetsArgs, type ListOffsetsResult } from '../protocol/list-offsets.ts';
 import { describeError, KafkaErrorCode } from '../errors.ts';
 import { groupByTopic, tpKey, type TopicPartition } from '../partitions.ts';
 import type { FanOutApi } from './api.ts';
@@ -14,13 +14,11 @@ export interface OffsetQuery extends TopicPartition {
   readCommitted?: boolean;
 }
 
-type Args = { replicaId: number; isolationLevel: number; topics: { topic: string; partitions: { partition: number; timestamp: number }[] }[] };
-
 const { NONE, NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, UNKNOWN_LEADER_EPOCH, FENCED_LEADER_EPOCH, REQUEST_TIMED_OUT, NETWORK_EXCEPTION } = KafkaErrorCode;
 
-export const ListOffsets: FanOutApi<OffsetQuery, Args, RawListOffsets, PartitionOffset> = {
+export const ListOffsets: FanOutApi<OffsetQuery, ListOffsetsArgs, ListOffsetsResult, PartitionOffset> = {
   name: 'ListOffsets',
-  api: KAFKAJS.ListOffsets,
+  api: Definition,
   // A leader that moved between Metadata and ListOffsets: one more round with fresh Metadata.
   route: { to: 'leaders', retryOn: new Set([NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, UNKNOWN_LEADER_EPOCH, FENCED_LEADER_EPOCH, REQUEST_TIMED_OUT, NETWORK_EXCEPTION]) },
   key: (q) => tpKey(q.topic, q.partition),
@@ -33,11 +31,10 @@ export const ListOffsets: FanOutApi<OffsetQuery, Args, RawListOffsets, Partition
   }),
   toResults(res) {
     const out = new Map<string, PartitionOffset>();
-    for (const t of res.responses) {
+    for (const t of res.topics) {
       for (const p of t.partitions) {
-        const raw = p.offset ?? p.offsets?.[0];
-        const offset = p.errorCode === NONE && raw !== undefined ? Number(raw) : null;
-        out.set(tpKey(t.topic, p.partition), { topic: t.topic, partition: p.partition, offset, errorCode: p.errorCode, error: describeError(p.errorCode) });
+        const offset = p.errorCode === NONE ? p.offset : null;
+        out.set(tpKey(t.name, p.partition), { topic: t.name, partition: p.partition, offset, errorCode: p.errorCode, error: describeError(p.errorCode) });
       }
     }
     return out;

@@ -6,39 +6,58 @@
 // skip any the broker sends, whatever their tags.
 
 export class Writer {
-  private chunks: Buffer[] = [];
+  // One growing buffer, not a Buffer per field: a fleet's requests carry 4,000 partitions each.
+  // Every write takes its offset (room) before touching this.buf: room may replace it.
+  private buf = Buffer.allocUnsafe(256);
   private size = 0;
 
   constructor(readonly flexible: boolean) {}
 
+  private room(n: number): number {
+    if (this.size + n > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + n));
+      this.buf.copy(next, 0, 0, this.size);
+      this.buf = next;
+    }
+    const at = this.size;
+    this.size += n;
+    return at;
+  }
+
   private push(b: Buffer): this {
-    this.chunks.push(b);
-    this.size += b.length;
+    const at = this.room(b.length);
+    b.copy(this.buf, at);
     return this;
   }
 
   int8(v: number): this {
-    const b = Buffer.alloc(1);
-    b.writeInt8(v);
-    return this.push(b);
+    const at = this.room(1);
+    this.buf.writeInt8(v, at);
+    return this;
   }
 
   int16(v: number): this {
-    const b = Buffer.alloc(2);
-    b.writeInt16BE(v);
-    return this.push(b);
+    const at = this.room(2);
+    this.buf.writeInt16BE(v, at);
+    return this;
   }
 
   int32(v: number): this {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(v);
-    return this.push(b);
+    const at = this.room(4);
+    this.buf.writeInt32BE(v, at);
+    return this;
   }
 
   int64(v: number | bigint): this {
-    const b = Buffer.alloc(8);
-    b.writeBigInt64BE(BigInt(v));
-    return this.push(b);
+    const at = this.room(8);
+    if (typeof v === 'bigint' || !Number.isSafeInteger(v)) {
+      this.buf.writeBigInt64BE(BigInt(v), at);
+      return this;
+    }
+    const high = Math.floor(v / 4294967296);
+    this.buf.writeInt32BE(high, at);
+    this.buf.writeUInt32BE(v - high * 4294967296, at + 4);
+    return this;
   }
 
   bool(v: boolean): this {
@@ -48,31 +67,34 @@ export class Writer {
   /** UUID: its 16 bytes as they are. */
   uuid(bytes: Buffer): this {
     if (bytes.length !== 16) throw new RangeError(`a UUID is 16 bytes, not ${bytes.length}`);
-    return this.push(Buffer.from(bytes));
+    return this.push(bytes);
   }
 
   uvarint(v: number): this {
     if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`not an unsigned 32-bit varint: ${v}`);
-    const bytes: number[] = [];
     let rest = v;
     while (rest > 0x7f) {
-      bytes.push((rest & 0x7f) | 0x80);
+      const at = this.room(1);
+      this.buf[at] = (rest & 0x7f) | 0x80;
       rest = Math.floor(rest / 128);
     }
-    bytes.push(rest);
-    return this.push(Buffer.from(bytes));
+    const at = this.room(1);
+    this.buf[at] = rest;
+    return this;
   }
 
   /** STRING / COMPACT_STRING, or their NULLABLE forms when `v` is null. */
   string(v: string | null): this {
     if (v === null) return this.flexible ? this.uvarint(0) : this.int16(-1);
-    const bytes = Buffer.from(v, 'utf8');
-    if (this.flexible) this.uvarint(bytes.length + 1);
+    const length = Buffer.byteLength(v, 'utf8');
+    if (this.flexible) this.uvarint(length + 1);
     else {
-      if (bytes.length > 0x7fff) throw new RangeError('string longer than 32767 bytes');
-      this.int16(bytes.length);
+      if (length > 0x7fff) throw new RangeError('string longer than 32767 bytes');
+      this.int16(length);
     }
-    return this.push(bytes);
+    const at = this.room(length);
+    this.buf.write(v, at, length, 'utf8');
+    return this;
   }
 
   /** ARRAY / COMPACT_ARRAY (null = nullable array's null). */
@@ -94,7 +116,7 @@ export class Writer {
   }
 
   get buffer(): Buffer {
-    return Buffer.concat(this.chunks, this.size);
+    return Buffer.from(this.buf.subarray(0, this.size));
   }
 }
 
