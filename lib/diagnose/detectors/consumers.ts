@@ -15,8 +15,8 @@ export interface ConsumerPartition {
   committed: number;
   start: number | null;
   end: number | null;
-  /** This partition's (committed, end) in every sample, oldest first; empty when it is not behind its end. */
-  points: LagPoint[];
+  /** This partition's (committed, end) in every sample, oldest first; empty (one shared array) when it is not behind its end. */
+  points: readonly LagPoint[];
 }
 
 export interface ConsumerGroupView {
@@ -51,6 +51,9 @@ class PartitionIndex {
   }
 }
 
+/** The series of every partition that is not behind its end: one array, not 500,000 empty ones on a fleet. */
+const NO_POINTS: readonly LagPoint[] = Object.freeze([]);
+
 export function consumerView(snapshot: ClusterSnapshot, history: readonly LagHistorySample[] = []): ConsumerView {
   const samples = snapshot.consumerSamples ?? [];
   const latest = samples[samples.length - 1];
@@ -79,8 +82,10 @@ export function consumerView(snapshot: ClusterSnapshot, history: readonly LagHis
       const i = index.id(o.topic, o.partition, false);
       const end = i < 0 || Number.isNaN(lastEnds[i]!) ? null : lastEnds[i]!;
       const start = i < 0 || Number.isNaN(starts[i]!) ? null : starts[i]!;
-      const points: LagPoint[] = [];
+      let points: readonly LagPoint[] = NO_POINTS;
       if (end !== null && end > o.offset) {
+        const series: LagPoint[] = [];
+        points = series;
         // Only a partition behind its end can get a lag verdict: its series is built, the others' is not.
         before ??= earlier.map((m) => {
           const og = m.get(g.groupId);
@@ -92,9 +97,9 @@ export function consumerView(snapshot: ClusterSnapshot, history: readonly LagHis
         before.forEach((m, si) => {
           const committed = m?.get(i);
           const e = ends[si]![i]!;
-          if (committed !== undefined && !Number.isNaN(e)) points.push({ committed, end: e });
+          if (committed !== undefined && !Number.isNaN(e)) series.push({ committed, end: e });
         });
-        points.push({ committed: o.offset, end });
+        series.push({ committed: o.offset, end });
       }
       partitions.push({ topic: o.topic, partition: o.partition, committed: o.offset, start, end, points });
     }
