@@ -5,11 +5,16 @@
 // (taskset -c 0; the server gets the other CPU). Target: < 10 s, < 1 GB peak RSS.
 //
 //   npx tsx bench/fleet.ts        (FLEET_LAG_WINDOW_MS=0: one consumer sample, no lag window)
+//   FLEET_OLD_BROKER=1 npx tsx bench/fleet.ts   (brokers advertise what Kafka 2.8 shares with us:
+//                                 OffsetFetch without v8, so one request per group)
+//   FLEET_NODE_OPTIONS=--cpu-prof npx tsx bench/fleet.ts   (a CPU profile of the measured process)
 //
 // Where the time goes is read from per-API spans (first request to last
-// answer) and the time kafkajs's decoders held the thread; "detectors" is
-// what the diagnosis took after the last answer (detect and report), "render"
-// the Slack message and the Markdown report.
+// answer) and the time the decoders (kafkajs's and ours) held the thread;
+// "detectors" is what the diagnosis took after the last answer (detect and
+// report), "render" the Slack message and the Markdown report. "cpu time" is
+// what the diagnosing process itself used: on a shared machine the wall time
+// also counts other processes' turns on CPU 0.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 
