@@ -73,7 +73,8 @@ async function compensate(ctx: CompensationContext): Promise<CompensationResult>
       // Left stopped as a human chose, but never with our drop-in (no stop timeout, no SIGKILL) in place.
       const released = await ctx.restart.service(broker, { action: 'release', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
       if (!released.ok || !/^released=1$/m.test(released.stdout)) return { notices: [{ code: 'drop-in-not-removed', broker, detail: released.detail || 'still stopping' }], complete: false, done: {} };
-      return { notices: [{ code: 'broker-left-stopped', broker }], complete: true, done: { brokerSettled: true } };
+      // Chosen while it was being started again: it runs, and the thread must not say otherwise.
+      return { notices: [{ code: status.pid === null ? 'broker-left-stopped' : 'broker-running', broker }], complete: true, done: { brokerSettled: true } };
     }
     // Start is idempotent: a running broker stays as it is, and the drop-in is removed either way.
     const started = await ctx.restart.service(broker, { action: 'start', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
@@ -207,7 +208,8 @@ export const restartBrokers: OperationKind<'restart-brokers'> = {
     const brokers = (r.brokers as number[]) ?? [];
     return r.rolling ? `rolling restart of ${brokers.length ? `brokers ${brokers.join(', ')}` : 'every broker'}` : `restart broker ${brokers[0]}`;
   },
-  exclusive: false,
+  // A broker down for its restart must not meet another restart's stop or a reassignment.
+  exclusive: true,
   topics: () => null,
   plan,
   preconditions: (params, s) => restartPreconditions(params, s),
