@@ -6,6 +6,7 @@
 
 import { z } from 'zod';
 import type { Executor, HostTarget } from '../hosts/types.ts';
+import { isHostPath } from '../hosts/host-paths.ts';
 import type { ReplicaData } from './types.ts';
 import { isTopicName } from '../kafka/names.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -31,7 +32,6 @@ export interface ReplicaHost {
   kafkaBin: string;
 }
 
-const SAFE_PATH = /^\/[A-Za-z0-9_.,:/@+%-]*$/;
 
 /** Measures one partition on each given broker host; a host that fails yields a ReplicaData with `error`. */
 export async function measureReplicas(
@@ -47,7 +47,7 @@ export async function measureReplicas(
     hosts.map(async (h): Promise<ReplicaData> => {
       const base = { brokerId: h.target.brokerId, logEndOffset: null, source: 'host' };
       for (const p of [h.kafkaBin, ...h.logDirs]) {
-        if (!SAFE_PATH.test(p)) return { ...base, error: `unsafe path ${JSON.stringify(p)}` };
+        if (!isHostPath(p)) return { ...base, error: `unsafe path ${JSON.stringify(p)}` };
       }
       if (h.logDirs.length === 0) return { ...base, error: 'no log dirs known for this broker' };
       let r;

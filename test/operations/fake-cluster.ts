@@ -35,7 +35,8 @@ export class FakeCluster implements OperationIo {
   /** Kafka's cluster id, as Metadata reports it. */
   clusterId = 'fake';
   /** Make the next calls of this method throw (transient trouble). */
-  failNext: { method: string; times: number } | null = null;
+  /** The next `times` calls of `method` throw `error` (default: a connection refused). */
+  failNext: { method: string; times: number; error?: Error } | null = null;
   adminsOpen = 0;
 
   addTopic(name: string, replicas: number[][], end = 1000): this {
@@ -258,7 +259,7 @@ export class FakeCluster implements OperationIo {
   private maybeFail(method: string): void {
     if (this.failNext?.method === method && this.failNext.times > 0) {
       this.failNext.times--;
-      throw new Error(`${method}: connection refused (scripted)`);
+      throw this.failNext.error ?? new Error(`${method}: connection refused (scripted)`);
     }
   }
 }

@@ -269,6 +269,23 @@ describe('two-person rule through the buttons', () => {
     expect(closed.run?.cleanupPending).toBe(true);
   });
 
+  it('an approval that fails on our side (the table throttled) tells the approver it did not count', async () => {
+    const { plan, id } = await requestPlan();
+    const approve = approvals.approve.bind(approvals);
+    approvals.approve = async () => {
+      throw Object.assign(new Error('The level of configured provisioned throughput for the table was exceeded'), { name: 'ProvisionedThroughputExceededException' });
+    };
+    try {
+      expect(await click('ops:approve', id, ALICE, plan)).toMatch(/not recorded.*try again.*Correlation id/s);
+    } finally {
+      approvals.approve = approve;
+    }
+    expect((await approvals.get(id))!.approvals).toEqual([]);
+    // Once the table answers again the same click counts.
+    expect(await click('ops:approve', id, ALICE, plan)).toBeUndefined();
+    expect((await approvals.get(id))!.approvals.map((a) => a.user)).toEqual([ALICE]);
+  });
+
   it('an approver cancels a running operation from its plan message', async () => {
     ops.cluster.addTopic('slow', [[1], [2]]);
     ops.cluster.pollsToFinish = 1_000;

@@ -12,6 +12,7 @@ import { plural } from '../planners.ts';
 import { planRestart, restartPreconditions, type RestartParams } from '../restart.ts';
 import type { PlanOf, PlanResult, RestartBrokerInfo } from '../types.ts';
 import { RestartRequest } from '../validate.ts';
+import { isHostPath } from '../../hosts/host-paths.ts';
 
 declare module '../types.ts' {
   interface PlanParamsByKind {
@@ -41,7 +42,9 @@ async function plan(io: Parameters<OperationKind<'restart-brokers'>['plan']>[0],
       .filter((b) => live.includes(b))
       .map(async (brokerId) => {
         const probe = await hosts.probe(brokerId).catch(() => null);
-        const host = { unit: service.unit, logsDir: probe?.process.logsDir ?? null, logDirs: (probe?.logDirs ?? []).filter((d) => d.exists).map((d) => d.path) };
+        // A dir the service script would refuse is dropped here, at planning, not met at the stop.
+        const logsDir = probe?.process.logsDir ?? null;
+        const host = { unit: service.unit, logsDir: logsDir !== null && isHostPath(logsDir) ? logsDir : null, logDirs: (probe?.logDirs ?? []).filter((d) => d.exists && isHostPath(d.path)).map((d) => d.path) };
         const status = await hosts.status(brokerId, host).catch(() => null);
         const timeout = systemdSeconds(status?.timeoutStopRaw ?? probe?.systemd?.timeoutStopRaw ?? null) ?? probe?.systemd?.timeoutStopSec ?? null;
         return { brokerId, probe, host, pid: status?.pid ?? probe?.process.pid ?? null, lastShutdownSeconds: probe?.lastShutdownSeconds ?? null, systemdStopTimeoutSeconds: timeout === Infinity ? -1 : timeout };
