@@ -234,7 +234,10 @@ export async function runTick(input: TickInput): Promise<TickResult> {
         const recorded = await approvals.recordStep(requestId, workerId, checkReport, run, leaseUntil() - now());
         if (!recorded.ok) throw new Error(`audit of the precondition check failed: ${recorded.message}`);
         await quietly(report.step(checkReport, recorded.request));
-        if (refusal) return await finish(refusal.status, refusal.notice, `not run: ${noticeText(refusal.notice, plan.kind)}`);
+        if (refusal) {
+          const head = run.cursor > 0 ? `stopped before step ${run.cursor + 1} (steps 1–${run.cursor} had run)` : 'not run';
+          return await finish(refusal.status, refusal.notice, `${head}: ${noticeText(refusal.notice, plan.kind)}`);
+        }
         continue;
       }
       if (run.cursor >= plan.steps.length) return await finish('SUCCEEDED', null, kind.render.success(plan as never));

@@ -300,6 +300,33 @@ describe('edge 5: a plan is bound to its cluster', () => {
   });
 });
 
+describe('edge 7b: a rolling restart found STALE at a later broker says what had run', () => {
+  it('paused at broker 2\'s check, resumed after the cluster changed: STALE, and the summary names the steps that ran', async () => {
+    const host = new FakeHost();
+    cluster.restart = async () => host.io();
+    const facts = [1, 2].map((brokerId) => ({ brokerId, probe: null, lastShutdownSeconds: 2, systemdStopTimeoutSeconds: 30, pid: host.pid, host: { unit: 'kafka', logsDir: null, logDirs: [`/data/${brokerId}`] } }));
+    const planned = planRestart(await cluster.snapshot(null), { brokers: [1, 2], rolling: true, service: { unit: 'kafka', stopBoundSeconds: 60, readyTimeoutSeconds: 60 }, facts, assess: host.io().assess, activeControllerId: null });
+    if (!planned.ok) throw new Error(refusalText(planned.refusal));
+    const id = await approved(planned.plan);
+    const report: RunReporter = {
+      ...quiet,
+      async step(r) {
+        // Broker 1 is back; broker 2's check will say no.
+        if (r.name === 'wait-broker-ready' && r.status === 'ok') host.verdict = 'no';
+      },
+    };
+    expect((await tick(id, { report })).kind).toBe('parked');
+    const ran = (await approvals.get(id))!.run!.cursor;
+    expect(ran).toBeGreaterThan(0);
+    cluster.live.delete(3);
+    host.verdict = 'yes';
+    await approvals.requestResume(id, 'UALICE');
+    const result = await tick(id);
+    expect(result).toMatchObject({ kind: 'finished', status: 'STALE' });
+    expect((result as { summary: string }).summary).toMatch(new RegExp(`^stopped before step ${ran + 1} \\(steps 1–${ran} had run\\): the cluster changed`));
+  });
+});
+
 describe('edge 8: a leader override is bound to each replica\'s measured end', () => {
   it('a replica whose measured end changed before the run (wiped and back) makes the plan STALE', async () => {
     cluster = new FakeCluster().addTopic('orders', [[1, 2, 3]], 700);

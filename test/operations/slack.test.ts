@@ -269,6 +269,23 @@ describe('two-person rule through the buttons', () => {
     expect(closed.run?.cleanupPending).toBe(true);
   });
 
+  it('a plan job delivered twice (SQS retries it) posts one approvable plan', async () => {
+    const seen: Job[] = [];
+    const enqueue = h.queue.enqueue.bind(h.queue);
+    h.queue.enqueue = async (job, options) => {
+      seen.push(job);
+      return enqueue(job, options);
+    };
+    const { id } = await requestPlan();
+    const planJob = seen.find((j) => j.kind === OPS_JOB_KINDS.plan)!;
+    expect(id).toBe(planJob.id);
+    const before = stub.topLevel('C0OPS').length;
+    await enqueue(planJob);
+    await h.queue.idle();
+    expect(stub.topLevel('C0OPS')).toHaveLength(before);
+    expect((await approvals.get(id))!.status).toBe('REQUESTED');
+  });
+
   it('an approval that fails on our side (the table throttled) tells the approver it did not count', async () => {
     const { plan, id } = await requestPlan();
     const approve = approvals.approve.bind(approvals);
