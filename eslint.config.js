@@ -61,6 +61,13 @@ export default tseslint.config(
   },
   ...boundaries,
   {
+    // Lambda entry points only adapt: every piece of wiring is in the composition root.
+    files: ['handlers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./lib/(?!root/)', message: 'handlers/ may import only lib/root/ (the composition root).' }] }],
+    },
+  },
+  {
     files: ['bin/**/*.js', 'scripts/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', performance: 'readonly' } },
   },

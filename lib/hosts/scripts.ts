@@ -11,6 +11,7 @@
 // Adding a script is one .sh file and one entry in HOST_SCRIPTS.
 import { HOST_PATH } from './host-paths.ts';
 import { scriptText } from './script-text.ts';
+import { ScriptParameterError } from './script-errors.ts';
 
 export interface ScriptParameter {
   /** Document parameter name (letters and digits); on the host the value is $SSM_<name>. */
@@ -94,9 +95,7 @@ export const HOST_SCRIPTS = {
 export type HostScriptName = keyof typeof HOST_SCRIPTS;
 export type HostScripts = Readonly<Record<string, HostScript>>;
 
-export class ScriptParameterError extends Error {
-  override name = 'ScriptParameterError';
-}
+export { ScriptParameterError } from './script-errors.ts';
 
 /** The registry entry for a run, refusing an unknown script. */
 export function scriptOf(scripts: HostScripts, name: string): HostScript {

@@ -7,7 +7,7 @@
 // Steps throw OperationError; anything else thrown is classified by classify().
 
 import { KafkaAdminError, isRetriable } from '../kafka/errors.ts';
-import { ScriptParameterError } from '../hosts/scripts.ts';
+import { ScriptParameterError } from '../hosts/script-errors.ts';
 
 /** A coded fact for people: a warning, a refusal, a step's failure. Fields are the facts; no prose. */
 export interface Notice {
