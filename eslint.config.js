@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 // features; root/ (composition), local/ and cli/ are the shell. The lists form
 // a DAG, so there is no folder cycle. Dynamic import() is checked too.
 const INFRA = ['runtime', 'config', 'state', 'queue', 'kafka', 'hosts', 'slack', 'worker'];
-const FEATURES = ['diagnose', 'operations', 'alerts', 'audit', 'restart', 'timeline'];
+const FEATURES = ['diagnose', 'operations', 'alerts', 'audit', 'timeline'];
 const ALLOWED = {
   runtime: [],
   config: [],
