@@ -14,7 +14,8 @@ import { cleanupFinishedRun, runTick, type RunReporter } from './runner.ts';
 import type { Plan } from './types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
-import { OPS_ACTIONS, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { OPS_ACTIONS, renderFollowUps, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { followUpJobs } from './follow-ups.ts';
 import type { Notice } from './failures.ts';
 import { kindOf } from './registry.ts';
 import { refusalText } from './render-text.ts';
@@ -98,6 +99,8 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         const operations = needOperations(ctx);
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+        // A proposal planned already (its job delivered twice, or its step reported twice): nothing more to post.
+        if (payload.requestId && (await approvals.get(payload.requestId))) return;
         let planned;
         try {
           planned = await operations.plan(cluster, payload.request);
@@ -110,7 +113,10 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
           await slack.post({ ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
           return;
         }
-        const requested = await approvals.request(planned.plan, origin.userId, { context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId } });
+        const requested = await approvals.request(planned.plan, origin.userId, {
+          ...(payload.requestId ? { id: payload.requestId } : {}),
+          context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId, ...(payload.proposedBy ? { proposedBy: payload.proposedBy } : {}) },
+        });
         if (!requested.ok) {
           await slack.post({ ...where, ...refusedPlan(payload, requested.message) });
           return;
@@ -231,6 +237,7 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
     async step(report, request) {
       await say(renderStep(report));
       if (report.index < 0) await refreshPlanMessage(ctx, request, ref);
+      await proposeFollowUps(ctx, request, report, ref);
     },
     async progress(text, request) {
       // At most one edit every 5 s: a reassignment polls often, chat.update is rate-limited.
@@ -268,6 +275,19 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
       await refreshPlanMessage(ctx, request, ref);
     },
   };
+}
+
+/** What a step proposes (an abort after the election's check) is planned in the run's thread for two approvals. */
+async function proposeFollowUps(ctx: OperationsContext, request: ApprovalRequest<Plan>, report: StepReport, ref: PlanMessageRef | null): Promise<void> {
+  if (!ref) return;
+  const jobs = followUpJobs(request, report, { channel: ref.channel, threadTs: ref.threadTs }, ctx.job.correlationId);
+  if (jobs.length === 0) return;
+  if (!ctx.queue) {
+    ctx.log.warn('a step proposed plans but the worker has no queue to plan them on', { requestId: request.id, proposals: jobs.length });
+    return;
+  }
+  for (const job of jobs) await ctx.queue.enqueue(job);
+  await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...renderFollowUps(jobs.map((j) => describeOpsRequest((j.payload as OpsPlanJob).request))) }).catch((e) => ctx.log.warn('could not post to the plan thread', { error: errorMessage(e) }));
 }
 
 /**
