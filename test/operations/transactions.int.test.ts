@@ -293,20 +293,34 @@ async function producerWrites(n: number): Promise<void> {
   await p.disconnect();
 }
 
-// Kafka before 3.0 has none of KIP-664's APIs: the diagnosis and `kafka-responder transactions` say so, no error.
-// Runs on the matrix's ZooKeeper 2.8 line (test/sandbox/matrix.ts); skipped on newer lines.
+// Kafka 2.8 answers DescribeProducers (KIP-664's first API) but has no ListTransactions / DescribeTransactions (3.0):
+// an open transaction is read, its coordinator's view is "not available on this broker version", never an error
+// and never "hanging" from that alone. Runs on the matrix's ZooKeeper 2.8 line (test/sandbox/matrix.ts).
 describe.skipIf(!up || kafkaNewer)('transactions on a broker before 3.0', () => {
   it('before 3.0: "not available on this broker version" in the diagnosis and the CLI, not an error', async () => {
     const old = 'txn-old-broker';
     await withAdmin(bootstrap, async (a) => {
       if (!(await a.listTopics()).includes(old)) await createTopic(a, old, { assignment: [[1, 2, 3]] });
     });
-    const report = await runDiagnosis({ cluster: 'sandbox', connection, topic: old, timeoutMs: 30_000, lagWindowMs: 0 });
-    expect(report.skippedChecks.join('\n')).toMatch(/Transaction checks \(hanging-transaction, lso-stalled\): not available on this broker version: .*need Kafka 3\.0 or later/);
-    expect(report.skippedChecks.join('\n')).not.toMatch(/could not run/);
-    expect(report.findings.filter((f) => ['hanging-transaction', 'lso-stalled'].includes(f.kind))).toEqual([]);
-    // The installed bin, as users run it against the sandbox (its default target).
-    const out = execFileSync(process.execPath, ['bin/kafka-responder.js', 'transactions', old], { encoding: 'utf8', timeout: 60_000 });
-    expect(out).toMatch(/Transactions: not available on this broker version/);
+    await waitFor(`${old} led`, async () => (await part0(old)).leader >= 0);
+    const producer = kafkaClient(bootstrap, 'txn-int-old').producer({ transactionalId: 'txn-old-producer', idempotent: true, maxInFlightRequests: 1, transactionTimeout: 60_000 });
+    await producer.connect();
+    const tx = await producer.transaction();
+    try {
+      await tx.send({ topic: old, messages: [{ partition: 0, value: 'open' }] });
+      const view = await readTransactions(admin, { partitions: [{ topic: old, partition: 0 }], sampleWindowMs: 0 });
+      expect(view.status, JSON.stringify(view)).toBe('ok');
+      expect(view.partitions[0]?.openTransactions[0]?.coordinatorView, JSON.stringify(view)).toMatchObject({ lookup: 'unknown', reason: expect.stringMatching(/^not available on this broker version: the coordinator's view .* needs Kafka 3\.0 or later/) });
+      const report = await runDiagnosis({ cluster: 'sandbox', connection, topic: old, timeoutMs: 30_000, lagWindowMs: 0 });
+      expect(report.skippedChecks.join('\n')).toMatch(/Transaction check \(hanging-transaction, from the coordinator's view\): not available on this broker version/);
+      expect(report.skippedChecks.join('\n')).not.toMatch(/could not run/);
+      expect(report.findings.filter((f) => f.kind === 'hanging-transaction')).toEqual([]);
+      // The installed bin, as users run it.
+      const out = execFileSync(process.execPath, ['bin/kafka-responder.js', 'transactions', old, '--bootstrap', bootstrap], { encoding: 'utf8', timeout: 60_000 });
+      expect(out).toMatch(/not available on this broker version/);
+    } finally {
+      await tx.abort().catch(() => undefined);
+      await producer.disconnect();
+    }
   }, 120_000);
 });
