@@ -5,6 +5,7 @@
 
 import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
+import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
@@ -71,6 +72,11 @@ export class UnknownTopicError extends Error {
 async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<SnapshotFn>[1]): Promise<ClusterSnapshot> {
   const { takeSnapshot } = await import('../kafka/snapshot.ts');
   return takeSnapshot(connection, opts);
+}
+
+/** Kafka 2.8: open transactions were read, their coordinators could not be asked. */
+function coordinatorViewUnavailable(view: TransactionsView): boolean {
+  return view.partitions.some((p) => p.openTransactions.some((t) => t.coordinatorView.reason === COORDINATOR_VIEW_NOT_AVAILABLE_REASON));
 }
 
 async function defaultReadTransactions(connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }): Promise<TransactionsView> {
@@ -144,6 +150,7 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left });
     if (snapshot.transactions.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${snapshot.transactions.reason}.`);
     else if (snapshot.transactions.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${snapshot.transactions.reason}`);
+    else if (coordinatorViewUnavailable(snapshot.transactions)) skippedChecks.push(`Transaction check (hanging-transaction, from the coordinator's view): ${COORDINATOR_VIEW_NOT_AVAILABLE_REASON}.`);
   }
 
   if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {

@@ -14,7 +14,8 @@ import { cleanupFinishedRun, runTick, type RunReporter } from './runner.ts';
 import type { Plan } from './types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
-import { OPS_ACTIONS, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { OPS_ACTIONS, renderFollowUps, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { followUpJobs } from './follow-ups.ts';
 import type { Notice } from './failures.ts';
 import { kindOf } from './registry.ts';
 import { refusalText } from './render-text.ts';
@@ -112,11 +113,13 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         const operations = needOperations(ctx);
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        // The request takes the job's id: a retry of this job (a later post failed, the invocation
-        // timed out) finds it and never posts a second approvable plan.
-        const earlier = await approvals.get(job.id);
-        if (earlier && (await planMessageRef(ctx.store, job.id))) {
-          log.info('operation plan already posted (job retried)', { requestId: job.id });
+        // The request's id is the proposal's (stable per run and proposal) or the job's: a retry of
+        // this job (a later post failed, the invocation timed out) or a step reported twice finds
+        // it and never posts a second approvable plan.
+        const requestId = payload.requestId ?? job.id;
+        const earlier = await approvals.get(requestId);
+        if (earlier && (await planMessageRef(ctx.store, requestId))) {
+          log.info('operation plan already posted (job retried)', { requestId });
           return;
         }
         if (earlier) {
@@ -135,7 +138,10 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
           await slack.post({ ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
           return;
         }
-        const requested = await approvals.request(planned.plan, origin.userId, { id: job.id, context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId } });
+        const requested = await approvals.request(planned.plan, origin.userId, {
+          id: requestId,
+          context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId, ...(payload.proposedBy ? { proposedBy: payload.proposedBy } : {}) },
+        });
         if (!requested.ok) {
           await slack.post({ ...where, ...refusedPlan(payload, requested.message) });
           return;
@@ -247,6 +253,7 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
     async step(report, request) {
       await say(renderStep(report));
       if (report.index < 0) await refreshPlanMessage(ctx, request, ref);
+      await proposeFollowUps(ctx, request, report, ref);
     },
     async progress(text, request) {
       // At most one edit every 5 s: a reassignment polls often, chat.update is rate-limited.
@@ -287,6 +294,19 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
       await refreshPlanMessage(ctx, request, ref);
     },
   };
+}
+
+/** What a step proposes (an abort after the election's check) is planned in the run's thread for two approvals. */
+async function proposeFollowUps(ctx: OperationsContext, request: ApprovalRequest<Plan>, report: StepReport, ref: PlanMessageRef | null): Promise<void> {
+  if (!ref) return;
+  const jobs = followUpJobs(request, report, { channel: ref.channel, threadTs: ref.threadTs }, ctx.job.correlationId);
+  if (jobs.length === 0) return;
+  if (!ctx.queue) {
+    ctx.log.warn('a step proposed plans but the worker has no queue to plan them on', { requestId: request.id, proposals: jobs.length });
+    return;
+  }
+  for (const job of jobs) await ctx.queue.enqueue(job);
+  await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...renderFollowUps(jobs.map((j) => describeOpsRequest((j.payload as OpsPlanJob).request))) }).catch((e) => ctx.log.warn('could not post to the plan thread', { error: errorMessage(e) }));
 }
 
 /**
