@@ -8,9 +8,10 @@
 //   - the parameters the SSM executor sends with it;
 //   - what the local executor runs on a sandbox host directory: the very
 //     document commands, with the parameters as SSM_<name> variables.
-// Adding a script is one .sh file and one entry in HOST_SCRIPTS.
+// Adding a script is one .sh file (or several joined, as the probe's
+// PROBE_PARTS) and one entry in HOST_SCRIPTS.
 import { HOST_PATH } from './host-paths.ts';
-import { scriptText } from './script-text.ts';
+import { scriptText, type HostScriptFile } from './script-text.ts';
 
 export interface ScriptParameter {
   /** Document parameter name (letters and digits); on the host the value is $SSM_<name>. */
@@ -50,8 +51,15 @@ const ABSOLUTE_PATH = HOST_PATH;
 /** Kafka's topic rule (lib/kafka/names.ts TOPIC_NAME): 1-249 characters; "." and ".." are refused by the script. */
 const TOPIC = '[a-zA-Z0-9._-]{1,249}';
 
-/** The probe's text (probe.sh). */
-export const loadProbeScript = (): string => scriptText('probe.sh');
+/**
+ * The probe's sources, in the order they run: probe.sh (arguments, helpers,
+ * process facts) first, its report last. One script on the host: the parts
+ * share variables and are joined here, never copied into a generated file.
+ */
+export const PROBE_PARTS = ['probe.sh', 'probe-dirs.sh', 'probe-logs.sh', 'probe-report.sh'] as const satisfies readonly HostScriptFile[];
+
+/** The probe's text: its parts joined (each ends with a newline). */
+export const loadProbeScript = (): string => PROBE_PARTS.map((part) => scriptText(part)).join('');
 
 
 export const HOST_SCRIPTS = {
