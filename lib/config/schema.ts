@@ -5,7 +5,7 @@
 // from the environment (locally) or SecureString parameters in SSM Parameter
 // Store (in AWS), see lib/config/secrets.ts.
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;

@@ -278,8 +278,11 @@ LOG_DIRS=("${trimmed[@]}")
 # A host path (the one rule, lib/hosts/host-paths.ts; service-control.sh has the same line):
 # a log dir outside it cannot be handed to the service script, so its marker goes unchecked there.
 KR_PATH_RE='^/[A-Za-z0-9_.:/@+%-]{0,1000}$'
+# Its {0,1000} checked as a length: glibc compiles that bounded repetition into
+# ~20 ms of CPU at every use, a third of the probe's own.
+KR_PATH_RE_UNBOUNDED=${KR_PATH_RE/\{0,1000\}/*}
 for d in "${LOG_DIRS[@]}"; do
-  [[ $d =~ $KR_PATH_RE ]] || warn "log dir $d has characters outside [A-Za-z0-9_.:/@+%-]: restarts cannot check its clean-shutdown marker"
+  [ ${#d} -le 1001 ] && [[ $d =~ $KR_PATH_RE_UNBOUNDED ]] || warn "log dir $d has characters outside [A-Za-z0-9_.:/@+%-]: restarts cannot check its clean-shutdown marker"
 done
 
 BROKER_ID=${CFG[node.id]:-${CFG[broker.id]:-}}
