@@ -83,6 +83,19 @@ describe('host scripts registry', () => {
     expect(r.stdout).toBe('/opt/kafka/bin|orders|3|/d/1|/d/2|');
   });
 
+  it('hands bash the script on descriptor 3: its stdin is empty (never its own text), nothing is left in /tmp, and its exit code is the document\'s', () => {
+    const shell = spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim() || 'sh';
+    const body = () => ['#!/usr/bin/env bash', 'echo "stdin:$(cat)"', 'printf "%s|" "$@"', ...Array.from({ length: 1600 }, (_, i) => `: line ${i} of a script longer than a pipe holds`), 'exit 7', ''].join('\n');
+    const script = { name: 't', description: 't', body, parameters: HOST_SCRIPTS['replica-data'].parameters };
+    const env = { PATH: process.env.PATH!, SSM_kafkaBin: '/opt/kafka/bin', SSM_topic: 'orders', SSM_partition: '3', SSM_logDirs: '/d/1' };
+    const before = readdirSync('/tmp').filter((f) => f.startsWith('kafka-responder.'));
+    const r = spawnSync(shell, ['-c', documentCommands(script).join('\n')], { encoding: 'utf8', env });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('stdin:\n/opt/kafka/bin|orders|3|/d/1|');
+    expect(r.status).toBe(7);
+    expect(readdirSync('/tmp').filter((f) => f.startsWith('kafka-responder.'))).toEqual(before);
+  });
+
   it('measures a partition of a 249-character topic (Kafka\'s longest) on a host: nothing in the path limits it', async () => {
     const topic = 't'.repeat(249);
     const logDir = join(dir, 'data');
