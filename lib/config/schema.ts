@@ -5,7 +5,7 @@
 // from the environment (locally) or SecureString parameters in SSM Parameter
 // Store (in AWS), see lib/config/secrets.ts.
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOST_PATH_RE } from './host-path.ts';
 
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;

@@ -69,8 +69,13 @@ export class UnknownTopicError extends Error {
   override name = 'UnknownTopicError';
 }
 
+let transactionModules: Promise<[typeof import('../kafka/admin.ts'), typeof import('../kafka/transactions.ts')]> | undefined;
+/** Loaded once; started with the snapshot, so the read after it does not wait for them. */
+const loadTransactionModules = () => (transactionModules ??= Promise.all([import('../kafka/admin.ts'), import('../kafka/transactions.ts')]));
+
 async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<SnapshotFn>[1]): Promise<ClusterSnapshot> {
   const { takeSnapshot } = await import('../kafka/snapshot.ts');
+  void loadTransactionModules().catch(() => {}); // a failure surfaces where they are used
   return takeSnapshot(connection, opts);
 }
 
@@ -80,7 +85,7 @@ function coordinatorViewUnavailable(view: TransactionsView): boolean {
 }
 
 async function defaultReadTransactions(connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }): Promise<TransactionsView> {
-  const [{ openAdmin }, { readTransactions }] = await Promise.all([import('../kafka/admin.ts'), import('../kafka/transactions.ts')]);
+  const [{ openAdmin }, { readTransactions }] = await loadTransactionModules();
   const at = Date.now();
   let admin;
   try {

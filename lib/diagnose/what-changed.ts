@@ -15,7 +15,7 @@
 //   - reassignments in progress: adding replicas in this snapshot.
 //   - operations the bot ran: recorded by the operations runner (lib/state/cluster-ops.ts).
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 

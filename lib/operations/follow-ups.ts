@@ -6,7 +6,7 @@
 // the proposal, so a step reported twice (a worker that died after the
 // audit) still plans it once.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
 import { newJob, type Job } from '../queue/job.ts';
 import { OPS_JOB_KINDS, opsRequestSchema, type OpsPlanJob, type OpsRequest } from './requests.ts';

@@ -4,7 +4,7 @@
 // segment (kafka-dump-log.sh), checkpointed high watermark from
 // replication-offset-checkpoint, and the size of the segments.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Executor, HostTarget } from '../hosts/types.ts';
 import { isHostPath } from '../hosts/host-paths.ts';
 import type { ReplicaData } from './types.ts';

@@ -1,7 +1,7 @@
 // Payloads of the operation jobs: plan, execute, refresh. Checked again by
 // the worker like every queue message. Ack-path safe: zod and the kinds'
 // pure modules only (no kafkajs, no AWS SDK).
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLUSTER_NAME } from '../config/schema.ts';
 import { slackOriginSchema } from '../queue/job.ts';
 import { ALL_KINDS, kindOf } from './registry.ts';
