@@ -39,7 +39,7 @@ export function brokersOf(cluster: ClusterConfig, t: Timeline): number[] {
   const ids = new Set<number>();
   if (cluster.hosts.executor === 'ssm') for (const id of Object.keys(cluster.hosts.instances)) ids.add(Number(id));
   if (cluster.hosts.executor === 'local') for (const id of Object.keys(cluster.hosts.hostDirs)) ids.add(Number(id));
-  for (const e of t.entries) if (e.code === 'cluster-change' && 'broker' in e.change) ids.add(e.change.broker);
+  for (const e of t.entries) if (e.code === 'cluster-change' && 'broker' in e.change && e.change.broker !== null) ids.add(e.change.broker);
   return [...ids].filter(Number.isInteger).sort((a, b) => a - b);
 }
 
