@@ -22,9 +22,14 @@ export interface IncidentSpan {
   markAtMs?: number;
 }
 
-/** The span the graph covers (pure): from LEAD_MS before the first event to TAIL_MS after the last, never past now. */
+/**
+ * The span the graph covers (pure): from LEAD_MS before the incident's first
+ * event to TAIL_MS after its last, never past now. The cluster's changes are
+ * not the incident's events: a diagnosis reports an hour of them.
+ */
 export function incidentSpan(t: Timeline, nowMs: number): IncidentSpan {
-  const times = [Date.parse(t.incident.openedAt), ...t.entries.map((e) => Date.parse(e.at))].filter((ms) => Number.isFinite(ms) && ms <= nowMs);
+  const own = t.entries.filter((e) => e.code !== 'cluster-change');
+  const times = [Date.parse(t.incident.openedAt), ...own.map((e) => Date.parse(e.at))].filter((ms) => Number.isFinite(ms) && ms <= nowMs);
   const first = times.length ? Math.min(...times) : nowMs;
   const last = times.length ? Math.max(...times) : nowMs;
   const toMs = Math.min(nowMs, last + TAIL_MS);

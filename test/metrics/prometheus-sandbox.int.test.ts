@@ -9,7 +9,8 @@
 // Lean on purpose: the brokers are restarted with the exporter only when they
 // run without it (all at once), Prometheus scrapes every second, and every wait
 // is a bounded poll.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,7 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
   let producing = false;
   let loadLoop: Promise<void> = Promise.resolve();
   let stoppedAt = 0;
+  let configFile = '';
   const reports: DiagnosisReport[] = [];
 
   async function promQuery(query: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
@@ -115,6 +117,8 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
       ...config,
       clusters: [{ ...cluster, metrics: { prometheus: { url: promUrl, labels: { cluster: 'sandbox-metrics' }, brokerLabel: 'broker' }, windowMinutes: 5 } }],
     };
+    configFile = join(scratchDir('metrics-config'), 'config.json');
+    writeFileSync(configFile, JSON.stringify(withMetrics));
     const real = createDefaultDiagnoser(executorFactory());
     const recording: Diagnoser = { ...real, diagnose: async (req) => { const r = await real.diagnose(req); reports.push(r); return r; } };
     h = buildHarness({ stub, store: db.store, diagnoser: recording, config: withMetrics });
@@ -206,5 +210,34 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
     const image = decodePng(png!.bytes);
     if (process.env.KR_KEEP_GRAPH) writeFileSync(process.env.KR_KEEP_GRAPH.replace(/\.png$/, '-alert.png'), png!.bytes);
     expect(countColour(image, MARK_COLOUR)).toBeGreaterThan(50);
+
+    // The incident's timeline carries the graph over the incident's span, the firing marked.
+    const t0 = Date.now();
+    const res2 = await h.handler(slashEvent({ text: `timeline ${parent!.channel}/${parent!.ts}`, responseUrl: stub.responseUrl() }));
+    expect(res2.statusCode).toBe(200);
+    await h.queue.idle();
+    const files = stub.uploads.filter((u) => u.thread_ts === parent!.ts && (u.filename?.startsWith('timeline-') || u.title?.endsWith('over the incident')));
+    expect(files.map((f) => f.filename?.split('.').pop())).toEqual(['md', 'png']);
+    expect(files[0]!.content).toContain('## Graphs');
+    const graph = decodePng(files[1]!.bytes);
+    if (process.env.KR_KEEP_GRAPH) writeFileSync(process.env.KR_KEEP_GRAPH.replace(/\.png$/, '-timeline.png'), files[1]!.bytes);
+    expect(graph.width).toBe(1200);
+    expect(nonWhite(graph)).toBeGreaterThan(20_000);
+    expect(BROKER_COLOURS.filter((c) => countColour(graph, c) > 50).length).toBeGreaterThanOrEqual(3);
+    expect(countColour(graph, MARK_COLOUR)).toBeGreaterThan(50);
+    console.log(`[metrics] timeline with its graph posted in ${Date.now() - t0} ms (${files[1]!.bytes.length} bytes)`);
+  });
+
+  it('the CLI: diagnose --config with the metrics source reads and cites the same metrics (installed bin)', async () => {
+    const t0 = Date.now();
+    const run = await promisify(execFile)(process.execPath, ['bin/kafka-responder.js', 'diagnose', '--config', configFile, '--format', 'json'], { cwd: process.cwd(), env: process.env, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }).catch(
+      // Exit 3: findings at warning or worse (a broker is down).
+      (err: { code?: number; stdout?: string; stderr?: string }) => (err.code === 3 ? { stdout: err.stdout ?? '', stderr: err.stderr ?? '' } : Promise.reject(new Error(`diagnose failed: ${err.stderr}`))),
+    );
+    const report = JSON.parse(run.stdout) as DiagnosisReport;
+    expect(report.metrics?.source).toBe('prometheus');
+    expect(report.metrics?.chart[0]).toBe('underReplicated');
+    expect(JSON.stringify(report.findings)).toMatch(/UnderReplicatedPartitions on broker [13] rose from 0 to \d+/);
+    console.log(`[metrics] CLI diagnose with metrics: ${Date.now() - t0} ms`);
   });
 });

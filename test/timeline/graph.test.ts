@@ -27,7 +27,10 @@ describe('the span the timeline graph covers', () => {
   const meta: IncidentMeta = { id: 'x', channel: 'C0OPS', threadTs: '1.1', title: 't', cluster: 'sandbox', openedAt: at(min(-20)), origin: 'alert' };
   const alert = (ms: number, status: 'firing' | 'resolved') => ({ type: 'alert' as const, at: at(ms), status, source: 'alertmanager', alertname: 'KafkaUnderReplicatedPartitions', title: 't', count: 1 });
   it('runs from before the first event to after the last, never past now, the first firing marked', () => {
-    const t = buildTimeline(meta, [alert(min(-20), 'firing'), alert(min(-5), 'resolved')], []);
+    // The diagnosis reports a broker start 50 minutes back: the cluster's history, not the incident's span.
+    const diagnosis = { type: 'diagnosis' as const, at: at(min(-19)), cluster: 'sandbox', durationMs: 1, partial: false, findings: [], changes: [{ code: 'broker-started', broker: 1, at: at(min(-50)) }] };
+    const t = buildTimeline(meta, [alert(min(-20), 'firing'), diagnosis, alert(min(-5), 'resolved')], []);
+    expect(t.entries.map((e) => e.code)).toContain('cluster-change');
     expect(incidentSpan(t, NOW)).toEqual({ fromMs: min(-20) - LEAD_MS, toMs: NOW, markAtMs: min(-20) });
     expect(incidentSpan(t, min(60))).toEqual({ fromMs: min(-20) - LEAD_MS, toMs: min(-5) + TAIL_MS, markAtMs: min(-20) });
   });
