@@ -22,6 +22,13 @@ const ScriptOutput = z.union([
     logEndOffset: z.number().int().nonnegative().nullable(),
     checkpointedHighWatermark: z.number().int().nonnegative().nullable(),
     leoSource: z.string(),
+    // Older copies of the script on a host do not print it.
+    lastSegmentTransactions: z
+      .object({
+        markers: z.array(z.object({ producerId: z.number().int().nonnegative(), offset: z.number().int().nonnegative() })).max(50),
+        open: z.array(z.object({ producerId: z.number().int().nonnegative(), firstOffset: z.number().int().nonnegative() })).max(20),
+      })
+      .optional(),
   }),
 ]);
 
@@ -78,6 +85,7 @@ export async function measureReplicas(
         checkpointedHighWatermark: parsed.data.checkpointedHighWatermark,
         sizeBytes: parsed.data.sizeBytes,
         source: `host:${parsed.data.leoSource}`,
+        ...(parsed.data.lastSegmentTransactions ? { lastSegmentTransactions: parsed.data.lastSegmentTransactions } : {}),
       };
     }),
   );

@@ -28,7 +28,10 @@ import { DynamoStateStore, STATE_TABLE_KEYS } from '../../lib/state/dynamo-state
 import type { Plan } from '../../lib/operations/types.ts';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, offsetsPartitionFor, waitFor, withAdmin } from '../../sandbox/client.ts';
-import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
+import { binDir, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
+import { lostMarkerWarnings } from '../../lib/operations/leader-override-steps.ts';
+import { measureReplicas } from '../../lib/operations/replica-data.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { approvalsOn } from '../approvals/two-approvers.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
@@ -162,6 +165,13 @@ describe.skipIf(!up || !kafkaNewer)('transactions after a rescue, on the sandbox
       await Promise.all([sandbox.start(2), sandbox.start(3)]);
       await waitFor(`${topic}-0 leaderless`, async () => (await part0()).leader === -1, 120_000);
       console.log(`[txn] outage made: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      // The dead old leader's own disk, read on its host as the override's planner reads it: its COMMIT
+      // marker sits at broker 3's end (offset 21), on the tail the election drops.
+      const oldLeader = nodeLayout(settings, 1);
+      const [onHost] = await measureReplicas(new LocalExecutor({ concurrency: 1 }), [{ target: { brokerId: 1, address: oldLeader.hostDir }, logDirs: [oldLeader.dataDir], kafkaBin: bin }], topic, 0);
+      expect(onHost?.lastSegmentTransactions?.markers, JSON.stringify(onHost)).toContainEqual({ producerId: expect.any(Number), offset: 21 });
+      const lost = lostMarkerWarnings({ topic, partition: 0 }, 3, new Map([[1, onHost!], [3, { brokerId: 3, logEndOffset: 21, source: 'metadata' }]]));
+      expect(lost).toMatchObject([{ code: 'markers-on-lost-tail', broker: 1, from: 3, markers: 1, firstOffset: 21 }]);
 
       // The override, asked in Slack and approved by two: the plan message warns before anything runs.
       await slash('elect-leader txn-rescue 0 3', 'UOPERATOR');
