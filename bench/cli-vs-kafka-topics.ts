@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCli } from '../scripts/build-cli.mjs';
+import { HOST_SCRIPTS } from '../lib/hosts/scripts.ts';
 import { Sandbox } from '../sandbox/cluster.ts';
 
 const argValue = (name: string) => {
@@ -70,7 +71,9 @@ try {
   const topicsArgs = ['--bootstrap-server', sandbox.bootstrapServers, '--describe'];
   const kafkaTopics = join(sandbox.binDir, 'kafka-topics.sh');
 
-  const probeScript = join(repo, 'lib', 'hosts', 'probe.sh');
+  // The probe as the documents carry it: its parts joined (lib/hosts/scripts.ts PROBE_PARTS).
+  const probeScript = join(prefix, 'probe.sh');
+  writeFileSync(probeScript, HOST_SCRIPTS.probe.body());
   const legacyProbe = join(repo, 'test', 'hosts', 'legacy', 'probe-v1.sh');
   const brokers = (await sandbox.status()).filter((n) => n.role === 'broker' && n.running);
   /** One host probe alone, as the local executor runs it (bash in the host dir, its config named). */

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The newest Kafka release Maven Central serves. */
 export const DEFAULT_KAFKA_VERSION = '4.4.0';

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BROKER_IDS, type SandboxSettings } from './layout.ts';
 
 const exec = promisify(execFile);

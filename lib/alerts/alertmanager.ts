@@ -1,5 +1,5 @@
 // Prometheus Alertmanager webhook payload, version 4.
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatIssues } from '../config/schema.ts';
 import { clip } from '../slack/limits.ts';
 import { DigestBuilder } from './digest.ts';

@@ -1,7 +1,7 @@
 // CloudWatch alarms delivered by SNS to a Lambda subscription. Lambda-invoked
 // SNS needs no signature check (AWS invokes us); the message still is outside
 // input and is validated.
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatIssues } from '../config/schema.ts';
 import type { SnsEvent } from '../runtime/lambda-types.ts';
 import type { ParseResult } from './alertmanager.ts';

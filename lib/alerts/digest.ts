@@ -5,7 +5,7 @@
 // holds thousands of alerts (one per under-replicated partition, per consumer
 // group, per broker disk): the digest keeps what a human reads and a queue
 // message can carry, and says what it left out.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Alerts kept in full (the thread shows fewer; the rest is counted). */
 export const DIGEST_ALERTS_KEPT = 50;

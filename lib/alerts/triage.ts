@@ -2,7 +2,7 @@
 // edited into its parent message, flapping called out, and the routed
 // diagnosis posted in the thread.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
 import { renderFailure } from '../slack/blocks.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Who may approve and how many must: read from config, validated once.
 export const SLACK_USER_ID = /^[UW][A-Z0-9]{2,30}$/;

@@ -4,7 +4,7 @@
 // again and re-decide. Results are plain data the Slack layer can render.
 
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createRequest, decide } from './machine.ts';
 import type { ApprovalPolicy } from './policy.ts';
 import { SLACK_USER_ID } from './policy.ts';

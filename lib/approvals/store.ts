@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
 import { KEY_ATTRS, pkOf, queryPrefix } from './records.ts';

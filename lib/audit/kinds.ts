@@ -1,5 +1,5 @@
 // Payloads of the audit's job kinds, validated again by the worker.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLUSTER_NAME } from '../config/schema.ts';
 import { slackOriginSchema } from '../queue/job.ts';
 

@@ -59,7 +59,8 @@ export async function main(argv: string[]): Promise<number> {
     console.log(usage());
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
+  // Own keys only: "constructor" or "__proto__" is an unknown command, not an object method.
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     console.error(`unknown command: ${name}\n\n${usage()}`);
     return 2;

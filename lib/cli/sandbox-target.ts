@@ -6,9 +6,9 @@ import { DEFAULT_TIMEOUT_MS, type DefaultTarget } from '../diagnose/cli-support.
 import type { ClusterTarget } from '../diagnose/target.ts';
 
 export const sandboxTarget: DefaultTarget = async (env, timeoutMs): Promise<ClusterTarget> => {
-  const { readSandboxCluster } = await import('../../sandbox/layout.ts');
+  // Both at once: each import is a chunk read and compiled before the probes can start.
+  const [{ readSandboxCluster }, { LocalExecutor }] = await Promise.all([import('../../sandbox/layout.ts'), import('../hosts/local-executor.ts')]);
   const sandbox = await readSandboxCluster();
-  const { LocalExecutor } = await import('../hosts/local-executor.ts');
   return {
     name: `sandbox (${sandbox.bootstrapServers})`,
     connection: connectionConfigFromEnv(splitBootstrap(sandbox.bootstrapServers), env),

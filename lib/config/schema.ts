@@ -5,7 +5,8 @@
 // from the environment (locally) or SecureString parameters in SSM Parameter
 // Store (in AWS), see lib/config/secrets.ts.
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
+import { HOST_PATH_RE } from './host-path.ts';
 
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
@@ -155,7 +156,7 @@ export const clusterSchema = z.object({
        * Kafka's bin directory on the broker hosts, e.g. /opt/kafka/bin: with it, a leader
        * override measures each replica's log end offset on its host (kafka-dump-log.sh).
        */
-      kafkaBin: z.string().regex(/^\/[A-Za-z0-9_.,:/@+%-]*$/, 'expected a plain absolute path like /opt/kafka/bin').optional(),
+      kafkaBin: z.string().regex(HOST_PATH_RE, 'expected a plain absolute path like /opt/kafka/bin').optional(),
       /** Replication throttle for reassignments (drain, raise-rf), bytes/s. */
       throttleBytesPerSec: z.number().int().min(1024).max(10 * 1024 ** 3).default(50 * 1024 * 1024),
     })

@@ -8,11 +8,9 @@
 //       lib/cli/sandbox-target.ts); without one, a usage error.
 
 import { parseArgs } from 'node:util';
-import { ConfigError, findCluster, loadConfig } from '../config/schema.ts';
 import { connectionConfigFromEnv, splitBootstrap } from '../kafka/connection.ts';
-import { executorFactory } from '../hosts/executors.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { targetForCluster, type ClusterTarget } from './target.ts';
+import type { ClusterTarget } from './target.ts';
 
 export const DEFAULT_TIMEOUT_MS = 20_000;
 export const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -50,6 +48,12 @@ export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.Proce
   if (flags.config !== undefined && flags.bootstrap !== undefined) throw new UsageError('--config and --bootstrap name the cluster twice: give one');
   if (configFile !== undefined) {
     // Same parsing and validation as the bot (lib/config/schema.ts), from this file only.
+    // Loaded only here: building the config's zod schemas is ~30 ms of every start that has no config.
+    const [{ ConfigError, findCluster, loadConfig }, { targetForCluster }, { executorFactory }] = await Promise.all([
+      import('../config/schema.ts'),
+      import('./target.ts'),
+      import('../hosts/executors.ts'),
+    ]);
     const config = loadConfig({ ...env, KR_CONFIG: undefined, KR_CONFIG_FILE: configFile });
     const cluster = findCluster(config, flags.cluster);
     if (!cluster) {

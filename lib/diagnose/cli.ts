@@ -21,7 +21,9 @@ export async function run(argv: string[], defaults: CliDefaults = {}): Promise<n
     return 2;
   }
   const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget);
-  const report = await runDiagnosis({ ...diagnosisInputFor(target), topic: args.topic ?? null });
+  const input = { ...diagnosisInputFor(target), topic: args.topic ?? null };
+  // A cluster whose config names a metrics source: read it as the worker does (loaded only then).
+  const report = target.cluster?.metrics ? await (await import('./metrics/diagnose.ts')).runDiagnosisWithMetrics(target.cluster, input) : await runDiagnosis(input);
   if (args.format === 'json') console.log(JSON.stringify(report, null, 2));
   else if (args.format === 'markdown') process.stdout.write(renderReportMarkdown(report));
   else console.log(renderReport(report, terminalStyle()));

@@ -9,7 +9,6 @@ import type { ExecutorFactory } from '../hosts/executors.ts';
 import { targetForCluster } from './target.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
 import type { AlertMoment } from './metrics/index.ts';
-import type { SnapshotFn } from './run.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';
 
 export interface DiagnoseProgress {
@@ -104,25 +103,9 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
         timeoutMs: Math.min(target.timeoutMs, request.deadlineMs ?? Infinity),
       };
       if (!request.cluster.metrics) return runDiagnosis(input);
-      // Metrics are read while the cluster is: Prometheus at once, CloudWatch (keyed by broker) once the snapshot names the brokers.
-      const metrics = await import('./metrics/index.ts');
-      const source = await metrics.metricsSourceFor(request.cluster);
-      if (!source) return runDiagnosis(input);
-      let brokersKnown: (ids: number[]) => void = () => {};
-      const brokers = new Promise<number[]>((resolve) => (brokersKnown = resolve));
-      const reading = metrics.readMetrics(source, metrics.metricsWindow(request.cluster, Date.now(), request.alert), brokers);
-      const takeSnapshot: SnapshotFn = async (connection, opts) => {
-        const { takeSnapshot: take } = await import('../kafka/snapshot.ts');
-        try {
-          const snapshot = await take(connection, opts);
-          brokersKnown(snapshot.brokers.map((b) => b.id));
-          return snapshot;
-        } finally {
-          brokersKnown([]);
-        }
-      };
-      const report = await runDiagnosis({ ...input, takeSnapshot });
-      return metrics.withMetrics(report, await reading, request.alert);
+      // Metrics read alongside the cluster (lib/diagnose/metrics/diagnose.ts), as the CLI does.
+      const { runDiagnosisWithMetrics } = await import('./metrics/diagnose.ts');
+      return runDiagnosisWithMetrics(request.cluster, input, request.alert);
     },
     async canRestart(request) {
       const { checkRestart } = await import('./run.ts');

@@ -1,6 +1,6 @@
 // Payloads of the diagnosis job kinds, validated again by the worker: a queue
 // message is input from outside the process like any other.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLUSTER_NAME } from '../config/schema.ts';
 import { BrokerId, TopicName } from '../kafka/names.ts';
 import { slackOriginSchema } from '../queue/job.ts';

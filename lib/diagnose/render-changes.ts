@@ -12,6 +12,12 @@ export function clock(iso: string): string {
 const between = (c: { at: string; since: string }) => `between ${clock(c.since)} and ${clock(c.at)}`;
 const broker = (id: number | null) => (id === null ? 'none' : `broker ${id}`);
 
+function setting(c: { setting: string; from: string | null; to: string | null }): string {
+  if (c.from === null) return `${c.setting} set to ${c.to}`;
+  if (c.to === null) return `${c.setting} (${c.from}) removed, back to its default`;
+  return `${c.setting} changed from ${c.from} to ${c.to}`;
+}
+
 function more(listed: number, count: number | null): string {
   return count !== null && count > listed ? `, and ${count - listed} more` : '';
 }
@@ -36,7 +42,9 @@ export function describeChange(c: ClusterChange): string {
     case 'reassignment-in-progress':
       return `reassignment in progress on ${c.topic}: ${c.partitions.map((p) => `${c.topic}-${p.partition} adding ${p.adding.join(',')}`).join(', ')}${more(c.partitions.length, c.count)}`;
     case 'topic-config-changed':
-      return `${c.topic}: ${c.setting} changed from ${c.from} to ${c.to} ${between(c)}`;
+      return `topic ${c.topic}: ${setting(c)} ${between(c)}`;
+    case 'broker-config-changed':
+      return `${c.broker === null ? 'cluster-wide broker default' : `broker ${c.broker} config`}: ${setting(c)} ${between(c)}`;
     case 'topic-created':
       return `topic ${c.topic} was created ${between(c)}`;
     case 'topic-deleted':

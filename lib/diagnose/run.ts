@@ -5,6 +5,7 @@
 
 import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
+import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
@@ -16,6 +17,7 @@ import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type Lag
 import type { LagHistoryStore } from './lag-history-store.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';
 import { whatChanged, type ClusterChange } from './what-changed.ts';
+import type { ConfigView, ReadConfigsFn } from './config-view.ts';
 
 /** Reads open transactions and LSOs for the snapshot's partitions (lib/kafka/transactions.ts); never throws. */
 export type TransactionsFn = (connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }) => Promise<TransactionsView>;
@@ -48,6 +50,8 @@ export interface RunDiagnosisInput {
   lagHistory?: LagHistoryStore | null;
   /** What the last diagnosis saw, for "changed in the last hour" (the bot's state store); none in the one-shot CLI. */
   clusterHistory?: ClusterHistoryStore | null;
+  /** The configs set at runtime, compared with the last kept ones; read only with a cluster history (default: DescribeConfigs). */
+  readConfigs?: ReadConfigsFn | null;
 }
 
 export interface DiagnosisInputs {
@@ -68,13 +72,23 @@ export class UnknownTopicError extends Error {
   override name = 'UnknownTopicError';
 }
 
+let transactionModules: Promise<[typeof import('../kafka/admin.ts'), typeof import('../kafka/transactions.ts')]> | undefined;
+/** Loaded once; started with the snapshot, so the read after it does not wait for them. */
+const loadTransactionModules = () => (transactionModules ??= Promise.all([import('../kafka/admin.ts'), import('../kafka/transactions.ts')]));
+
 async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<SnapshotFn>[1]): Promise<ClusterSnapshot> {
   const { takeSnapshot } = await import('../kafka/snapshot.ts');
+  void loadTransactionModules().catch(() => {}); // a failure surfaces where they are used
   return takeSnapshot(connection, opts);
 }
 
+/** Kafka 2.8: open transactions were read, their coordinators could not be asked. */
+function coordinatorViewUnavailable(view: TransactionsView): boolean {
+  return view.partitions.some((p) => p.openTransactions.some((t) => t.coordinatorView.reason === COORDINATOR_VIEW_NOT_AVAILABLE_REASON));
+}
+
 async function defaultReadTransactions(connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }): Promise<TransactionsView> {
-  const [{ openAdmin }, { readTransactions }] = await Promise.all([import('../kafka/admin.ts'), import('../kafka/transactions.ts')]);
+  const [{ openAdmin }, { readTransactions }] = await loadTransactionModules();
   const at = Date.now();
   let admin;
   try {
@@ -90,6 +104,8 @@ async function defaultReadTransactions(connection: ConnectionConfig, snapshot: C
     await admin.close();
   }
 }
+
+const defaultReadConfigs: ReadConfigsFn = async (connection, snapshot, opts) => (await import('./config-view.ts')).readConfigView(connection, snapshot, opts);
 
 async function defaultProbeHosts(executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }): Promise<HostProbeOutcome[]> {
   const { probeHosts } = await import('../hosts/probe-runner.ts');
@@ -136,6 +152,9 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     probing,
   ]);
 
+  // Configs only when there is a last view to compare them with (the bot), alongside the transactions read.
+  const readConfigs = input.readConfigs === undefined ? (input.takeSnapshot ? null : defaultReadConfigs) : input.readConfigs;
+  const configsRead = input.clusterHistory && readConfigs ? readConfigs(input.connection, snapshot, { timeoutMs: Math.max(1000, input.timeoutMs - (now() - startedAt)) }) : null;
   // An injected snapshot (tests) comes with no cluster to ask about transactions unless a reader is injected too.
   const readTxns = input.readTransactions === undefined ? (input.takeSnapshot ? null : defaultReadTransactions) : input.readTransactions;
   if (readTxns) {
@@ -144,6 +163,7 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left });
     if (snapshot.transactions.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${snapshot.transactions.reason}.`);
     else if (snapshot.transactions.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${snapshot.transactions.reason}`);
+    else if (coordinatorViewUnavailable(snapshot.transactions)) skippedChecks.push(`Transaction check (hanging-transaction, from the coordinator's view): ${COORDINATOR_VIEW_NOT_AVAILABLE_REASON}.`);
   }
 
   if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {
@@ -162,7 +182,13 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     const added = snapshot.consumerSamples.map((s) => aggregateSample(s, membersOf(snapshot)));
     await input.lagHistory.append(added, now()).catch((err: unknown) => skippedChecks.push(`Lag history could not be saved: ${errorMessage(err)}`));
   }
-  const changes = await changesOf(input.clusterHistory ?? null, snapshot, probes, now(), skippedChecks);
+  let configs: ConfigView | null = null;
+  if (configsRead) {
+    const read = await configsRead;
+    if ('error' in read) skippedChecks.push(`Configs could not be read (${read.error}): config changes are not compared this run.`);
+    else configs = read;
+  }
+  const changes = await changesOf(input.clusterHistory ?? null, snapshot, probes, now(), skippedChecks, configs);
   return { snapshot, probes, skippedChecks, lagHistory: history, changes };
 }
 
@@ -172,7 +198,7 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
  * reassignments in progress). A history that cannot be read or saved is said
  * in the skipped checks, never fails the diagnosis.
  */
-async function changesOf(store: ClusterHistoryStore | null, snapshot: ClusterSnapshot, probes: HostProbeOutcome[], nowMs: number, skipped: string[]): Promise<ClusterChange[]> {
+async function changesOf(store: ClusterHistoryStore | null, snapshot: ClusterSnapshot, probes: HostProbeOutcome[], nowMs: number, skipped: string[], configs: ConfigView | null): Promise<ClusterChange[]> {
   let kept: Awaited<ReturnType<ClusterHistoryStore['load']>> = { facts: null, changes: [], operations: [] };
   if (store) {
     try {
@@ -181,7 +207,7 @@ async function changesOf(store: ClusterHistoryStore | null, snapshot: ClusterSna
       skipped.push(`The last diagnosis's view of the cluster could not be read (${errorMessage(err)}): changes are those this run sees alone.`);
     }
   }
-  const result = whatChanged(snapshot, probes, kept, kept.operations, nowMs);
+  const result = whatChanged(snapshot, probes, kept, kept.operations, nowMs, configs);
   if (store) await store.save(result.keep).catch((err: unknown) => skipped.push(`This diagnosis's view of the cluster could not be saved: ${errorMessage(err)}`));
   return result.changes;
 }

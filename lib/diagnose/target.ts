@@ -20,6 +20,8 @@ export interface ClusterTarget {
   timeoutMs: number;
   /** Window between two consumer samples when there is no lag history (default DEFAULT_LAG_WINDOW_MS). */
   lagWindowMs?: number;
+  /** The cluster's config, when the target came from one (its metrics source). */
+  cluster?: ClusterConfig;
 }
 
 /** A configured cluster, its hosts reached through the executor its config names (SSM, local or none). */
@@ -30,6 +32,7 @@ export async function targetForCluster(cluster: ClusterConfig, executorFor: Exec
     executor: await executorFor(cluster),
     hostTargets: hostTargets(cluster, onlyBrokers),
     timeoutMs: cluster.diagnosisTimeoutMs,
+    cluster,
     lagWindowMs: cluster.lagWindowMs,
   };
 }

@@ -9,15 +9,23 @@
 //     list brokers (id, host, port, rack; DescribeCluster v2 adds fencing), on
 //     every line, KRaft or ZooKeeper. Without host access (MSK) a restart shows
 //     as a broker that left or joined the metadata between two diagnoses.
-//   - controller changes, leader elections, replica-set changes (completed
+//   - controller changes (ZooKeeper mode only: a KRaft broker's Metadata names
+//     a random live broker as the controller, checked on the 4.4 sandbox),
+//     leader elections, replica-set changes (completed
 //     reassignments), topic config changes, topics created or deleted: this
 //     snapshot against the last stored one ("between <then> and <now>").
 //   - reassignments in progress: adding replicas in this snapshot.
+//   - broker and topic config changes: the configs set at runtime
+//     (lib/diagnose/config-view.ts: dynamic broker configs, per broker and
+//     cluster-wide, and every topic override) against the last stored ones;
+//     without that view, the snapshot's topic subset (min ISR, unclean
+//     election, cleanup policy, segment size).
 //   - operations the bot ran: recorded by the operations runner (lib/state/cluster-ops.ts).
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
+import type { ConfigView } from './config-view.ts';
 
 export const CHANGE_WINDOW_MS = 60 * 60 * 1000;
 /** Above this many partitions the stored facts keep one digest per topic instead of each partition's leader and replicas: about 20 bytes a partition keeps the item far under DynamoDB's 400 KB. */
@@ -37,7 +45,10 @@ export const clusterChangeSchema = z.discriminatedUnion('code', [
   z.object({ code: z.literal('leaders-changed'), topic: z.string(), partitions: z.array(partitionMove), count: z.number().nullable(), ...when }),
   z.object({ code: z.literal('replicas-changed'), topic: z.string(), partitions: z.array(replicaMove), count: z.number().nullable(), ...when }),
   z.object({ code: z.literal('reassignment-in-progress'), topic: z.string(), partitions: z.array(z.object({ partition: z.number(), adding: z.array(z.number()) })), count: z.number(), at: z.string() }),
-  z.object({ code: z.literal('topic-config-changed'), topic: z.string(), setting: z.string(), from: z.string(), to: z.string(), ...when }),
+  /** from null: set (was inherited); to null: removed (inherits again). */
+  z.object({ code: z.literal('topic-config-changed'), topic: z.string(), setting: z.string(), from: z.string().nullable(), to: z.string().nullable(), ...when }),
+  /** broker null: the cluster-wide dynamic default. */
+  z.object({ code: z.literal('broker-config-changed'), broker: z.number().nullable(), setting: z.string(), from: z.string().nullable(), to: z.string().nullable(), ...when }),
   z.object({ code: z.literal('topic-created'), topic: z.string(), ...when }),
   z.object({ code: z.literal('topic-deleted'), topic: z.string(), ...when }),
   z.object({ code: z.literal('operation-run'), requestId: z.string(), kind: z.string(), title: z.string(), outcome: z.string(), at: z.string() }),
@@ -58,6 +69,8 @@ interface TopicFacts {
   replicas?: Record<string, number[]>;
   digest: string;
   config: Record<string, string> | null;
+  /** Every override set on the topic (the config view), when it was read. */
+  overrides?: Record<string, string>;
 }
 
 /** What the bot keeps of one snapshot to compare the next one with. */
@@ -68,9 +81,13 @@ export interface ClusterFacts {
   brokers: number[];
   /** Broker id → process start (host probe). */
   brokerStarts: Record<string, string>;
+  /** Dynamic broker configs by broker id, "" the cluster-wide defaults (the config view), when read. */
+  brokerConfigs?: Record<string, Record<string, string>>;
   topics: Record<string, TopicFacts>;
   /** Every topic was read (no topic filter, not partial): a topic missing next time was deleted. */
   complete: boolean;
+  /** KRaft brokers (the config view): the Metadata's controller id is a random broker, not compared. */
+  kraft?: boolean;
 }
 
 /** A bot operation that finished on the cluster (lib/state/cluster-ops.ts). */
@@ -98,7 +115,7 @@ function configFacts(t: TopicState): Record<string, string> | null {
   };
 }
 
-export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): ClusterFacts {
+export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[], configs: ConfigView | null = null): ClusterFacts {
   const total = snapshot.topics.reduce((n, t) => n + t.partitions.length, 0);
   const detailed = total <= MAX_TRACKED_PARTITIONS;
   const topics: Record<string, TopicFacts> = {};
@@ -111,6 +128,7 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
         : {}),
       digest,
       config: configFacts(t),
+      ...(configs?.topics?.[t.name] ? { overrides: configs.topics[t.name] } : {}),
     };
   }
   const brokerStarts: Record<string, string> = {};
@@ -121,6 +139,8 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
     controllerId: snapshot.controllerId,
     brokers: snapshot.brokers.map((b) => b.id).sort((a, b) => a - b),
     brokerStarts,
+    ...(configs ? { brokerConfigs: configs.brokers } : {}),
+    ...(configs?.kraft ? { kraft: true } : {}),
     topics,
     complete: !snapshot.partial && !snapshot.topicFilter,
   };
@@ -147,11 +167,35 @@ function topicChanges(name: string, before: TopicFacts, after: TopicFacts, w: { 
       out.push({ code: 'leaders-changed', topic: name, partitions: [], count: null, ...w });
     }
   }
-  if (before.config && after.config) {
+  if (before.overrides && after.overrides) out.push(...settingChanges(before.overrides, after.overrides).map((c) => ({ code: 'topic-config-changed' as const, topic: name, ...c, ...w })));
+  else if (before.config && after.config) {
     for (const [setting, to] of Object.entries(after.config)) {
       const from = before.config[setting];
       if (from !== undefined && from !== to) out.push({ code: 'topic-config-changed', topic: name, setting, from, to, ...w });
     }
+  }
+  return out;
+}
+
+/** Settings set, changed or removed between two maps of values. */
+function settingChanges(before: Record<string, string>, after: Record<string, string>): { setting: string; from: string | null; to: string | null }[] {
+  const out: { setting: string; from: string | null; to: string | null }[] = [];
+  for (const setting of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+    const from = before[setting] ?? null;
+    const to = after[setting] ?? null;
+    if (from !== to) out.push({ setting, from, to });
+  }
+  return out;
+}
+
+function brokerConfigChanges(before: ClusterFacts, after: ClusterFacts, w: { at: string; since: string }): ClusterChange[] {
+  if (!before.brokerConfigs || !after.brokerConfigs) return [];
+  const out: ClusterChange[] = [];
+  for (const [id, now] of Object.entries(after.brokerConfigs)) {
+    // A broker that was not read last time (down, new) has nothing to compare with.
+    const was = before.brokerConfigs[id];
+    if (!was) continue;
+    for (const c of settingChanges(was, now)) out.push({ code: 'broker-config-changed', broker: id === '' ? null : Number(id), ...c, ...w });
   }
   return out;
 }
@@ -166,9 +210,10 @@ export function diffFacts(before: ClusterFacts, after: ClusterFacts): ClusterCha
   const is = new Set(after.brokers);
   for (const b of after.brokers) if (!was.has(b)) out.push({ code: 'broker-joined', broker: b, ...w });
   for (const b of before.brokers) if (!is.has(b)) out.push({ code: 'broker-left', broker: b, ...w });
-  if (before.controllerId !== after.controllerId && (before.controllerId !== null || after.controllerId !== null)) {
+  if (!before.kraft && !after.kraft && before.controllerId !== after.controllerId && (before.controllerId !== null || after.controllerId !== null)) {
     out.push({ code: 'controller-changed', from: before.controllerId, to: after.controllerId, ...w });
   }
+  out.push(...brokerConfigChanges(before, after, w));
   for (const [name, facts] of Object.entries(after.topics)) {
     const prior = before.topics[name];
     if (prior) out.push(...topicChanges(name, prior, facts, w));
@@ -181,7 +226,13 @@ export function diffFacts(before: ClusterFacts, after: ClusterFacts): ClusterCha
 /** Facts to keep after this run: a topic-limited or partial run updates what it saw and keeps the rest. */
 export function mergeFacts(before: ClusterFacts | null, after: ClusterFacts): ClusterFacts {
   if (!before || after.complete || (before.clusterId && after.clusterId && before.clusterId !== after.clusterId)) return after;
-  return { ...after, topics: { ...before.topics, ...after.topics }, brokerStarts: { ...before.brokerStarts, ...after.brokerStarts }, complete: false };
+  return {
+    ...after,
+    topics: { ...before.topics, ...after.topics },
+    brokerStarts: { ...before.brokerStarts, ...after.brokerStarts },
+    ...(before.brokerConfigs || after.brokerConfigs ? { brokerConfigs: { ...before.brokerConfigs, ...after.brokerConfigs } } : {}),
+    complete: false,
+  };
 }
 
 const changeKey = (c: ClusterChange): string => JSON.stringify(c);
@@ -205,9 +256,10 @@ export function whatChanged(
   kept: KeptHistory,
   operations: readonly BotOperation[],
   nowMs: number,
+  configs: ConfigView | null = null,
 ): WhatChanged {
   const from = nowMs - CHANGE_WINDOW_MS;
-  const facts = factsOf(snapshot, probes);
+  const facts = factsOf(snapshot, probes, configs);
   const fresh: ClusterChange[] = [];
   for (const [broker, startedAt] of Object.entries(facts.brokerStarts)) {
     const t = Date.parse(startedAt);

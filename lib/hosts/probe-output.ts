@@ -3,7 +3,7 @@
 // here with zod. The shell script only pre-selects log lines; what each line
 // means is decided here with the per-version patterns of log-patterns.ts.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { classifyLogLine, isClusterMetadataLine, type ClassifiedLine } from './log-patterns.ts';
 import { lastShutdownSeconds } from './shutdown-timing.ts';
 import type {

@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 
-export const HOST_SCRIPT_FILES = ['probe.sh', 'service-control.sh', 'replica-data.sh'] as const;
+export const HOST_SCRIPT_FILES = ['probe.sh', 'probe-dirs.sh', 'probe-logs.sh', 'probe-report.sh', 'service-control.sh', 'replica-data.sh'] as const;
 export type HostScriptFile = (typeof HOST_SCRIPT_FILES)[number];
 
 const cache = new Map<HostScriptFile, string>();

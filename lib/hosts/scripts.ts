@@ -8,9 +8,11 @@
 //   - the parameters the SSM executor sends with it;
 //   - what the local executor runs on a sandbox host directory: the very
 //     document commands, with the parameters as SSM_<name> variables.
-// Adding a script is one .sh file and one entry in HOST_SCRIPTS.
+// Adding a script is one .sh file (or several joined, as the probe's
+// PROBE_PARTS) and one entry in HOST_SCRIPTS.
 import { HOST_PATH } from './host-paths.ts';
-import { scriptText } from './script-text.ts';
+import { scriptText, type HostScriptFile } from './script-text.ts';
+import { ScriptParameterError } from './script-errors.ts';
 
 export interface ScriptParameter {
   /** Document parameter name (letters and digits); on the host the value is $SSM_<name>. */
@@ -50,8 +52,15 @@ const ABSOLUTE_PATH = HOST_PATH;
 /** Kafka's topic rule (lib/kafka/names.ts TOPIC_NAME): 1-249 characters; "." and ".." are refused by the script. */
 const TOPIC = '[a-zA-Z0-9._-]{1,249}';
 
-/** The probe's text (probe.sh). */
-export const loadProbeScript = (): string => scriptText('probe.sh');
+/**
+ * The probe's sources, in the order they run: probe.sh (arguments, helpers,
+ * process facts) first, its report last. One script on the host: the parts
+ * share variables and are joined here, never copied into a generated file.
+ */
+export const PROBE_PARTS = ['probe.sh', 'probe-dirs.sh', 'probe-logs.sh', 'probe-report.sh'] as const satisfies readonly HostScriptFile[];
+
+/** The probe's text: its parts joined (each ends with a newline). */
+export const loadProbeScript = (): string => PROBE_PARTS.map((part) => scriptText(part)).join('');
 
 
 export const HOST_SCRIPTS = {
@@ -94,9 +103,7 @@ export const HOST_SCRIPTS = {
 export type HostScriptName = keyof typeof HOST_SCRIPTS;
 export type HostScripts = Readonly<Record<string, HostScript>>;
 
-export class ScriptParameterError extends Error {
-  override name = 'ScriptParameterError';
-}
+export { ScriptParameterError } from './script-errors.ts';
 
 /** The registry entry for a run, refusing an unknown script. */
 export function scriptOf(scripts: HostScripts, name: string): HostScript {
@@ -144,15 +151,15 @@ const HEREDOC_END = 'KR_SCRIPT_END_7f3c';
  * with /bin/sh, dash on Debian). Parameter values arrive as environment
  * variables (interpolationType ENV_VAR, SSM Agent ≥ 3.3.2746.0) and are only
  * ever expanded inside double quotes, so no value is read as shell text; an
- * older agent substitutes the pattern-checked value instead. The script is
- * written to a private temporary directory and run with bash.
+ * older agent substitutes the pattern-checked value instead. bash reads the
+ * script from a here-document on descriptor 3 (/dev/fd/3), its stdin kept
+ * /dev/null: nothing is written to disk, and no mktemp, cat or rm runs (three
+ * of the probe's thirteen processes per host, when it wrote a temp file).
  */
 export function documentCommands(script: HostScript): string[] {
   const body = script.body();
   if (body.split('\n').includes(HEREDOC_END)) throw new Error(`${script.name}: the script contains the line ${HEREDOC_END}`);
-  const lines = ['set -f', 'kr_dir=$(mktemp -d /tmp/kafka-responder.XXXXXXXX) || exit 97', `trap 'rm -rf "$kr_dir"' EXIT`];
-  lines.push(`cat > "$kr_dir/script.sh" <<'${HEREDOC_END}'\n${body.replace(/\n$/, '')}\n${HEREDOC_END}`);
-  lines.push('set --');
+  const lines = ['set -f', 'set --'];
   for (const p of script.parameters) {
     const v = `SSM_${p.name}`;
     lines.push(`if [ -z "\${${v}+x}" ]; then ${v}='{{ ${p.name} }}'; fi`);
@@ -161,7 +168,7 @@ export function documentCommands(script: HostScript): string[] {
     // Split on commas only; globbing is off (set -f) and the pattern allows no blanks.
     else lines.push(`kr_ifs=$IFS; IFS=','; set -- "$@" $${v}; IFS=$kr_ifs`);
   }
-  lines.push('bash "$kr_dir/script.sh" "$@" < /dev/null');
+  lines.push(`bash /dev/fd/3 "$@" < /dev/null 3<<'${HEREDOC_END}'\n${body.replace(/\n$/, '')}\n${HEREDOC_END}`);
   return lines;
 }
 

@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SASLOptions } from 'kafkajs';
 import type { WireOptions } from './wire.ts';
 

@@ -2,7 +2,7 @@
 // partitions and broker ids. The one place they are written; every edge (Slack
 // commands, CLI flags, alert labels, job payloads, plans) checks with these
 // before a value can reach a plan, a host script or an SSM command.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Kafka's rule (org.apache.kafka.common.internals.Topic): legal characters, 1..249 long, not "." or "..". */
 export const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;

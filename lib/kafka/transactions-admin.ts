@@ -5,7 +5,7 @@
 // `kafka-transactions.sh abort` sends: one WriteTxnMarkers ABORT marker to the
 // partition's leader. lib/kafka/admin.ts exposes these as methods; the
 // plumbing it lends (leaders, connections, "any broker") is `TxnRouting`.
-// A broker without the API (before 3.0) gives UNSUPPORTED_VERSION per item,
+// A broker without the API (DescribeProducers before 2.8, the others before 3.0) gives UNSUPPORTED_VERSION per item,
 // never a throw: callers say "not available on this broker version".
 import type { TopicPartition } from './admin.ts';
 import { mapLimit } from './limits.ts';

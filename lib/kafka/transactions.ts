@@ -19,7 +19,7 @@ import type { KafkaAdmin, TopicPartition } from './admin.ts';
 import type { ClusterSnapshot, CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from './types.ts';
 import type { PartitionProducers, TransactionDescription } from './transactions-admin.ts';
 
-/** The per-item code transactions-admin.ts gives for a broker without the API (before 3.0). */
+/** The per-item code transactions-admin.ts gives for a broker without the API (DescribeProducers before 2.8; ListTransactions / DescribeTransactions before 3.0). */
 const { UNSUPPORTED_VERSION } = KafkaErrorCode;
 import { errorMessage } from '../runtime/errors.ts';
 
@@ -27,7 +27,15 @@ export const DEFAULT_TRANSACTION_MAX_TIMEOUT_MS = 900_000;
 /** Second LSO sample this long after the first, when some partition's LSO is behind its high watermark. */
 export const DEFAULT_LSO_WINDOW_MS = 2_000;
 
-export const NOT_AVAILABLE_REASON = 'not available on this broker version: DescribeProducers / DescribeTransactions / ListTransactions (KIP-664) need Kafka 3.0 or later';
+/** Brokers before 2.8 have none of KIP-664's APIs. */
+export const NOT_AVAILABLE_REASON = 'not available on this broker version: DescribeProducers (KIP-664) needs Kafka 2.8 or later, ListTransactions / DescribeTransactions 3.0';
+/**
+ * Kafka 2.8 answers DescribeProducers but has no ListTransactions /
+ * DescribeTransactions: the coordinator's view cannot be read, so an open
+ * transaction is "unknown" unless it is older than transaction.max.timeout.ms.
+ */
+export const COORDINATOR_VIEW_NOT_AVAILABLE_REASON =
+  "not available on this broker version: the coordinator's view (ListTransactions / DescribeTransactions, KIP-664) needs Kafka 3.0 or later; an open transaction counts as hanging only once it is older than transaction.max.timeout.ms";
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
@@ -199,7 +207,7 @@ async function attachCoordinatorViews(admin: KafkaAdmin, partitions: PartitionTr
       if (!listing) {
         // Not listed: hanging only if every broker answered (a silent coordinator may hold it).
         const silent = listed.failures.map((f) => (f.brokerId < 0 ? f.error : `broker ${f.brokerId} did not list its transactions (${f.error})`)).join('; ');
-        t.coordinatorView = listed.failures.length === 0 ? notFound(null, null) : unknownView(unavailable ? NOT_AVAILABLE_REASON : silent);
+        t.coordinatorView = listed.failures.length === 0 ? notFound(null, null) : unknownView(unavailable ? COORDINATOR_VIEW_NOT_AVAILABLE_REASON : silent);
         continue;
       }
       const d = descriptions.get(listing.transactionalId);

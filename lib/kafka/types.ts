@@ -185,7 +185,7 @@ export interface PartitionTransactions {
 
 /** Transactions in the partitions read: only those with an open transaction or an LSO behind the high watermark. */
 export interface TransactionsView {
-  /** unavailable: the brokers do not serve KIP-664 (before 3.0); failed: could not be read. */
+  /** unavailable: the brokers do not serve KIP-664 (before 2.8: no DescribeProducers); failed: could not be read. */
   status: 'ok' | 'unavailable' | 'failed';
   reason: string | null;
   /** Epoch ms when DescribeProducers was read. */

@@ -95,7 +95,7 @@ export async function reassignmentCompensation(ctx: CompensationContext): Promis
   // STALE before step 1: nothing of ours was submitted, and a reassignment with our target may be someone's own copy of the plan.
   if (ctx.status !== 'SUCCEEDED' && !(ctx.status === 'STALE' && ctx.run.cursor === 0) && !ctx.done.reassignmentsSettled) {
     try {
-      const { stopped, foreign, unreverted } = await cancelOwnReassignments(ctx.admin, ctx.plan);
+      const { stopped, foreign, unreverted } = await cancelOwnReassignments(reachable(ctx), ctx.plan);
       if (stopped > unreverted.length) notices.push({ code: 'reassignments-stopped', partitions: stopped - unreverted.length });
       if (unreverted.length > 0) notices.push({ code: 'reassignment-revert-pending', partitions: unreverted.slice(0, 5), total: unreverted.length, waitedSeconds: REVERT_WAIT_MS / 1000 });
       if (foreign > 0) notices.push({ code: 'foreign-reassignments-left', partitions: foreign });
@@ -108,7 +108,7 @@ export async function reassignmentCompensation(ctx: CompensationContext): Promis
   if (!ctx.done.throttlesRemoved) {
     try {
       const ledger = await ctx.ledger.get();
-      const removal = ledger ? await removeThrottles(ctx.admin, ledger) : { complete: true, problems: [] };
+      const removal = ledger ? await removeThrottles(reachable(ctx), ledger) : { complete: true, problems: [] };
       if (removal.complete) {
         if (ledger) notices.push({ code: 'throttles-removed' });
         done.throttlesRemoved = true;
@@ -122,6 +122,11 @@ export async function reassignmentCompensation(ctx: CompensationContext): Promis
     }
   }
   return { notices, complete, done };
+}
+
+function reachable(ctx: CompensationContext): KafkaAdmin {
+  if (!ctx.admin) throw new Error('the cluster could not be reached');
+  return ctx.admin;
 }
 
 /** Kinds that change nothing that would need undoing (an election): nothing owed. */

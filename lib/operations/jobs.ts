@@ -14,7 +14,8 @@ import { cleanupFinishedRun, runTick, type RunReporter } from './runner.ts';
 import type { Plan } from './types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
-import { OPS_ACTIONS, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { OPS_ACTIONS, renderFollowUps, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
+import { followUpJobs } from './follow-ups.ts';
 import type { Notice } from './failures.ts';
 import { kindOf } from './registry.ts';
 import { refusalText } from './render-text.ts';
@@ -82,6 +83,20 @@ async function refreshPlanMessage(ctx: OperationsContext, request: ApprovalReque
 
 const auditLine = (e: { type: string; actor: string; message: string; at: number }) => `${new Date(e.at).toISOString().slice(11, 19)} ${e.type} by ${e.actor}: ${e.message}`;
 
+/** The plan message, its reference (kept before anything else is posted), the timeline event and the thread's details. */
+async function postPlan(ctx: OperationsContext, request: ApprovalRequest<Plan>, where: { channel: string; thread_ts?: string }, origin: OpsPlanJob['origin'], cluster: string, message: string): Promise<void> {
+  const { slack, log } = ctx;
+  const posted = await slack.post({ ...where, ...renderPlanMessage(request) });
+  const ref: PlanMessageRef = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
+  await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
+  // The thread's postmortem timeline reads this plan's audit trail from here on.
+  await recordIncidentEvent(ctx.store, { channel: ref.channel, threadTs: ref.threadTs }, { type: 'plan', at: new Date(request.createdAt).toISOString(), requestId: request.id, cluster, kind: request.plan.kind, title: request.plan.title, requestedBy: origin.userId }, log);
+  await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${message} · request \`${request.id}\``, blocks: [context(clip(`${message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
+  // What the plan message shortened ("…and N more"), in full in its thread.
+  for (const m of renderPlanDetails(request.plan)) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m });
+  log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
+}
+
 /** The operations feature's job kinds, for the worker's registry (lib/root/worker.ts). */
 export function operationsJobs(deps: OperationsDeps): JobHandler[] {
   const withDeps = (ctx: JobContext): OperationsContext => ({ ...ctx, ...deps });
@@ -98,6 +113,19 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         const operations = needOperations(ctx);
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+        // The request's id is the proposal's (stable per run and proposal) or the job's: a retry of
+        // this job (a later post failed, the invocation timed out) or a step reported twice finds
+        // it and never posts a second approvable plan.
+        const requestId = payload.requestId ?? job.id;
+        const earlier = await approvals.get(requestId);
+        if (earlier && (await planMessageRef(ctx.store, requestId))) {
+          log.info('operation plan already posted (job retried)', { requestId });
+          return;
+        }
+        if (earlier) {
+          await postPlan(ctx, earlier, where, origin, cluster.name, 'approval request recorded');
+          return;
+        }
         let planned;
         try {
           planned = await operations.plan(cluster, payload.request);
@@ -110,21 +138,15 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
           await slack.post({ ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
           return;
         }
-        const requested = await approvals.request(planned.plan, origin.userId, { context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId } });
+        const requested = await approvals.request(planned.plan, origin.userId, {
+          id: requestId,
+          context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId, ...(payload.proposedBy ? { proposedBy: payload.proposedBy } : {}) },
+        });
         if (!requested.ok) {
           await slack.post({ ...where, ...refusedPlan(payload, requested.message) });
           return;
         }
-        const request = requested.request;
-        const posted = await slack.post({ ...where, ...renderPlanMessage(request) });
-        const ref: PlanMessageRef = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
-        await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
-        // The thread's postmortem timeline reads this plan's audit trail from here on.
-        await recordIncidentEvent(ctx.store, { channel: ref.channel, threadTs: ref.threadTs }, { type: 'plan', at: new Date(request.createdAt).toISOString(), requestId: request.id, cluster: cluster.name, kind: request.plan.kind, title: request.plan.title, requestedBy: origin.userId }, log);
-        await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${requested.message} · request \`${request.id}\``, blocks: [context(clip(`${requested.message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
-        // What the plan message shortened ("…and N more"), in full in its thread.
-        for (const m of renderPlanDetails(request.plan)) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m });
-        log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
+        await postPlan(ctx, requested.request, where, origin, cluster.name, requested.message);
       } finally {
         await finishActivity(ctx.store, job.id, log);
       }
@@ -231,6 +253,7 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
     async step(report, request) {
       await say(renderStep(report));
       if (report.index < 0) await refreshPlanMessage(ctx, request, ref);
+      await proposeFollowUps(ctx, request, report, ref);
     },
     async progress(text, request) {
       // At most one edit every 5 s: a reassignment polls often, chat.update is rate-limited.
@@ -253,7 +276,10 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
       const cluster = request.context?.cluster;
       if (cluster) await recordFinishedOperation(ctx.store, cluster, { requestId: request.id, kind: request.plan.kind, title: request.plan.title, outcome: outcome.status, at: new Date(request.outcome?.at ?? Date.now()).toISOString() }, log);
       if (outcome.status === 'STALE') {
-        await say({ text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${request.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). Nothing ran. Request a new plan.` });
+        // A plan re-checked mid-way (a restart resumed at a later broker) already ran its first steps.
+        const ran = request.run?.cursor ?? 0;
+        const what = ran > 0 ? `Steps 1–${ran} of ${request.plan.steps.length} had run; nothing after them ran.` : 'Nothing ran.';
+        await say({ text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${request.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). ${what} Request a new plan.` });
       }
       const started = request.run?.startedAt ?? request.createdAt;
       await say(
@@ -268,6 +294,19 @@ function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMess
       await refreshPlanMessage(ctx, request, ref);
     },
   };
+}
+
+/** What a step proposes (an abort after the election's check) is planned in the run's thread for two approvals. */
+async function proposeFollowUps(ctx: OperationsContext, request: ApprovalRequest<Plan>, report: StepReport, ref: PlanMessageRef | null): Promise<void> {
+  if (!ref) return;
+  const jobs = followUpJobs(request, report, { channel: ref.channel, threadTs: ref.threadTs }, ctx.job.correlationId);
+  if (jobs.length === 0) return;
+  if (!ctx.queue) {
+    ctx.log.warn('a step proposed plans but the worker has no queue to plan them on', { requestId: request.id, proposals: jobs.length });
+    return;
+  }
+  for (const job of jobs) await ctx.queue.enqueue(job);
+  await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...renderFollowUps(jobs.map((j) => describeOpsRequest((j.payload as OpsPlanJob).request))) }).catch((e) => ctx.log.warn('could not post to the plan thread', { error: errorMessage(e) }));
 }
 
 /**

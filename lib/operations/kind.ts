@@ -48,7 +48,8 @@ export interface CompensationContext {
   plan: Plan;
   status: FinalOutcome;
   run: RunState;
-  admin: KafkaAdmin;
+  /** Null when the cluster could not be reached: what needs it stays owed (the sweep retries). */
+  admin: KafkaAdmin | null;
   restart: RestartIo | null;
   ledger: { get(): Promise<ThrottleLedger | null> };
   /** What earlier attempts of this compensation already finished (kept beside the run). */
@@ -77,8 +78,9 @@ export interface OperationKind<K extends PlanKind> {
   /** The one line a request is known by ("drain broker 3"). */
   describeRequest(request: Record<string, unknown>): string;
   /**
-   * Moves replicas: never runs beside another reassignment (checked before
-   * step 1), and holds the cluster's operation lock while it runs.
+   * Moves replicas or stops brokers: holds the cluster's operation lock while
+   * it runs (another exclusive run waits), and a plan that reassigns never
+   * starts beside another reassignment (checked before step 1).
    */
   exclusive: boolean;
   /** The topics a plan depends on (null: all): the same selection when planning and when re-checking. */

@@ -89,7 +89,7 @@ export async function gatherLeaderOverrideInputs(deps: LeaderOverrideDeps, topic
  * Transactional producers in each replica's own log (DescribeProducers asked
  * of that broker, leader or not): an open transaction there whose marker was
  * only on the lost leader hangs once this replica leads. Dead brokers and
- * brokers before 3.0 (no KIP-664) are recorded with why.
+ * brokers before 2.8 (no DescribeProducers) are recorded with why.
  */
 async function replicaTransactions(admin: LeaderOverrideAdmin, tp: TopicPartition, replicas: readonly number[], ms: number): Promise<ReplicaTransactions[]> {
   const describe = admin.describeProducers?.bind(admin);

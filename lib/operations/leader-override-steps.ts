@@ -7,7 +7,7 @@ import { andMore } from '../runtime/format.ts';
 import { elrHolders, elrReturnRole } from './elr.ts';
 import type { Notice } from './failures.ts';
 import type { ReplicaTransactions } from './leader-override.ts';
-import type { GroupBeyondEnd, LossUnit, PlanStep, TopicPartition } from './types.ts';
+import type { GroupBeyondEnd, LossUnit, PlanStep, ReplicaData, TopicPartition } from './types.ts';
 
 /** The replica Kafka's own unclean election would take: the first live one in assignment order. */
 export function defaultUncleanChoice(p: PartitionState, live: ReadonlySet<number>): number | null {
@@ -103,9 +103,29 @@ export function transactionWarnings(tp: TopicPartition, chosen: number, txns: re
   return [];
 }
 
+/**
+ * The old leader's own account, read on its host while it is down: COMMIT/ABORT
+ * markers at or past the chosen replica's end are on the tail the election
+ * drops, so the transactions they closed stay open on the new leader.
+ */
+export function lostMarkerWarnings(tp: TopicPartition, chosen: number, data: ReadonlyMap<number, ReplicaData>): Notice[] {
+  const end = data.get(chosen)?.logEndOffset;
+  if (typeof end !== 'number') return [];
+  const out: Notice[] = [];
+  for (const [broker, d] of data) {
+    if (broker === chosen) continue;
+    const lost = (d.lastSegmentTransactions?.markers ?? []).filter((m) => m.offset >= end);
+    if (lost.length === 0) continue;
+    const producers = [...new Set(lost.map((m) => m.producerId))].slice(0, 5);
+    out.push({ code: 'markers-on-lost-tail', partition: tpName(tp), broker, from: chosen, markers: lost.length, producers, firstOffset: Math.min(...lost.map((m) => m.offset)) });
+  }
+  return out;
+}
+
 /** After the election: check the partition for hanging transactions, when the plan saw transactional producers. */
-export function transactionCheckStep(tp: TopicPartition, chosen: number, txns: readonly ReplicaTransactions[] | undefined): PlanStep[] {
-  const seen = (txns ?? []).some((t) => (t.producers ?? 0) > 0 || t.open.length > 0);
+export function transactionCheckStep(tp: TopicPartition, chosen: number, txns: readonly ReplicaTransactions[] | undefined, data?: ReadonlyMap<number, ReplicaData>): PlanStep[] {
+  const onHosts = [...(data?.values() ?? [])].some((d) => (d.lastSegmentTransactions?.markers.length ?? 0) > 0 || (d.lastSegmentTransactions?.open.length ?? 0) > 0);
+  const seen = onHosts || (txns ?? []).some((t) => (t.producers ?? 0) > 0 || t.open.length > 0);
   if (!seen) return [];
   return [{ action: 'check-transactions', description: `check ${tpName(tp)} for hanging transactions now that broker ${chosen} leads`, topic: tp.topic, partition: tp.partition }];
 }

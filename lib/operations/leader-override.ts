@@ -38,7 +38,7 @@ import type {
 } from './types.ts';
 import { LeaderOverrideRequest } from './validate.ts';
 import { andMore } from '../runtime/format.ts';
-import { defaultUncleanChoice, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './leader-override-steps.ts';
+import { defaultUncleanChoice, lostMarkerWarnings, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './leader-override-steps.ts';
 
 // ---------------------------------------------------------------- inputs
 
@@ -173,7 +173,7 @@ export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, 
     ok: true,
     plan: finishPlan(snapshot, 'leader-override', params, leaderOverridePreconditions(params, snapshot, measured), {
       title: `make broker ${chosen} lead ${topic}-${partition}`,
-      steps: [...overrideSteps(tp, chosen, assignment, beyond), ...transactionCheckStep(tp, chosen, inputs.transactions)],
+      steps: [...overrideSteps(tp, chosen, assignment, beyond), ...transactionCheckStep(tp, chosen, inputs.transactions, data)],
       impact: {
         risk: 'high',
         partitionsAffected: 1,
@@ -184,7 +184,7 @@ export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, 
         ...(unread ? { groupsUnread: unread } : {}),
         assignment: { before: p.replicas, isr: p.isr, ...(p.elr ? { elr: p.elr, lastKnownElr: p.lastKnownElr ?? [] } : {}), after: assignment.replicas, reorder: assignment.reorder },
       },
-      warnings: [...overrideWarnings(facts, assignment), ...transactionWarnings(tp, chosen, inputs.transactions)],
+      warnings: [...overrideWarnings(facts, assignment), ...transactionWarnings(tp, chosen, inputs.transactions), ...lostMarkerWarnings(tp, chosen, data)],
     }),
   };
 }
@@ -205,6 +205,10 @@ export function mergeReplicaData(entries: readonly ReplicaData[]): Map<number, R
       logEndOffset: first('logEndOffset'),
       checkpointedHighWatermark: first('checkpointedHighWatermark'),
       sizeBytes: first('sizeBytes'),
+      ...(() => {
+        const txns = list.find((e) => e.lastSegmentTransactions)?.lastSegmentTransactions;
+        return txns ? { lastSegmentTransactions: txns } : {};
+      })(),
       source: [...new Set((contributing.length ? contributing : list).map((e) => e.source))].join('+'),
       ...(errors.length ? { error: errors.join('; ') } : {}),
     });
@@ -371,4 +375,5 @@ export type LeaderOverrideNotice =
   | { code: 'loss-in-bytes' }
   | { code: 'transactions-unknown'; partition: string; broker: number; error: string }
   | { code: 'open-transactions-on-replica'; partition: string; broker: number; transactions: { producerId: number; producerEpoch: number; firstOffset: number }[] }
-  | { code: 'transactional-producers'; partition: string; broker: number; brokers: number[] };
+  | { code: 'transactional-producers'; partition: string; broker: number; brokers: number[] }
+  | { code: 'markers-on-lost-tail'; partition: string; broker: number; from: number; markers: number; producers: number[]; firstOffset: number };

@@ -136,6 +136,12 @@ export function renderStep(step: StepReport): SlackMessage {
   return { text: clipEscaped(`${which} ${step.name}: ${step.status}`, SLACK_LIMITS.fallbackText), blocks: [section(text)] };
 }
 
+/** A run's step proposed new plans (posted next in this thread, each for two approvals). */
+export function renderFollowUps(what: string[]): SlackMessage {
+  const text = `:point_down: This run found more to do and proposes ${what.length === 1 ? 'a new plan' : `${what.length} new plans`}, each for two approvals: ${what.map(escapeMrkdwn).join('; ')}. The plan follows in this thread.`;
+  return { text: clipEscaped(text, SLACK_LIMITS.fallbackText), blocks: [section(clipEscaped(text, SLACK_LIMITS.sectionText))] };
+}
+
 export interface RunSummary {
   status: string;
   summary: string;

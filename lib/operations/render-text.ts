@@ -26,7 +26,7 @@ type SharedNotice =
   | { code: 'assignment-not-as-planned'; partitions: number; example: string; actual: string; planned: string }
   | { code: 'log-end-unreadable'; partition: string; errorCode: number | null }
   | { code: 'commit-not-read-back'; group: string; committed: number; read: number | null }
-  | { code: 'unreachable' | 'unexpected-error'; message: string };
+  | { code: 'unreachable' | 'unexpected-error' | 'kafka-refused' | 'host-script-refused'; message: string };
 
 function sharedText(n: Notice): string | undefined {
   const d = n as SharedNotice;
@@ -73,6 +73,8 @@ function sharedText(n: Notice): string | undefined {
       return `${d.group}: committed ${d.committed} but reads back ${d.read ?? 'nothing'}`;
     case 'unreachable':
     case 'unexpected-error':
+    case 'kafka-refused':
+    case 'host-script-refused':
       return d.message;
     default:
       return undefined;

@@ -4,8 +4,9 @@
 // segment (kafka-dump-log.sh), checkpointed high watermark from
 // replication-offset-checkpoint, and the size of the segments.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Executor, HostTarget } from '../hosts/types.ts';
+import { isHostPath } from '../hosts/host-paths.ts';
 import type { ReplicaData } from './types.ts';
 import { isTopicName } from '../kafka/names.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -21,6 +22,13 @@ const ScriptOutput = z.union([
     logEndOffset: z.number().int().nonnegative().nullable(),
     checkpointedHighWatermark: z.number().int().nonnegative().nullable(),
     leoSource: z.string(),
+    // Older copies of the script on a host do not print it.
+    lastSegmentTransactions: z
+      .object({
+        markers: z.array(z.object({ producerId: z.number().int().nonnegative(), offset: z.number().int().nonnegative() })).max(50),
+        open: z.array(z.object({ producerId: z.number().int().nonnegative(), firstOffset: z.number().int().nonnegative() })).max(20),
+      })
+      .optional(),
   }),
 ]);
 
@@ -31,7 +39,6 @@ export interface ReplicaHost {
   kafkaBin: string;
 }
 
-const SAFE_PATH = /^\/[A-Za-z0-9_.,:/@+%-]*$/;
 
 /** Measures one partition on each given broker host; a host that fails yields a ReplicaData with `error`. */
 export async function measureReplicas(
@@ -47,7 +54,7 @@ export async function measureReplicas(
     hosts.map(async (h): Promise<ReplicaData> => {
       const base = { brokerId: h.target.brokerId, logEndOffset: null, source: 'host' };
       for (const p of [h.kafkaBin, ...h.logDirs]) {
-        if (!SAFE_PATH.test(p)) return { ...base, error: `unsafe path ${JSON.stringify(p)}` };
+        if (!isHostPath(p)) return { ...base, error: `unsafe path ${JSON.stringify(p)}` };
       }
       if (h.logDirs.length === 0) return { ...base, error: 'no log dirs known for this broker' };
       let r;
@@ -78,6 +85,7 @@ export async function measureReplicas(
         checkpointedHighWatermark: parsed.data.checkpointedHighWatermark,
         sizeBytes: parsed.data.sizeBytes,
         source: `host:${parsed.data.leoSource}`,
+        ...(parsed.data.lastSegmentTransactions ? { lastSegmentTransactions: parsed.data.lastSegmentTransactions } : {}),
       };
     }),
   );

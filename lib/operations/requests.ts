@@ -1,7 +1,7 @@
 // Payloads of the operation jobs: plan, execute, refresh. Checked again by
 // the worker like every queue message. Ack-path safe: zod and the kinds'
 // pure modules only (no kafkajs, no AWS SDK).
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLUSTER_NAME } from '../config/schema.ts';
 import { slackOriginSchema } from '../queue/job.ts';
 import { ALL_KINDS, kindOf } from './registry.ts';
@@ -18,14 +18,18 @@ const requestSchemas = ALL_KINDS.map((k) => k.request.extend({ kind: z.literal(k
 export const opsRequestSchema = z.discriminatedUnion('kind', requestSchemas as unknown as [z.ZodObject, ...z.ZodObject[]]) as unknown as z.ZodType<OpsRequest>;
 export type OpsRequest = { kind: PlanKind } & Record<string, unknown>;
 
+const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+
 export const opsPlanJobSchema = z.object({
   cluster: z.string().regex(CLUSTER_NAME),
   request: opsRequestSchema,
   origin: slackOriginSchema,
+  /** A plan a run proposes (lib/operations/follow-ups.ts): its request id, fixed so it is planned once. */
+  requestId: requestId.optional(),
+  /** The run that proposed it. */
+  proposedBy: requestId.optional(),
 });
 export type OpsPlanJob = z.infer<typeof opsPlanJobSchema>;
-
-const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 export const opsExecuteJobSchema = z.object({ requestId, cluster: z.string().regex(CLUSTER_NAME) });
 export type OpsExecuteJob = z.infer<typeof opsExecuteJobSchema>;

@@ -48,7 +48,7 @@ export interface RunReporter {
 
 /**
  * The cluster-level operation lock (a conditional write in the approvals
- * table): an exclusive kind whose plan moves replicas takes it before its
+ * table): an exclusive kind (one that moves replicas or stops brokers) takes it before its
  * precondition check and gives it back when the run ends; while another run
  * holds it, the run waits (parks), never fails. Absent: only the "no other
  * reassignment" check applies.
@@ -86,7 +86,7 @@ export interface TickInput {
   /** Enqueue the next tick of this run after `delayMs`. */
   scheduleNext(delayMs: number): Promise<void>;
   report: RunReporter;
-  /** Taken for exclusive kinds (OperationKind.exclusive) that move replicas, before the precondition check; default the approvals table's lock, null for none. */
+  /** Taken for exclusive kinds (OperationKind.exclusive) before the precondition check; default the approvals table's lock, null for none. */
   lock?: OperationLock | null;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -142,10 +142,10 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   const plan = request.plan;
   const kind = kindOfPlan(plan);
   const clusterName = request.context?.cluster ?? '';
-  // Exclusive kinds whose plan moves replicas hold the cluster's operation lock while they run.
+  // Exclusive kinds (moving replicas, stopping brokers) hold the cluster's operation lock while they run.
   // The approvals table's lock unless the caller passes its own (null: none, only the reassignment check).
   const lock = input.lock === undefined ? operationLockOf(approvals) : input.lock;
-  const locks = Boolean(lock && kind.exclusive && clusterName && plan.steps.some((s) => s.action === 'reassign'));
+  const locks = Boolean(lock && kind.exclusive && clusterName);
   let run: RunState = request.run ?? { cursor: 0, checked: false, startedAt: now(), stepStartedAt: now(), invocations: 1 };
   if (acquired.resumedAfterDeath) await quietly(report.resumed?.(request));
   else if (run.invocations === 1 && run.cursor === 0 && !run.checked) await quietly(report.started?.(request));
@@ -157,6 +157,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   };
   const topics = snapshotTopics(plan);
   let admin: KafkaAdmin | null = null;
+  // Opened when first needed: a Cancel, and a stopped broker's start, need only the host, never the cluster.
+  const openedAdmin = async (): Promise<KafkaAdmin> => (admin ??= await input.io.openAdmin());
   let restartIo: RestartIo | null = null;
   const setData = (patch: Record<string, unknown>) => {
     const data = { ...run.data, ...patch };
@@ -166,7 +168,9 @@ export async function runTick(input: TickInput): Promise<TickResult> {
 
   const finish = async (status: FinalOutcome, notice: Notice | null, summaryText?: string): Promise<TickResult> => {
     const leaveStopped = request.cancelRequested?.reason === LEAVE_STOPPED_REASON;
-    const compensation = admin ? await compensate(kind, { approvals, requestId, plan, status, run, admin, restart: restartIo, ledger, leaveStopped }) : { notices: [], complete: false, done: {} };
+    // An unreachable cluster leaves what needs it owed (the sweep retries); the host's part is done anyway.
+    const reachable = admin ?? (await openedAdmin().catch(() => null));
+    const compensation = await compensate(kind, { approvals, requestId, plan, status, run, admin: reachable, restart: restartIo, ledger, leaveStopped });
     const finalRun: RunState = { ...run, ...(compensation.complete ? {} : { cleanupPending: true }) };
     const head = summaryText ?? (notice ? noticeText(notice, plan.kind) : '');
     const text = [head, ...compensation.notices.map((n) => noticeText(n, plan.kind))].filter(Boolean).join('; ');
@@ -195,9 +199,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   };
 
   try {
-    admin = await input.io.openAdmin();
     if (plan.steps.some((s) => HOST_ACTIONS.has(s.action))) restartIo = (await input.io.restart?.()) ?? null;
-    const ctxFor = (resumedFrom: string | null): StepContext => ({ plan, admin: admin!, snapshot: () => input.io.snapshot(topics), run, now, ledger, restart: restartIo, resumedFrom });
+    const ctxFor = (connected: KafkaAdmin, resumedFrom: string | null): StepContext => ({ plan, admin: connected, snapshot: () => input.io.snapshot(topics), run, now, ledger, restart: restartIo, resumedFrom });
     for (;;) {
       if (input.signal?.aborted) return { kind: 'aborted' };
       const fresh = await approvals.get(requestId);
@@ -216,6 +219,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
         setData({ pause: undefined, resumedFrom: pause.notice.code });
         if (kind.recheckOnResume(plan as never, pause.cursor)) run = { ...run, checked: false };
       }
+      const connected = await openedAdmin();
       if (!run.checked) {
         // The cluster (and what the kind measures) must be as planned; a lock or another reassignment refuses.
         if (locks && !run.data?.locked) {
@@ -224,13 +228,16 @@ export async function runTick(input: TickInput): Promise<TickResult> {
           if (!taken.ok) return await park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
           setData({ locked: true });
         }
-        const refusal = await preconditionCheck(kind, plan, input.io, admin, await input.io.snapshot(topics));
+        const refusal = await preconditionCheck(kind, plan, input.io, connected, await input.io.snapshot(topics));
         const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail: refusal ? noticeText(refusal.notice, plan.kind) : `fingerprint ${plan.fingerprint.slice(0, 12)} unchanged${plan.steps.some((s) => s.action === 'reassign') ? '; no other reassignment running' : ''}` };
         run = { ...run, checked: true, stepStartedAt: now() };
         const recorded = await approvals.recordStep(requestId, workerId, checkReport, run, leaseUntil() - now());
         if (!recorded.ok) throw new Error(`audit of the precondition check failed: ${recorded.message}`);
         await quietly(report.step(checkReport, recorded.request));
-        if (refusal) return await finish(refusal.status, refusal.notice, `not run: ${noticeText(refusal.notice, plan.kind)}`);
+        if (refusal) {
+          const head = run.cursor > 0 ? `stopped before step ${run.cursor + 1} (steps 1–${run.cursor} had run)` : 'not run';
+          return await finish(refusal.status, refusal.notice, `${head}: ${noticeText(refusal.notice, plan.kind)}`);
+        }
         continue;
       }
       if (run.cursor >= plan.steps.length) return await finish('SUCCEEDED', null, kind.render.success(plan as never));
@@ -239,7 +246,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
       const resumedFrom = typeof run.data?.resumedFrom === 'string' ? run.data.resumedFrom : null;
       let outcome;
       try {
-        outcome = await runStep(step, ctxFor(resumedFrom));
+        outcome = await runStep(step, ctxFor(connected, resumedFrom));
       } catch (err) {
         const c = classify(err);
         if (c.failure === 'fatal') return await failStep(run.cursor, c.notice);
@@ -283,7 +290,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     }
     return await park(Math.min(60_000, input.pollMs * 2 ** Math.min(errors, 5)), `:warning: step ${run.cursor + 1}: ${c.message} — retrying (${errors}/${MAX_CONSECUTIVE_ERRORS})`).catch(() => ({ kind: 'aborted' as const }));
   } finally {
-    await admin?.close().catch(() => undefined);
+    // Assigned inside closures, which TypeScript's narrowing does not follow.
+    await (admin as KafkaAdmin | null)?.close().catch(() => undefined);
   }
 }
 
@@ -328,7 +336,8 @@ async function compensate(kind: OperationKind<PlanKind>, c: CompensationInput): 
  * the kind's compensation again, with what earlier attempts finished.
  */
 export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: OperationIo, request: ApprovalRequest<Plan>): Promise<{ complete: boolean; text: string }> {
-  const admin = await io.openAdmin();
+  // Unreachable, what needs the cluster stays owed; a stopped broker is still started.
+  const admin = await io.openAdmin().catch(() => null);
   try {
     const plan = request.plan;
     const restart = plan.steps.some((s) => HOST_ACTIONS.has(s.action)) ? ((await io.restart?.()) ?? null) : null;
@@ -346,7 +355,7 @@ export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: O
     if (result.complete) await approvals.clearCleanup(request.id);
     return { complete: result.complete, text: noticesText(result.notices, plan.kind) };
   } finally {
-    await admin.close().catch(() => undefined);
+    await admin?.close().catch(() => undefined);
   }
 }
 

@@ -6,7 +6,7 @@
 // (ApprovalService) and enqueues; planning and running happen in the worker
 // (lib/operations/jobs.ts). No kafkajs, SSM or operations code is imported here.
 // The approval service comes from the composition root (operationsSlack).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { PlanAdmission, ServiceResult } from '../approvals/service.ts';
 import { findCluster, type ClusterConfig, type Config } from '../config/schema.ts';
 import { enqueueTracked } from '../slack/enqueue.ts';

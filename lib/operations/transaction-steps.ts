@@ -23,26 +23,39 @@ export interface ProposedAbort {
   startOffset: number;
 }
 
+/** How long the check after an election waits for coordinators that cannot answer yet (the old leader may host them). */
+export const CHECK_TRANSACTIONS_WAIT_MS = 5 * 60_000;
+
 /**
  * After a leader override's election: reads the partition's open transactions
- * and their coordinators. Never fails the run (the election is done): what it
- * finds, or why it could not tell, is its detail; hanging ones come back in
- * `data.proposals` as abort-transaction requests.
+ * and their coordinators. Never fails the run (the election is done). While a
+ * transaction's coordinator cannot be asked (its `__transaction_state`
+ * partition leaderless, typically on the broker that was lost) it waits, up to
+ * CHECK_TRANSACTIONS_WAIT_MS, so that the hanging verdict comes from the
+ * coordinator's view and never from silence. Hanging ones come back in
+ * `data.proposals` as abort-transaction requests: the run's report posts each
+ * as a new plan for two approvals (lib/operations/follow-ups.ts).
  */
 export async function checkTransactionsStep(step: CheckTransactionsStep, ctx: StepContext): Promise<StepOutcome> {
   const name = `${step.topic}-${step.partition}`;
   const view = await readTransactions(ctx.admin, { partitions: [{ topic: step.topic, partition: step.partition }], sampleWindowMs: 0 });
-  if (view.status !== 'ok') return { status: 'done', detail: `transactions of ${name} could not be checked: ${view.reason}` };
+  if (view.status !== 'ok') return { status: 'done', detail: `transactions of ${name} could not be checked: ${view.reason}`, data: { proposals: [] } };
   const p = view.partitions.find((x) => x.topic === step.topic && x.partition === step.partition);
   const open = p?.openTransactions ?? [];
   if (open.length === 0) return { status: 'done', detail: `no open transaction on ${name}`, data: { proposals: [] } };
+  const verdicts = open.map((t) => ({ t, v: transactionVerdict(t, view.maxTransactionTimeoutMs, view.at) }));
+  const started = ctx.run.stepStartedAt || ctx.now();
+  const unknown = verdicts.filter((x) => x.v.verdict === 'unknown');
+  if (unknown.length > 0 && ctx.now() - started < CHECK_TRANSACTIONS_WAIT_MS) {
+    const why = unknown[0]!.v.verdict === 'unknown' ? unknown[0]!.v.why : '';
+    return { status: 'waiting', progress: `${name}: producer ${unknown[0]!.t.producerId} from offset ${unknown[0]!.t.firstOffset}: cannot tell yet (${why}); waiting for its coordinator` };
+  }
   const proposals: ProposedAbort[] = [];
   const lines: string[] = [];
-  for (const t of open) {
-    const v = transactionVerdict(t, view.maxTransactionTimeoutMs, view.at);
+  for (const { t, v } of verdicts) {
     if (v.verdict === 'hanging') {
       proposals.push({ kind: 'abort-transaction', topic: step.topic, partition: step.partition, startOffset: t.firstOffset });
-      lines.push(`HANGING: producer ${t.producerId} from offset ${t.firstOffset} (${v.why}); propose its abort: /kafka abort-transaction ${step.topic} ${step.partition} ${t.firstOffset}`);
+      lines.push(`HANGING: producer ${t.producerId} from offset ${t.firstOffset} (${v.why}); its abort is proposed for two approvals`);
     } else if (v.verdict === 'unknown') lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: cannot tell yet (${v.why}); run /kafka transactions ${step.topic} once its coordinator answers`);
     else lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: live (its coordinator will write the marker)`);
   }
@@ -73,13 +86,35 @@ export async function verifyLsoStep(step: VerifyLsoStep, ctx: StepContext): Prom
   if (!lso || lso.offset === null) throw transient({ code: 'lso-unknown', partition: `${step.topic}-${step.partition}`, error: lso?.error ?? 'no answer' });
   if (lso.offset > step.startOffset) {
     const groups: string[] = [];
-    for (const g of step.groups) {
-      const [c] = await ctx.admin.fetchCommittedOffsets(g, [tp]).catch(() => []);
-      if (c && c.offset >= 0) groups.push(`${g} at ${c.offset} can read up to ${lso.offset}`);
-    }
+    for (const [g, offset] of await groupsAtOldLso(step, ctx, lso.offset)) groups.push(`${g} at ${offset} can read up to ${lso.offset}`);
     return { status: 'done', detail: `last stable offset of ${step.topic}-${step.partition} is ${lso.offset}, past ${step.startOffset}${groups.length ? `; ${groups.join('; ')}` : ''}`, data: { lso: lso.offset } };
   }
   const started = ctx.run.stepStartedAt || ctx.now();
   if (ctx.now() - started > VERIFY_LSO_TIMEOUT_MS) throw fatal({ code: 'lso-not-moved', partition: `${step.topic}-${step.partition}`, lso: lso.offset, startOffset: step.startOffset });
   return { status: 'waiting', progress: `last stable offset still ${lso.offset}` };
+}
+
+/**
+ * The groups stopped by the transaction, with their committed offset now: the
+ * plan's (stopped when it was made) and any group of a fresh snapshot whose
+ * offset on this partition sits between the transaction's start (one below:
+ * kafkajs commits the COMMIT marker's offset) and the new LSO — a consumer that
+ * joined after the plan was made stalls there too.
+ */
+async function groupsAtOldLso(step: VerifyLsoStep, ctx: StepContext, lso: number): Promise<Map<string, number>> {
+  const tp = { topic: step.topic, partition: step.partition };
+  const out = new Map<string, number>();
+  for (const g of step.groups) {
+    const [c] = await ctx.admin.fetchCommittedOffsets(g, [tp]).catch(() => []);
+    if (c && c.offset >= 0) out.set(g, c.offset);
+  }
+  const sample = await ctx
+    .snapshot()
+    .then((s) => s.consumerSamples?.at(-1))
+    .catch(() => undefined);
+  for (const g of sample?.groups ?? []) {
+    const o = g.offsets.find((x) => x.topic === step.topic && x.partition === step.partition);
+    if (o && o.offset >= step.startOffset - 1 && o.offset <= lso && !out.has(g.groupId)) out.set(g.groupId, o.offset);
+  }
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

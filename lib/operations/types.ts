@@ -34,6 +34,13 @@ export interface ReplicaData {
   /** Where the figures came from, e.g. "host-probe", "kafka-log-dirs", "producer-snapshot". */
   source: string;
   error?: string;
+  /**
+   * Read on the host from the last segment's batch headers (kafka-dump-log.sh):
+   * the transaction markers (control batches, at most the last 50) and the
+   * producers whose data follows their last marker (at most 20). What a replica
+   * that is down still tells about the transactions on its tail.
+   */
+  lastSegmentTransactions?: { markers: { producerId: number; offset: number }[]; open: { producerId: number; firstOffset: number }[] };
 }
 
 export interface LeaderCandidate {

@@ -1,6 +1,6 @@
 // The operation requests users type, checked before they can reach a plan.
 // The rules for topics, partitions and broker ids are Kafka's, in lib/kafka/names.ts.
-import { z } from 'zod';
+import * as z from 'zod';
 import { BrokerId, PartitionId, TopicName, fromText } from '../kafka/names.ts';
 
 export const LeaderOverrideRequest = z.object({

@@ -2,7 +2,7 @@
 // payload or in-process call). `kind` selects a handler registered with the
 // worker, so issue-5 operations add kinds without touching this file.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const jobSchema = z.object({
   id: z.string().min(1),

@@ -12,7 +12,7 @@
 // lifecycle rule and a second client to the alerts bundle for nothing a table
 // cannot do at this size.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Job } from './job.ts';
 
 /** SQS's limit for one message, body and attributes. */

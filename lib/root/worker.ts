@@ -13,6 +13,7 @@ import { singleFlightDiagnoser } from '../diagnose/single-flight.ts';
 import { executorFactory } from '../hosts/executors.ts';
 import { createDefaultOperations, type OperationsBackend } from '../operations/backend.ts';
 import { operationsJobs } from '../operations/jobs.ts';
+import { timelineGraph } from '../timeline/graph.ts';
 import { timelineJobs, type TimelineAttachments } from '../timeline/jobs.ts';
 import type { Plan } from '../operations/types.ts';
 import { JobRegistry, runJob, type JobHandler, type WorkerDeps } from '../worker/worker.ts';
@@ -26,7 +27,7 @@ export interface FeatureDeps {
   approvals?: ApprovalService<Plan>;
   /** Plans and runs operations on a cluster; operation jobs fail permanently without it. */
   operations?: OperationsBackend;
-  /** Files posted with an incident's timeline (the metrics graph); none when absent. */
+  /** Files posted with an incident's timeline; absent: the metrics graph of the incident's cluster (none without a metrics source). */
   timelineAttachments?: TimelineAttachments;
 }
 
@@ -60,7 +61,11 @@ export interface Worker {
 
 export function buildWorker(config: Config, infra: WorkerInfra, features: FeatureDeps): Worker {
   // Concurrent requests (users, an alert storm) for one cluster and scope share one diagnosis.
-  const shared: FeatureDeps = { ...features, diagnoser: singleFlightDiagnoser(features.diagnoser, { store: infra.store, log: infra.log }) };
+  const shared: FeatureDeps = {
+    ...features,
+    diagnoser: singleFlightDiagnoser(features.diagnoser, { store: infra.store, log: infra.log }),
+    timelineAttachments: features.timelineAttachments ?? timelineGraph(config),
+  };
   const registry = new JobRegistry(FEATURE_JOBS.flatMap((jobs) => jobs(shared)));
   const deps: WorkerDeps & FeatureDeps = { config, ...infra, ...shared };
   return { deps, registry, run: (job, extra = {}) => runJob(job, { ...deps, ...extra }, registry) };

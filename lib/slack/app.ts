@@ -147,6 +147,8 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
       if (reply) await respond({ ...reply, replace_original: false });
     } catch (err) {
       reqLog.error('slack action failed', { error: errorMessage(err) });
+      // An approver whose click failed must know it did not count (an Approve, a Cancel...).
+      await respond({ ...ephemeral(`:x: That click was not recorded: it failed on my side. Please try again. Correlation id \`${correlationId}\` for the logs.`), replace_original: false }).catch(() => undefined);
     }
   });
 

@@ -48,7 +48,11 @@ export async function exportTimeline(
   incidentId: string,
   opts: { now?: Date; attachments?: readonly TimelineAttachment[] } = {},
 ): Promise<ExportedTimeline> {
-  const timeline = await loadTimeline(store, readRequest, incidentId);
+  return exportLoaded(await loadTimeline(store, readRequest, incidentId), opts);
+}
+
+/** The file of a timeline already loaded (the job reads it once, then asks for its graph). */
+export function exportLoaded(timeline: Timeline, opts: { now?: Date; attachments?: readonly TimelineAttachment[] } = {}): ExportedTimeline {
   const now = opts.now ?? new Date();
   const slug = (timeline.incident.cluster ?? 'kafka').replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 40);
   return {

@@ -1,7 +1,7 @@
 // `/kafka timeline <incident>` and the Timeline button, ack side: find the
 // incident thread, enqueue the export, answer at once. The worker builds the
 // Markdown file and posts it in the thread (lib/timeline/jobs.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 import { newJob, slackOriginSchema } from '../queue/job.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { enqueueTracked } from '../slack/enqueue.ts';

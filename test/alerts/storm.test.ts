@@ -61,7 +61,7 @@ function notification(group: number, n: number) {
 
 describe('an alert storm through serve', () => {
   it(`${NOTIFICATIONS} notifications in ${GROUPS} groups: ${GROUPS} threads, every group answered, one diagnosis per window`, async () => {
-    stub.rateLimitFor(1500, 1);
+    stub.rateLimitFromNextCall(1500, 1);
     const started = Date.now();
     const order = Array.from({ length: NOTIFICATIONS }, (_, i) => ({ group: i % GROUPS, n: Math.floor(i / GROUPS) }));
     const statuses: number[] = [];

@@ -58,6 +58,13 @@ describe('CLI argument handling', () => {
     }
   });
 
+  it('an object method\'s name is an unknown command, not a crash', async () => {
+    const errors: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((m: string) => void errors.push(m));
+    for (const name of ['constructor', '__proto__', 'toString']) expect(await main([name]), name).toBe(2);
+    expect(errors.filter((e) => e.startsWith('unknown command:'))).toHaveLength(3);
+  });
+
   it('rejects a nonsense --timeout', async () => {
     await expect(diagnose(['--bootstrap', '127.0.0.1:9', '--timeout', 'soon'])).rejects.toThrow(/--timeout must be a number of seconds/);
   });

@@ -11,6 +11,8 @@ import { HOST_PATH_SHELL_LINE } from '../../lib/hosts/host-paths.ts';
 import { HOST_SCRIPTS, isHostPath } from '../../lib/hosts/scripts.ts';
 import { parseServiceStatus, runServiceControl, serviceParams } from '../../lib/hosts/service-control.ts';
 import { createFakeHost } from './fake-host.ts';
+import { parseConfig } from '../../lib/config/schema.ts';
+import { BASE_CONFIG } from '../slack/helpers/harness.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'kr-logdir-paths-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -45,6 +47,10 @@ describe('log-dir paths', () => {
     expect(allowed('logDirs').test('/d/a+b,/d/c@d,/d/e:f%g')).toBe(true);
     expect(serviceParams({ action: 'status', unit: 'kafka', logsDir: '/l@x', logDirs: ['/d/a+b', '/d/c%d'] })).toEqual({ action: 'status', unit: 'kafka', logsDir: '/l@x', logDirs: '/d/a+b,/d/c%d' });
     for (const script of ['probe', 'service-control'] as const) expect(HOST_SCRIPTS[script].body().split('\n')).toContain(HOST_PATH_SHELL_LINE);
+    // The config accepts Kafka's bin dir by the same rule: a dir every measurement would refuse is refused at load.
+    const withBin = (kafkaBin: string) => () => parseConfig({ clusters: [{ name: 'c', bootstrap: ['127.0.0.1:9092'], operations: { kafkaBin } }], slack: BASE_CONFIG.slack });
+    expect(withBin('/opt/kafka+3.9/bin')).not.toThrow();
+    for (const p of ['/opt/kafka,bin', '/opt/kafka bin', 'opt/kafka']) expect(withBin(p), p).toThrow(/plain absolute path/);
   });
 
   it('a log dir outside the rule (a blank in its path): the probe reports it and warns that restarts cannot check its marker', async () => {

@@ -7,8 +7,9 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import type { ExecutionResult } from '../../lib/hosts/types.ts';
 
 describe('loadProbeScript', () => {
-  it('reads probe.sh next to the module', () => {
-    expect(loadProbeScript()).toBe(readFileSync(new URL('../../lib/hosts/probe.sh', import.meta.url), 'utf8'));
+  it('joins probe.sh and its parts next to the module, in order', () => {
+    const read = (f: string) => readFileSync(new URL(`../../lib/hosts/${f}`, import.meta.url), 'utf8');
+    expect(loadProbeScript()).toBe(['probe.sh', 'probe-dirs.sh', 'probe-logs.sh', 'probe-report.sh'].map(read).join(''));
   });
 });
 

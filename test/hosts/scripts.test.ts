@@ -10,7 +10,7 @@ import { TOPIC_NAME } from '../../lib/kafka/names.ts';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
 import { HOST_SCRIPT_FILES } from '../../lib/hosts/script-text.ts';
 import { PROBE_LOG_CATEGORIES } from '../../lib/hosts/probe-records.ts';
-import { HOST_SCRIPTS, checkParams, cloudFormationResources, documentCommands, scriptArgs, ssmDocument } from '../../lib/hosts/scripts.ts';
+import { HOST_SCRIPTS, PROBE_PARTS, checkParams, cloudFormationResources, documentCommands, scriptArgs, ssmDocument } from '../../lib/hosts/scripts.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kr-scripts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,15 +21,30 @@ describe('host scripts registry', () => {
     expect(await renderDocuments()).toEqual(JSON.parse(JSON.stringify(cloudFormationResources())));
   });
 
-  it('has one source per script: every lib/hosts/*.sh is a registry body, and nothing else is', () => {
+  it('has one source per script: every lib/hosts/*.sh is a registry body or one of the probe\'s parts, and nothing else is', () => {
     const shFiles = readdirSync(new URL('../../lib/hosts/', import.meta.url)).filter((f) => f.endsWith('.sh')).sort();
     expect([...HOST_SCRIPT_FILES].sort()).toEqual(shFiles);
+    const read = (f: string) => readFileSync(new URL(`../../lib/hosts/${f}`, import.meta.url), 'utf8');
+    const whole = shFiles.filter((f) => !(PROBE_PARTS as readonly string[]).includes(f));
     const bodies = Object.values(HOST_SCRIPTS).map((s) => s.body()).sort();
-    expect(bodies).toEqual(shFiles.map((f) => readFileSync(new URL(`../../lib/hosts/${f}`, import.meta.url), 'utf8')).sort());
+    expect(bodies).toEqual([...whole.map(read), PROBE_PARTS.map(read).join('')].sort());
   });
 
-  it('probe.sh prints exactly the log line categories the record reader knows (and offsetsLoad, read into load starts and finishes)', () => {
-    const declared = [...readFileSync(new URL('../../lib/hosts/probe.sh', import.meta.url), 'utf8').matchAll(/^category (\w+) /gm)].map((m) => m[1]);
+  it('joins the probe from its parts, probe.sh first (the arguments and helpers the others use), each part whole lines and under 450 of them', () => {
+    expect(PROBE_PARTS[0]).toBe('probe.sh');
+    const body = HOST_SCRIPTS.probe.body();
+    expect(body.startsWith('#!/usr/bin/env bash\n')).toBe(true);
+    expect(body.split('\n').filter((l) => l.startsWith('#!'))).toHaveLength(1);
+    for (const part of PROBE_PARTS) {
+      const text = readFileSync(new URL(`../../lib/hosts/${part}`, import.meta.url), 'utf8');
+      expect(text.endsWith('\n'), part).toBe(true);
+      expect(text.split('\n').length, part).toBeLessThan(450);
+    }
+    expect(spawnSync('bash', ['-n'], { input: body }).status).toBe(0);
+  });
+
+  it('the probe prints exactly the log line categories the record reader knows (and offsetsLoad, read into load starts and finishes)', () => {
+    const declared = [...HOST_SCRIPTS.probe.body().matchAll(/^category (\w+) /gm)].map((m) => m[1]);
     expect(declared).toEqual([...PROBE_LOG_CATEGORIES.slice(0, -2), 'offsetsLoad', ...PROBE_LOG_CATEGORIES.slice(-2)]);
   });
 
@@ -66,6 +81,19 @@ describe('host scripts registry', () => {
     const r = spawnSync(shell, ['-c', documentCommands(script).join('\n')], { encoding: 'utf8', env });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('/opt/kafka/bin|orders|3|/d/1|/d/2|');
+  });
+
+  it('hands bash the script on descriptor 3: its stdin is empty (never its own text), nothing is left in /tmp, and its exit code is the document\'s', () => {
+    const shell = spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim() || 'sh';
+    const body = () => ['#!/usr/bin/env bash', 'echo "stdin:$(cat)"', 'printf "%s|" "$@"', ...Array.from({ length: 1600 }, (_, i) => `: line ${i} of a script longer than a pipe holds`), 'exit 7', ''].join('\n');
+    const script = { name: 't', description: 't', body, parameters: HOST_SCRIPTS['replica-data'].parameters };
+    const env = { PATH: process.env.PATH!, SSM_kafkaBin: '/opt/kafka/bin', SSM_topic: 'orders', SSM_partition: '3', SSM_logDirs: '/d/1' };
+    const before = readdirSync('/tmp').filter((f) => f.startsWith('kafka-responder.'));
+    const r = spawnSync(shell, ['-c', documentCommands(script).join('\n')], { encoding: 'utf8', env });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('stdin:\n/opt/kafka/bin|orders|3|/d/1|');
+    expect(r.status).toBe(7);
+    expect(readdirSync('/tmp').filter((f) => f.startsWith('kafka-responder.'))).toEqual(before);
   });
 
   it('measures a partition of a 249-character topic (Kafka\'s longest) on a host: nothing in the path limits it', async () => {

@@ -1,11 +1,11 @@
 // readTransactions (lib/kafka/transactions.ts) against a scripted admin: the
-// "not available on this broker version" path of brokers before 3.0 (2.8 has
-// none of DescribeProducers / DescribeTransactions / ListTransactions), a
+// "not available on this broker version" paths (before 2.8 no KIP-664 API at
+// all; 2.8 has DescribeProducers but not ListTransactions / DescribeTransactions), a
 // coordinator that cannot answer (never read as hanging), and a marker that
 // lands between DescribeProducers and the coordinator check.
 import { describe, expect, it } from 'vitest';
 import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
-import { NOT_AVAILABLE_REASON, readTransactions, transactionVerdict } from '../../lib/kafka/transactions.ts';
+import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON, NOT_AVAILABLE_REASON, readTransactions, transactionVerdict } from '../../lib/kafka/transactions.ts';
 import type { PartitionProducers } from '../../lib/kafka/transactions-admin.ts';
 
 const tp = { topic: 'orders', partition: 0 };
@@ -30,13 +30,24 @@ function scripted(over: Partial<KafkaAdmin> & { producers?: () => PartitionProdu
 }
 
 describe('readTransactions', () => {
-  it('brokers before 3.0: every partition answers UNSUPPORTED_VERSION → "not available on this broker version", no error, no finding input', async () => {
+  it('brokers before 2.8: every partition answers UNSUPPORTED_VERSION → "not available on this broker version", no error, no finding input', async () => {
     const admin = scripted({ producers: () => [{ ...tp, errorCode: 35, error: 'UNSUPPORTED_VERSION: broker 127.0.0.1:9092 does not support DescribeProducers (API key 61)', leader: 1, producers: [] }] });
     const view = await readTransactions(admin, { partitions: [tp], configBroker: 1, sampleWindowMs: 0 });
     expect(view.status).toBe('unavailable');
     expect(view.reason).toBe(NOT_AVAILABLE_REASON);
     expect(view.reason).toMatch(/^not available on this broker version/);
     expect(view.partitions).toEqual([]);
+  });
+
+  it('Kafka 2.8 (DescribeProducers, no ListTransactions): the open transaction is read, its coordinator view "not available", unknown unless too old', async () => {
+    const admin = scripted({ listTransactions: async () => ({ transactions: [], failures: [1, 2, 3].map((brokerId) => ({ brokerId, errorCode: 35, error: 'UNSUPPORTED_VERSION: no ListTransactions' })) }) });
+    const view = await readTransactions(admin, { partitions: [tp], configBroker: 1, sampleWindowMs: 0 });
+    expect(view.status).toBe('ok');
+    const t = view.partitions[0]!.openTransactions[0]!;
+    expect(t.coordinatorView).toMatchObject({ lookup: 'unknown', reason: COORDINATOR_VIEW_NOT_AVAILABLE_REASON });
+    expect(COORDINATOR_VIEW_NOT_AVAILABLE_REASON).toMatch(/^not available on this broker version/);
+    expect(transactionVerdict(t, view.maxTransactionTimeoutMs, view.at).verdict).toBe('unknown');
+    expect(transactionVerdict({ ...t, lastTimestamp: view.at - 901_000 }, 900_000, view.at)).toEqual({ verdict: 'hanging', why: 'older-than-max-timeout' });
   });
 
   it('no coordinator lists the producer and every __transaction_state partition has a leader: not-found (hanging)', async () => {

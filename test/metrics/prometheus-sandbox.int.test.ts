@@ -9,7 +9,9 @@
 // Lean on purpose: the brokers are restarted with the exporter only when they
 // run without it (all at once), Prometheus scrapes every second, and every wait
 // is a bounded poll.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +35,7 @@ import { slashEvent } from '../slack/helpers/signed.ts';
 import { SlackStub } from '../slack/helpers/slack-stub.ts';
 
 const prometheusBin = spawnSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' }).stdout.trim();
+const alertmanagerBin = spawnSync('sh', ['-c', 'command -v prometheus-alertmanager'], { encoding: 'utf8' }).stdout.trim();
 const up = hasSandbox() && prometheusBin !== '';
 const TOPIC = 'metrics-under-load';
 const STOPPED = 2;
@@ -48,6 +51,9 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
   const promPort = settings.portBase + 50;
   const promUrl = `http://127.0.0.1:${promPort}`;
   let prometheus: ChildProcess | undefined;
+  let alertmanager: ChildProcess | undefined;
+  let promDir = '';
+  let scrapeConfig = '';
   let stub: SlackStub;
   let db: DynaliteHandle;
   let h: Harness;
@@ -55,6 +61,7 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
   let producing = false;
   let loadLoop: Promise<void> = Promise.resolve();
   let stoppedAt = 0;
+  let configFile = '';
   const reports: DiagnosisReport[] = [];
 
   async function promQuery(query: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
@@ -80,8 +87,12 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
     const dir = scratchDir('prometheus');
     const idOf = (target: string) => [CONTROLLER_ID, ...BROKER_IDS].find((id) => target.endsWith(`:${metricsPort(settings, id)}`));
     const staticConfigs = targets.map((t) => `      - targets: ['${t}']\n        labels: { broker: '${idOf(t)}', cluster: 'sandbox-metrics' }`).join('\n');
-    writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\nscrape_configs:\n  - job_name: kafka\n    static_configs:\n${staticConfigs}\n`);
-    prometheus = spawn(prometheusBin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn'], { stdio: 'ignore' });
+    promDir = dir;
+    scrapeConfig = `scrape_configs:\n  - job_name: kafka\n    static_configs:\n${staticConfigs}\n`;
+    writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n${scrapeConfig}`);
+    prometheus = spawn(prometheusBin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=warn',
+      // An alert evaluated before Alertmanager is discovered counts as sent: resent after this, not the default minute.
+      '--rules.alert.resend-delay=2s'], { stdio: 'ignore' });
     await waitFor('Prometheus ready', () => fetch(`${promUrl}/-/ready`).then((r) => r.ok, () => false), 60_000);
 
     await withAdmin(sandbox.bootstrapServers, async (admin) => {
@@ -115,6 +126,8 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
       ...config,
       clusters: [{ ...cluster, metrics: { prometheus: { url: promUrl, labels: { cluster: 'sandbox-metrics' }, brokerLabel: 'broker' }, windowMinutes: 5 } }],
     };
+    configFile = join(scratchDir('metrics-config'), 'config.json');
+    writeFileSync(configFile, JSON.stringify(withMetrics));
     const real = createDefaultDiagnoser(executorFactory());
     const recording: Diagnoser = { ...real, diagnose: async (req) => { const r = await real.diagnose(req); reports.push(r); return r; } };
     h = buildHarness({ stub, store: db.store, diagnoser: recording, config: withMetrics });
@@ -134,6 +147,7 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
     await loadLoop;
     await producer?.disconnect().catch(() => {});
     prometheus?.kill('SIGTERM');
+    alertmanager?.kill('SIGTERM');
     await stub?.stop();
     await db?.close();
     if (up) {
@@ -206,5 +220,81 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
     const image = decodePng(png!.bytes);
     if (process.env.KR_KEEP_GRAPH) writeFileSync(process.env.KR_KEEP_GRAPH.replace(/\.png$/, '-alert.png'), png!.bytes);
     expect(countColour(image, MARK_COLOUR)).toBeGreaterThan(50);
+
+    // The incident's timeline carries the graph over the incident's span, the firing marked.
+    const t0 = Date.now();
+    const res2 = await h.handler(slashEvent({ text: `timeline ${parent!.channel}/${parent!.ts}`, responseUrl: stub.responseUrl() }));
+    expect(res2.statusCode).toBe(200);
+    await h.queue.idle();
+    const files = stub.uploads.filter((u) => u.thread_ts === parent!.ts && (u.filename?.startsWith('timeline-') || u.title?.endsWith('over the incident')));
+    expect(files.map((f) => f.filename?.split('.').pop())).toEqual(['md', 'png']);
+    expect(files[0]!.content).toContain('## Graphs');
+    const graph = decodePng(files[1]!.bytes);
+    if (process.env.KR_KEEP_GRAPH) writeFileSync(process.env.KR_KEEP_GRAPH.replace(/\.png$/, '-timeline.png'), files[1]!.bytes);
+    expect(graph.width).toBe(1200);
+    expect(nonWhite(graph)).toBeGreaterThan(20_000);
+    expect(BROKER_COLOURS.filter((c) => countColour(graph, c) > 50).length).toBeGreaterThanOrEqual(3);
+    expect(countColour(graph, MARK_COLOUR)).toBeGreaterThan(50);
+    console.log(`[metrics] timeline with its graph posted in ${Date.now() - t0} ms (${files[1]!.bytes.length} bytes)`);
+  });
+
+  it.skipIf(!alertmanagerBin)('the real path: Prometheus rule → Alertmanager 0.25 → webhook: the alert thread has the graph, URP first, the firing marked', async () => {
+    const token = 'am-real-token-0123456789abcdef';
+    const am = createAlertmanagerHandler({ queue: h.queue, store: db.store, log: h.log, bearerToken: token });
+    const hookPort = settings.portBase + 52;
+    const amPort = settings.portBase + 51;
+    const deliveries: number[] = [];
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        void am({ rawPath: req.url ?? '/', headers: { authorization: req.headers.authorization ?? '', 'content-type': 'application/json' }, body, requestContext: { http: { method: req.method ?? 'POST' } } }).then((r) => {
+          deliveries.push(r.statusCode);
+          res.statusCode = r.statusCode;
+          res.end(r.body ?? '');
+        });
+      });
+    });
+    await new Promise<void>((r) => hook.listen(hookPort, '127.0.0.1', () => r()));
+    try {
+      writeFileSync(join(promDir, 'alertmanager.yml'), ['route:', '  receiver: bot', "  group_by: ['alertname', 'cluster']", '  group_wait: 1s', '  group_interval: 5m', '  repeat_interval: 4h', 'receivers:', '  - name: bot', '    webhook_configs:', `      - url: http://127.0.0.1:${hookPort}/alerts/alertmanager`, '        http_config:', '          authorization:', '            type: Bearer', `            credentials: ${token}`, ''].join('\n'));
+      alertmanager = spawn(alertmanagerBin, [`--config.file=${join(promDir, 'alertmanager.yml')}`, `--storage.path=${join(promDir, 'am')}`, `--web.listen-address=127.0.0.1:${amPort}`, '--cluster.listen-address=', '--log.level=warn'], { stdio: 'ignore' });
+      await waitFor('Alertmanager ready', () => fetch(`http://127.0.0.1:${amPort}/-/ready`).then((r) => r.ok, () => false), 30_000);
+      // The rule users write: any under-replicated partition, at once; Prometheus reloads its config on SIGHUP.
+      writeFileSync(join(promDir, 'rules.yml'), ['groups:', '  - name: kafka', '    interval: 1s', '    rules:', '      - alert: KafkaUnderReplicatedPartitions', '        expr: max(kafka_server_replicamanager_underreplicatedpartitions{cluster="sandbox-metrics"}) > 0', '        labels: { severity: critical, cluster: sandbox }', "        annotations: { summary: 'Under-replicated partitions on sandbox' }", ''].join('\n'));
+      writeFileSync(join(promDir, 'prometheus.yml'), `global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n  evaluation_interval: 1s\nrule_files: ['${join(promDir, 'rules.yml')}']\nalerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['127.0.0.1:${amPort}']\n${scrapeConfig}`);
+      const before = new Set(stub.topLevel().map((m) => m.ts));
+      const t0 = Date.now();
+      prometheus!.kill('SIGHUP');
+      await waitFor('the webhook delivered by Alertmanager', async () => deliveries.length > 0, 90_000);
+      expect(deliveries[0]).toBe(202);
+      await h.queue.idle();
+      const parent = stub.topLevel().find((m) => !before.has(m.ts) && m.text.startsWith('FIRING: KafkaUnderReplicatedPartitions'));
+      expect(parent, stub.topLevel().map((m) => m.text).join('\n')).toBeDefined();
+      expect(JSON.stringify(stub.thread(parent!.ts).map((m) => m.blocks))).toMatch(/UnderReplicatedPartitions on broker [13] rose from 0 to \d+/);
+      const report = reports.at(-1)!;
+      expect(report.metrics?.chart[0]).toBe('underReplicated');
+      // (The diagnosis may be shared with the earlier ones; the thread's graph is marked with this alert's firing,
+      // Prometheus's first evaluation after the reload, at the graph's right edge.)
+      const image = decodePng(stub.uploads.find((u) => u.thread_ts === parent!.ts && u.filename?.endsWith('.png'))!.bytes);
+      expect(countColour(image, MARK_COLOUR)).toBeGreaterThan(0);
+      expect(BROKER_COLOURS.filter((c) => countColour(image, c) > 50).length).toBeGreaterThanOrEqual(3);
+      console.log(`[metrics] Alertmanager: rule loaded → webhook ${deliveries.length} delivery, thread with graph in ${Date.now() - t0} ms`);
+    } finally {
+      hook.close();
+    }
+  });
+
+  it('the CLI: diagnose --config with the metrics source reads and cites the same metrics (installed bin)', async () => {
+    const t0 = Date.now();
+    const run = await promisify(execFile)(process.execPath, ['bin/kafka-responder.js', 'diagnose', '--config', configFile, '--format', 'json'], { cwd: process.cwd(), env: process.env, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }).catch(
+      // Exit 3: findings at warning or worse (a broker is down).
+      (err: { code?: number; stdout?: string; stderr?: string }) => (err.code === 3 ? { stdout: err.stdout ?? '', stderr: err.stderr ?? '' } : Promise.reject(new Error(`diagnose failed: ${err.stderr}`))),
+    );
+    const report = JSON.parse(run.stdout) as DiagnosisReport;
+    expect(report.metrics?.source).toBe('prometheus');
+    expect(report.metrics?.chart[0]).toBe('underReplicated');
+    expect(JSON.stringify(report.findings)).toMatch(/UnderReplicatedPartitions on broker [13] rose from 0 to \d+/);
+    console.log(`[metrics] CLI diagnose with metrics: ${Date.now() - t0} ms`);
   });
 });

@@ -5,6 +5,7 @@
 // controlled. Reassignments finish after `pollsToFinish` listings.
 import type { KafkaAdmin, OngoingReassignment, PartitionResult, TopicPartition } from '../../lib/kafka/admin.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
+import type { ProducerStateEntry } from '../../lib/kafka/transactions-admin.ts';
 import type { OperationIo } from '../../lib/operations/runner.ts';
 import type { RestartIo } from '../../lib/operations/restart.ts';
 
@@ -25,6 +26,8 @@ export class FakeCluster implements OperationIo {
   readonly configs = new Map<string, Map<string, string>>();
   readonly committed = new Map<string, Map<string, number>>();
   readonly members = new Map<string, number>();
+  /** DescribeProducers' answer per partition (`topic\u0000partition`); none by default. */
+  readonly producers = new Map<string, ProducerStateEntry[]>();
   readonly calls: string[] = [];
   pollsToFinish = 2;
   /** Metadata calls during which a cancelled partition still shows its in-flight replicas (a lagging controller). */
@@ -35,7 +38,8 @@ export class FakeCluster implements OperationIo {
   /** Kafka's cluster id, as Metadata reports it. */
   clusterId = 'fake';
   /** Make the next calls of this method throw (transient trouble). */
-  failNext: { method: string; times: number } | null = null;
+  /** The next `times` calls of `method` throw `error` (default: a connection refused). */
+  failNext: { method: string; times: number; error?: Error } | null = null;
   adminsOpen = 0;
 
   addTopic(name: string, replicas: number[][], end = 1000): this {
@@ -236,9 +240,9 @@ export class FakeCluster implements OperationIo {
         for (const o of offsets) g.set(key(o), o.offset);
         return offsets.map(ok);
       },
-      // No transactional producers in the scripted cluster: every partition answers with none.
+      // Transactional producers only where a test scripted them (`producers`); no coordinator lists any.
       async describeProducers(partitions) {
-        return partitions.map((tp) => ({ ...ok(tp), leader: c.partition(tp.topic, tp.partition).leader, producers: [] }));
+        return partitions.map((tp) => ({ ...ok(tp), leader: c.partition(tp.topic, tp.partition).leader, producers: c.producers.get(key(tp)) ?? [] }));
       },
       async listTransactions() {
         return { transactions: [], failures: [] };
@@ -258,7 +262,7 @@ export class FakeCluster implements OperationIo {
   private maybeFail(method: string): void {
     if (this.failNext?.method === method && this.failNext.times > 0) {
       this.failNext.times--;
-      throw new Error(`${method}: connection refused (scripted)`);
+      throw this.failNext.error ?? new Error(`${method}: connection refused (scripted)`);
     }
   }
 }

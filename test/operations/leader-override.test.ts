@@ -117,6 +117,18 @@ describe('planLeaderOverride: loss', () => {
     expect(candidate(p, 1)).toMatchObject({ estimatedMessagesLost: 0, ineligible: 'broker 1 is not live' });
   });
 
+  it('the dead leader\'s host shows transaction markers past the chosen end: approvers are told the election drops them, and the run checks after it', () => {
+    const markers = { markers: [{ producerId: 7, offset: 650 }, { producerId: 7, offset: 720 }, { producerId: 9, offset: 880 }], open: [] };
+    const p = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs([host(1, 900, { lastSegmentTransactions: markers }), host(2, 400), host(3, 700)])));
+    expect(p.params.replica).toBe(3);
+    // 720 and 880 lie past broker 3's end (700); 650 is kept.
+    expect(rendered(p)).toContain("Transactions: broker 1's log holds 2 COMMIT/ABORT markers from offset 720 on (producers 7, 9), past broker 3's end: the election drops them");
+    expect(p.steps.map((s) => s.action)).toContain('check-transactions');
+    // Markers all within the chosen replica's log: nothing is dropped, nothing said.
+    const kept = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs([host(1, 900, { lastSegmentTransactions: { markers: [{ producerId: 7, offset: 650 }], open: [] } }), host(2, 400), host(3, 700)])));
+    expect(rendered(kept)).not.toMatch(/COMMIT\/ABORT marker/);
+  });
+
   it('a last in-sync replica measured shorter than what was written (wiped, recreated empty) does not make the loss known', () => {
     const p = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs([host(1, 0, { sizeBytes: 0 }), host(2, 400), host(3, 700)], [group('billing', 850)])));
     expect(p.impact.loss).toMatchObject({ known: false, atLeast: 150, unseen: [{ brokerId: 1, role: 'last-isr', problem: 'shorter' }] });

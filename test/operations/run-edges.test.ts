@@ -158,6 +158,70 @@ describe('edge 1: a restart run never ends with a broker stopped by us', () => {
   });
 });
 
+describe('edge 1b: a stopped broker never depends on reaching the cluster', () => {
+  it('cancel while the cluster cannot be reached: the cancel is seen and the broker started from its host', async () => {
+    const host = new FakeHost();
+    cluster.restart = async () => host.io();
+    const id = await approved(await restartPlan(host));
+    // Ticks short enough to park after each step, until the broker is down.
+    for (let i = 0; i < 10 && !host.calls.includes('stop'); i++) expect((await tick(id, { deadline: Date.now() + 5_002 })).kind).toBe('parked');
+    expect(host.calls).toEqual(['stop']);
+    // The only bootstrap address was the broker just stopped: nothing answers over the protocol now.
+    cluster.failNext = { method: 'openAdmin', times: 1_000 };
+    await approvals.requestCancel(id, 'UBOB', 'abandon');
+    const result = await tick(id);
+    expect(result).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
+    expect(host.calls).toEqual(['stop', 'start']);
+    expect(host.pid).not.toBeNull();
+    expect((await approvals.get(id))!.outcome?.summary).toMatch(/cancelled by <@UBOB> \(abandon\).*broker 1 started again/);
+  });
+
+  it('the sweep\'s clean-up starts a broker left stopped even while the cluster cannot be reached', async () => {
+    const host = new FakeHost();
+    cluster.restart = async () => host.io();
+    const id = await approved(await restartPlan(host));
+    host.failStart = 2;
+    expect(await tick(id)).toMatchObject({ kind: 'finished', status: 'FAILED' });
+    cluster.failNext = { method: 'openAdmin', times: 1_000 };
+    const cleaned = await cleanupFinishedRun(approvals, cluster, (await approvals.get(id))!);
+    expect(cleaned).toMatchObject({ complete: true, text: expect.stringMatching(/broker 1 started again/) });
+    expect(host.pid).not.toBeNull();
+  });
+
+  it('"leave stopped" chosen once the broker was already started again: the thread says it runs', async () => {
+    const host = new FakeHost();
+    cluster.restart = async () => host.io();
+    const id = await approved(await restartPlan(host));
+    const report: RunReporter = {
+      ...quiet,
+      async step(r) {
+        if (r.name === 'start-broker' && r.status === 'ok') await approvals.requestCancel(id, 'UALICE', LEAVE_STOPPED_REASON);
+      },
+    };
+    expect(await tick(id, { report })).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
+    const summary = (await approvals.get(id))!.outcome?.summary ?? '';
+    expect(summary).toMatch(/broker 1 is running/);
+    expect(summary).not.toMatch(/left stopped/);
+  });
+
+  it('two approved restarts of different brokers never run side by side: the second waits for the first', async () => {
+    const one = new FakeHost();
+    cluster.restart = async () => one.io();
+    const first = await approved(await restartPlan(one));
+    const second = await approved(await restartPlan(one));
+    let secondWhileFirstRan: Awaited<ReturnType<typeof tick>> | null = null;
+    const report: RunReporter = {
+      ...quiet,
+      async step(r) {
+        if (r.name === 'stop-broker' && r.status === 'ok' && !secondWhileFirstRan) secondWhileFirstRan = await tick(second);
+      },
+    };
+    expect(await tick(first, { report })).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+    expect(secondWhileFirstRan).toMatchObject({ kind: 'parked' });
+    expect(one.calls).toEqual(['stop', 'start']);
+  });
+});
+
 describe('edge 4: we cancel only reassignments whose target is the one we submitted', () => {
   it('after a cancelled drain, the sweep never cancels a reassignment someone started later on the same partitions', async () => {
     cluster.pollsToFinish = 100;
@@ -233,6 +297,33 @@ describe('edge 5: a plan is bound to its cluster', () => {
     await approvals.requestResume(id, 'UALICE');
     expect(await tick(id)).toMatchObject({ kind: 'finished', status: 'STALE' });
     expect(host.calls).toEqual([]);
+  });
+});
+
+describe('edge 7b: a rolling restart found STALE at a later broker says what had run', () => {
+  it('paused at broker 2\'s check, resumed after the cluster changed: STALE, and the summary names the steps that ran', async () => {
+    const host = new FakeHost();
+    cluster.restart = async () => host.io();
+    const facts = [1, 2].map((brokerId) => ({ brokerId, probe: null, lastShutdownSeconds: 2, systemdStopTimeoutSeconds: 30, pid: host.pid, host: { unit: 'kafka', logsDir: null, logDirs: [`/data/${brokerId}`] } }));
+    const planned = planRestart(await cluster.snapshot(null), { brokers: [1, 2], rolling: true, service: { unit: 'kafka', stopBoundSeconds: 60, readyTimeoutSeconds: 60 }, facts, assess: host.io().assess, activeControllerId: null });
+    if (!planned.ok) throw new Error(refusalText(planned.refusal));
+    const id = await approved(planned.plan);
+    const report: RunReporter = {
+      ...quiet,
+      async step(r) {
+        // Broker 1 is back; broker 2's check will say no.
+        if (r.name === 'wait-broker-ready' && r.status === 'ok') host.verdict = 'no';
+      },
+    };
+    expect((await tick(id, { report })).kind).toBe('parked');
+    const ran = (await approvals.get(id))!.run!.cursor;
+    expect(ran).toBeGreaterThan(0);
+    cluster.live.delete(3);
+    host.verdict = 'yes';
+    await approvals.requestResume(id, 'UALICE');
+    const result = await tick(id);
+    expect(result).toMatchObject({ kind: 'finished', status: 'STALE' });
+    expect((result as { summary: string }).summary).toMatch(new RegExp(`^stopped before step ${ran + 1} \\(steps 1–${ran} had run\\): the cluster changed`));
   });
 });
 

@@ -11,6 +11,7 @@ import type { Plan } from '../../lib/operations/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { FakeCluster } from './fake-cluster.ts';
 import { refusalText } from '../../lib/operations/render-text.ts';
+import { wholeCallError } from '../../lib/kafka/errors.ts';
 
 let dynamo: LocalDynamo;
 let approvals: ApprovalService<Plan>;
@@ -222,6 +223,15 @@ describe('cancel, stale, faults', () => {
     expect((await approvals.get(id))!.status).toBe('EXECUTING');
     cluster.pollsToFinish = 1;
     expect(await tick(id)).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+  });
+
+  it('Kafka refusing the reassignment for a reason a retry cannot change (authorization): FAILED at once, throttles removed', async () => {
+    const id = await approvedRequest(await drainPlan());
+    cluster.failNext = { method: 'alterPartitionReassignments', times: 1, error: wholeCallError('AlterPartitionReassignments', 31 /* CLUSTER_AUTHORIZATION_FAILED */) };
+    const result = await tick(id);
+    expect(result).toMatchObject({ kind: 'finished', status: 'FAILED' });
+    expect((result as { summary: string }).summary).toMatch(/^failed at step 1 .*CLUSTER_AUTHORIZATION_FAILED: Cluster authorization failed; throttles removed$/);
+    expect([...cluster.configs.values()].every((c) => ![...c.keys()].some((k) => k.includes('throttled')))).toBe(true);
   });
 
   it('throttles a broker refused to drop at the end are left to the sweep, which removes them', async () => {

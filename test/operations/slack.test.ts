@@ -269,6 +269,40 @@ describe('two-person rule through the buttons', () => {
     expect(closed.run?.cleanupPending).toBe(true);
   });
 
+  it('a plan job delivered twice (SQS retries it) posts one approvable plan', async () => {
+    const seen: Job[] = [];
+    const enqueue = h.queue.enqueue.bind(h.queue);
+    h.queue.enqueue = async (job, options) => {
+      seen.push(job);
+      return enqueue(job, options);
+    };
+    const { id } = await requestPlan();
+    const planJob = seen.find((j) => j.kind === OPS_JOB_KINDS.plan)!;
+    expect(id).toBe(planJob.id);
+    const before = stub.topLevel('C0OPS').length;
+    await enqueue(planJob);
+    await h.queue.idle();
+    expect(stub.topLevel('C0OPS')).toHaveLength(before);
+    expect((await approvals.get(id))!.status).toBe('REQUESTED');
+  });
+
+  it('an approval that fails on our side (the table throttled) tells the approver it did not count', async () => {
+    const { plan, id } = await requestPlan();
+    const approve = approvals.approve.bind(approvals);
+    approvals.approve = async () => {
+      throw Object.assign(new Error('The level of configured provisioned throughput for the table was exceeded'), { name: 'ProvisionedThroughputExceededException' });
+    };
+    try {
+      expect(await click('ops:approve', id, ALICE, plan)).toMatch(/not recorded.*try again.*Correlation id/s);
+    } finally {
+      approvals.approve = approve;
+    }
+    expect((await approvals.get(id))!.approvals).toEqual([]);
+    // Once the table answers again the same click counts.
+    expect(await click('ops:approve', id, ALICE, plan)).toBeUndefined();
+    expect((await approvals.get(id))!.approvals.map((a) => a.user)).toEqual([ALICE]);
+  });
+
   it('an approver cancels a running operation from its plan message', async () => {
     ops.cluster.addTopic('slow', [[1], [2]]);
     ops.cluster.pollsToFinish = 1_000;

@@ -20,7 +20,7 @@ describe('Slack delivery', () => {
     const slack = webApiPoster('xoxb-test', stub.apiUrl, { postIntervalMs: 20, store: env.db.store, log });
     const a = await slack.post({ channel: 'C0INC', text: 'parent A' });
     const b = await slack.post({ channel: 'C0INC', text: 'parent B' });
-    stub.rateLimitFor(1500, 1);
+    stub.rateLimitFromNextCall(1500, 1);
     // Three threads' replies and another channel's posts, all concurrently, into the rate limit.
     await Promise.all([
       ...[a, b].map(async (parent, t) => {

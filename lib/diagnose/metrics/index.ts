@@ -129,7 +129,7 @@ export async function renderClusterChart(
     if (chart.length === 0) return null;
     const report: DiagnosisReport = {
       cluster: cluster.name, startedAt: new Date(opts.toMs).toISOString(), durationMs: 0, findings: [], skippedChecks: [], partial: false,
-      metrics: { source: reading.source, window: reading.window, chart, series: reading.series, missing: reading.missing, ...(opts.markAtMs !== undefined ? { markAtMs: opts.markAtMs } : {}) },
+      metrics: { source: reading.source, window: shownWindow(reading.window, reading.series, opts.markAtMs), chart, series: reading.series, missing: reading.missing, ...(opts.markAtMs !== undefined ? { markAtMs: opts.markAtMs } : {}) },
     };
     return reportChart(report);
   } catch {

@@ -1,7 +1,7 @@
 // Prometheus as a metrics source: one /api/v1/query_range per metric of the
 // catalog, all at once, each bounded by the source's timeout. The answer is
 // outside input: zod checks its shape before a number of it is used.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MetricsConfig } from '../../config/schema.ts';
 import { errorMessage } from '../../runtime/errors.ts';
 import { METRICS, type MetricId } from './catalog.ts';

@@ -122,7 +122,7 @@ export interface KafkaAdmin {
   describeLogDirs(brokerIds: number[], partitions: TopicPartition[] | null): Promise<Map<number, BrokerLogDirs>>;
   /** Earliest / latest (high watermark) offsets from each partition's leader; per-partition errors keep offset null. */
   listOffsets(partitions: TopicPartition[], which: 'earliest' | 'latest' | 'last-stable'): Promise<PartitionOffset[]>;
-  /** KIP-664 DescribeProducers, at each leader; per-partition errors (UNSUPPORTED_VERSION before 3.0) returned. */
+  /** KIP-664 DescribeProducers, at each leader; per-partition errors (UNSUPPORTED_VERSION before 2.8) returned. */
   describeProducers(partitions: TopicPartition[], options?: { brokerId?: number }): Promise<PartitionProducers[]>;
   /** KIP-664 ListTransactions on every broker; brokers that fail are listed, not thrown. */
   listTransactions(filter?: { producerIds?: number[]; states?: string[] }): Promise<TransactionList>;

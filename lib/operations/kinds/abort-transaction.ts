@@ -6,7 +6,7 @@
 // producer must still hold a hanging transaction at that offset. A live
 // transaction (lso-stalled) is refused: its producer or coordinator ends it.
 // `/kafka abort-transaction <topic> <partition> <start-offset> [cluster]`.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { KafkaAdmin } from '../../kafka/admin.ts';
 import { PartitionId, TopicName, fromText } from '../../kafka/names.ts';
 import { groupsAtLso, readTransactions, transactionVerdict } from '../../kafka/transactions.ts';

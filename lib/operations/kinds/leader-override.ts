@@ -16,6 +16,7 @@ import { tpName } from '../../kafka/partitions.ts';
 import { formatBytes, formatCount } from '../../runtime/format.ts';
 import type { LeaderCandidate, PlanOf, PlanResult } from '../types.ts';
 import { LeaderOverrideRequest } from '../validate.ts';
+import { plural } from '../planners.ts';
 
 declare module '../types.ts' {
   interface PlanParamsByKind {
@@ -49,6 +50,8 @@ function noticeText(n: Notice): string | undefined {
       );
     case 'transactional-producers':
       return `Transactions: transactional producers write to ${d.partition}${d.brokers.length ? ` (seen on ${brokerList(d.brokers)})` : ''}. The truncation to broker ${d.broker}'s log can drop COMMIT/ABORT markers; the run checks for hanging transactions right after the election.`;
+    case 'markers-on-lost-tail':
+      return `Transactions: broker ${d.broker}'s log holds ${plural(d.markers, 'COMMIT/ABORT marker')} from offset ${d.firstOffset} on (producer${d.producers.length === 1 ? '' : 's'} ${d.producers.join(', ')}), past broker ${d.from}'s end: the election drops ${d.markers === 1 ? 'it' : 'them'}, so the transaction${d.markers === 1 ? '' : 's'} ${d.markers === 1 ? 'it' : 'they'} closed stay${d.markers === 1 ? 's' : ''} open on broker ${d.from} and read_committed consumers stop there until it is aborted. The run checks right after the election and proposes the abort.`;
     case 'transactions-unknown':
       return `Transactions: could not read the producers in broker ${d.broker}'s copy of ${d.partition} (${d.error}); whether the truncation drops a transaction marker is unknown.`;
     case 'partition-has-leader':

@@ -12,6 +12,7 @@ import { plural } from '../planners.ts';
 import { planRestart, restartPreconditions, type RestartParams } from '../restart.ts';
 import type { PlanOf, PlanResult, RestartBrokerInfo } from '../types.ts';
 import { RestartRequest } from '../validate.ts';
+import { isHostPath } from '../../hosts/host-paths.ts';
 
 declare module '../types.ts' {
   interface PlanParamsByKind {
@@ -41,7 +42,9 @@ async function plan(io: Parameters<OperationKind<'restart-brokers'>['plan']>[0],
       .filter((b) => live.includes(b))
       .map(async (brokerId) => {
         const probe = await hosts.probe(brokerId).catch(() => null);
-        const host = { unit: service.unit, logsDir: probe?.process.logsDir ?? null, logDirs: (probe?.logDirs ?? []).filter((d) => d.exists).map((d) => d.path) };
+        // A dir the service script would refuse is dropped here, at planning, not met at the stop.
+        const logsDir = probe?.process.logsDir ?? null;
+        const host = { unit: service.unit, logsDir: logsDir !== null && isHostPath(logsDir) ? logsDir : null, logDirs: (probe?.logDirs ?? []).filter((d) => d.exists && isHostPath(d.path)).map((d) => d.path) };
         const status = await hosts.status(brokerId, host).catch(() => null);
         const timeout = systemdSeconds(status?.timeoutStopRaw ?? probe?.systemd?.timeoutStopRaw ?? null) ?? probe?.systemd?.timeoutStopSec ?? null;
         return { brokerId, probe, host, pid: status?.pid ?? probe?.process.pid ?? null, lastShutdownSeconds: probe?.lastShutdownSeconds ?? null, systemdStopTimeoutSeconds: timeout === Infinity ? -1 : timeout };
@@ -73,7 +76,8 @@ async function compensate(ctx: CompensationContext): Promise<CompensationResult>
       // Left stopped as a human chose, but never with our drop-in (no stop timeout, no SIGKILL) in place.
       const released = await ctx.restart.service(broker, { action: 'release', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
       if (!released.ok || !/^released=1$/m.test(released.stdout)) return { notices: [{ code: 'drop-in-not-removed', broker, detail: released.detail || 'still stopping' }], complete: false, done: {} };
-      return { notices: [{ code: 'broker-left-stopped', broker }], complete: true, done: { brokerSettled: true } };
+      // Chosen while it was being started again: it runs, and the thread must not say otherwise.
+      return { notices: [{ code: status.pid === null ? 'broker-left-stopped' : 'broker-running', broker }], complete: true, done: { brokerSettled: true } };
     }
     // Start is idempotent: a running broker stays as it is, and the drop-in is removed either way.
     const started = await ctx.restart.service(broker, { action: 'start', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
@@ -207,7 +211,8 @@ export const restartBrokers: OperationKind<'restart-brokers'> = {
     const brokers = (r.brokers as number[]) ?? [];
     return r.rolling ? `rolling restart of ${brokers.length ? `brokers ${brokers.join(', ')}` : 'every broker'}` : `restart broker ${brokers[0]}`;
   },
-  exclusive: false,
+  // A broker down for its restart must not meet another restart's stop or a reassignment.
+  exclusive: true,
   topics: () => null,
   plan,
   preconditions: (params, s) => restartPreconditions(params, s),

@@ -76,7 +76,8 @@ export class SlackStub {
   /** Workspaces team.info knows: team id → its Enterprise Grid organisation (null: none). Others: team_not_found. */
   readonly teams = new Map<string, string | null>();
   /** While set: every Web API call is answered 429 with this Retry-After, until `until` (Date.now()). */
-  rateLimit: { until: number; retryAfterSeconds: number } | null = null;
+  /** 429 for every Web API call until `until`; `until` null: for `forMs` from the next call on. */
+  rateLimit: { until: number | null; forMs: number; retryAfterSeconds: number } | null = null;
   /** Slack method → how many more calls to answer with this HTTP status (e.g. 503). */
   readonly serverErrors = new Map<string, { remaining: number; status: number }>();
   private server: Server | undefined;
@@ -126,7 +127,12 @@ export class SlackStub {
 
   /** Answers every Web API call with 429 and Retry-After for the next `forMs`, as Slack does under load. */
   rateLimitFor(forMs: number, retryAfterSeconds = 1): void {
-    this.rateLimit = { until: Date.now() + forMs, retryAfterSeconds };
+    this.rateLimit = { until: Date.now() + forMs, forMs, retryAfterSeconds };
+  }
+
+  /** 429s for `forMs` from the next Web API call on, however late it comes (a loaded machine). */
+  rateLimitFromNextCall(forMs: number, retryAfterSeconds = 1): void {
+    this.rateLimit = { until: null, forMs, retryAfterSeconds };
   }
 
   /** Calls the stub accepted (rate-limited and failed attempts left out). */
@@ -167,7 +173,8 @@ export class SlackStub {
     const args = parseArgs(raw, req.headers['content-type']);
     const call: RecordedCall = { method, args, at: Date.now(), status: 200 };
     this.calls.push(call);
-    if (this.rateLimit && Date.now() < this.rateLimit.until) {
+    if (this.rateLimit && this.rateLimit.until === null) this.rateLimit.until = Date.now() + this.rateLimit.forMs;
+    if (this.rateLimit && Date.now() < this.rateLimit.until!) {
       call.status = 429;
       return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(this.rateLimit.retryAfterSeconds) } };
     }
