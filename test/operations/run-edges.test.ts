@@ -85,18 +85,28 @@ async function restartPlan(host: FakeHost): Promise<Plan> {
   return planned.plan;
 }
 
+/** A one-broker restart of broker 1 on a fresh FakeHost, approved by two. */
+async function approvedRestart(): Promise<{ host: FakeHost; id: string }> {
+  const host = new FakeHost();
+  cluster.restart = async () => host.io();
+  return { host, id: await approved(await restartPlan(host)) };
+}
+
+/** A reporter that asks for the run's cancel (with `reason`) as soon as `step` has finished. */
+function cancelAfter(id: string, step: string, user: string, reason: string): RunReporter {
+  return {
+    ...quiet,
+    async step(r) {
+      if (r.name === step && r.status === 'ok') await approvals.requestCancel(id, user, reason);
+    },
+  };
+}
+
 describe('edge 1: a restart run never ends with a broker stopped by us', () => {
   it('cancel pressed between the stop and the start: CANCELLED, and the broker is started again with a new pid', async () => {
-    const host = new FakeHost();
-    cluster.restart = async () => host.io();
-    const id = await approved(await restartPlan(host));
+    const { host, id } = await approvedRestart();
     const before = host.pid;
-    const report: RunReporter = {
-      ...quiet,
-      async step(r) {
-        if (r.name === 'stop-broker' && r.status === 'ok') await approvals.requestCancel(id, 'UBOB', 'changed my mind');
-      },
-    };
+    const report = cancelAfter(id, 'stop-broker', 'UBOB', 'changed my mind');
     const result = await tick(id, { report });
     expect(result).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
     expect(host.calls).toEqual(['stop', 'start']);
@@ -107,9 +117,7 @@ describe('edge 1: a restart run never ends with a broker stopped by us', () => {
   });
 
   it(`${MAX_CONSECUTIVE_ERRORS} errors in a row after the stop: FAILED, and the compensation starts the broker`, async () => {
-    const host = new FakeHost();
-    cluster.restart = async () => host.io();
-    const id = await approved(await restartPlan(host));
+    const { host, id } = await approvedRestart();
     const report: RunReporter = {
       ...quiet,
       async step(r) {
@@ -125,9 +133,7 @@ describe('edge 1: a restart run never ends with a broker stopped by us', () => {
   });
 
   it('a failed start: FAILED; the start is owed (cleanupPending) until the sweep gets it done', async () => {
-    const host = new FakeHost();
-    cluster.restart = async () => host.io();
-    const id = await approved(await restartPlan(host));
+    const { host, id } = await approvedRestart();
     host.failStart = 2;
     const result = await tick(id);
     expect(result).toMatchObject({ kind: 'finished', status: 'FAILED' });
@@ -141,15 +147,8 @@ describe('edge 1: a restart run never ends with a broker stopped by us', () => {
   });
 
   it('"leave stopped" chosen in the thread: the only way a run ends with the broker down', async () => {
-    const host = new FakeHost();
-    cluster.restart = async () => host.io();
-    const id = await approved(await restartPlan(host));
-    const report: RunReporter = {
-      ...quiet,
-      async step(r) {
-        if (r.name === 'stop-broker' && r.status === 'ok') await approvals.requestCancel(id, 'UALICE', LEAVE_STOPPED_REASON);
-      },
-    };
+    const { host, id } = await approvedRestart();
+    const report = cancelAfter(id, 'stop-broker', 'UALICE', LEAVE_STOPPED_REASON);
     expect(await tick(id, { report })).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
     // Never started; the drop-in that disabled the stop timeout and SIGKILL is removed all the same.
     expect(host.calls).toEqual(['stop', 'release']);
@@ -160,9 +159,7 @@ describe('edge 1: a restart run never ends with a broker stopped by us', () => {
 
 describe('edge 1b: a stopped broker never depends on reaching the cluster', () => {
   it('cancel while the cluster cannot be reached: the cancel is seen and the broker started from its host', async () => {
-    const host = new FakeHost();
-    cluster.restart = async () => host.io();
-    const id = await approved(await restartPlan(host));
+    const { host, id } = await approvedRestart();
     // Ticks short enough to park after each step, until the broker is down.
     for (let i = 0; i < 10 && !host.calls.includes('stop'); i++) expect((await tick(id, { deadline: Date.now() + 5_002 })).kind).toBe('parked');
     expect(host.calls).toEqual(['stop']);
@@ -177,9 +174,7 @@ describe('edge 1b: a stopped broker never depends on reaching the cluster', () =
   });
 
   it('the sweep\'s clean-up starts a broker left stopped even while the cluster cannot be reached', async () => {
-    const host = new FakeHost();
-    cluster.restart = async () => host.io();
-    const id = await approved(await restartPlan(host));
+    const { host, id } = await approvedRestart();
     host.failStart = 2;
     expect(await tick(id)).toMatchObject({ kind: 'finished', status: 'FAILED' });
     cluster.failNext = { method: 'openAdmin', times: 1_000 };
@@ -189,15 +184,8 @@ describe('edge 1b: a stopped broker never depends on reaching the cluster', () =
   });
 
   it('"leave stopped" chosen once the broker was already started again: the thread says it runs', async () => {
-    const host = new FakeHost();
-    cluster.restart = async () => host.io();
-    const id = await approved(await restartPlan(host));
-    const report: RunReporter = {
-      ...quiet,
-      async step(r) {
-        if (r.name === 'start-broker' && r.status === 'ok') await approvals.requestCancel(id, 'UALICE', LEAVE_STOPPED_REASON);
-      },
-    };
+    const { id } = await approvedRestart();
+    const report = cancelAfter(id, 'start-broker', 'UALICE', LEAVE_STOPPED_REASON);
     expect(await tick(id, { report })).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
     const summary = (await approvals.get(id))!.outcome?.summary ?? '';
     expect(summary).toMatch(/broker 1 is running/);
