@@ -6,7 +6,8 @@
 //   - its start-up line says operations are on (and off, with the reason, without approvers);
 //   - the incident-1 outage (last in-sync leader killed and wiped): `/kafka elect-leader`
 //     and two signed Approve clicks from two approvers put the chosen replica in charge,
-//     as `kafka-topics.sh --describe` shows.
+//     as `kafka-topics.sh --describe` shows; then `/kafka diagnose` and `/kafka timeline`
+//     export that diagnosis thread's postmortem timeline from the same in-process store.
 import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../sandbox/cluster.ts';
@@ -98,6 +99,18 @@ describe.skipIf(!up)('the README serve on the sandbox: a two-person leader overr
     const kafkaCli = (tool: string, args: string[]) => execFileSync(`${binDir(settings)}/${tool}`, ['--bootstrap-server', bootstrapServers(settings), ...args], { encoding: 'utf8', timeout: 120_000 });
     expect(kafkaCli('kafka-topics.sh', ['--describe', '--topic', 'orders'])).toMatch(/Partition: 0\s+Leader: 3\s/);
     expect(kafkaCli('kafka-get-offsets.sh', ['--topic', 'orders', '--partitions', '0']).trim()).toBe(`orders:0:${sc.expect.messagesPerReplica!['3']}`);
+
+    // A diagnosis thread's postmortem timeline, from serve's own in-process store (the default no other test runs).
+    const before = new Set(stub.topLevel(CHANNEL).map((m) => m.ts));
+    await harness.post('/slack/events', slashBody({ text: 'diagnose', user: ALICE, channel: CHANNEL, responseUrl: stub.responseUrl('diagnose') }));
+    const diagnosis = await waitFor('the diagnosis thread', () => stub.topLevel(CHANNEL).find((m) => !before.has(m.ts) && stub.thread(m.ts).length > 0), 120_000, 250);
+    const link = `https://acme.slack.com/archives/${CHANNEL}/p${diagnosis.ts.replace('.', '')}`;
+    const asked = await harness.post('/slack/events', slashBody({ text: `timeline ${link}`, user: ALICE, channel: CHANNEL, responseUrl: stub.responseUrl('timeline') }));
+    const file = await waitFor('the timeline file in the diagnosis thread', () => stub.uploads.find((u) => u.filename?.startsWith('timeline-') && u.content), 60_000, 250).catch((e: Error) => {
+      throw new Error(`${e.message}; ack ${JSON.stringify(asked)}; responses ${JSON.stringify(stub.responses.map((r) => r.body.text))}`);
+    });
+    expect(file.thread_ts).toBe(diagnosis.ts);
+    expect(file.content).toContain('Diagnosis of sandbox');
     console.log(`[serve README] ${harness.startupLine}\n  leader override approved by ${ALICE} and ${BOB}: second approval → summary in the thread ${seconds.toFixed(1)} s; broker 3 leads orders-0`);
   }, 600_000);
 });
