@@ -63,7 +63,9 @@ export async function createTopic(
     replicaAssignment: opts.assignment.map((replicas, partition) => ({ partition, replicas })),
     configEntries: Object.entries(opts.configs ?? {}).map(([name, value]) => ({ name, value })),
   };
-  await admin.createTopics({ topics: [spec], waitForLeaders: true, timeout: 30_000 });
+  // Not kafkajs's waitForLeaders: it retries only LEADER_NOT_AVAILABLE and throws on the
+  // UNKNOWN_TOPIC_OR_PARTITION a broker answers until the new topic's metadata reaches it.
+  await admin.createTopics({ topics: [spec], waitForLeaders: false, timeout: 30_000 });
   await waitFor(`leaders for ${topic}`, async () => {
     const ps = await partitions(admin, topic);
     return ps.length === opts.assignment.length && ps.every((p) => p.leader >= 0 && p.isr.length === p.replicas.length);

@@ -10,7 +10,7 @@ import { renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
 import type { ClusterChange } from '../../lib/diagnose/what-changed.ts';
 import { MemoryStateStore } from '../../lib/state/state-store.ts';
-import { kafkaTool, waitFor, withAdmin } from '../../sandbox/client.ts';
+import { createTopic, kafkaTool, waitFor, withAdmin } from '../../sandbox/client.ts';
 import { hasSandbox, testSandbox } from '../sandbox/helpers.ts';
 
 const TOPIC = 'what-changed-configs';
@@ -30,7 +30,7 @@ describe.skipIf(!hasSandbox())('what changed in the last hour, on the sandbox', 
   it('kafka-configs.sh --alter on a broker and a topic, and a broker restart: the next diagnosis names each, and says so in the thread', async () => {
     await sandbox.up();
     await withAdmin(sandbox.bootstrapServers, async (admin) => {
-      if (!(await admin.listTopics()).includes(TOPIC)) await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 3, replicationFactor: 3 }], waitForLeaders: true, timeout: 30_000 });
+      if (!(await admin.listTopics()).includes(TOPIC)) await createTopic(admin, TOPIC, { assignment: [[1, 2, 3], [2, 3, 1], [3, 1, 2]] });
     });
     const store = new MemoryStateStore();
     const history = stateClusterHistory(store, 'sandbox');

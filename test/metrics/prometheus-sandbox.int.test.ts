@@ -24,7 +24,7 @@ import { createAlertmanagerHandler } from '../../lib/alerts/intake.ts';
 import { alertmanagerPayload } from '../alerts/fixtures/samples.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { Sandbox } from '../../sandbox/cluster.ts';
-import { kafkaClient, waitFor, withAdmin } from '../../sandbox/client.ts';
+import { createTopic, kafkaClient, waitFor, withAdmin } from '../../sandbox/client.ts';
 import { BROKER_IDS, CONTROLLER_ID, metricsPort, sandboxSettings } from '../../sandbox/layout.ts';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { scratchDir } from '../helpers/scratch.ts';
@@ -98,7 +98,7 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
     await withAdmin(sandbox.bootstrapServers, async (admin) => {
       await admin.deleteTopics({ topics: [TOPIC] }).catch(() => {});
       await waitFor(`${TOPIC} gone`, async () => !(await admin.listTopics()).includes(TOPIC), 30_000);
-      await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 6, replicationFactor: 3 }], waitForLeaders: true, timeout: 30_000 });
+      await createTopic(admin, TOPIC, { assignment: [[1, 2, 3], [2, 3, 1], [3, 1, 2], [1, 3, 2], [2, 1, 3], [3, 2, 1]] });
     });
     // Load: small batches, acks=1 so producing goes on while a broker is down; bounded in count and time.
     producer = kafkaClient(sandbox.bootstrapServers, 'metrics-int-load').producer({ allowAutoTopicCreation: false, retry: { retries: 2 } });

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { sandboxSettings } from '../../sandbox/layout.ts';
 import { hasSandbox, testSandbox } from './helpers.ts';
@@ -23,6 +23,9 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   const idKey = zookeeper ? 'broker.id' : 'node.id';
   // Other sandboxes' ports: above this run's own (base..base+23), below the next matrix line's (base+100).
   const spare = sandbox.settings.portBase + 50;
+
+  // Files run in no fixed order and some end with a broker down (a scenario's killed leader): start from every node up.
+  beforeAll(() => sandbox.up(), 300_000);
 
   it('up on a running sandbox is a no-op', async () => {
     const before = await sandbox.status();
