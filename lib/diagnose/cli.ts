@@ -4,9 +4,7 @@
 
 import { isTopicName, TOPIC_NAME_RULE } from '../kafka/names.ts';
 import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle, type CliDefaults } from './cli-support.ts';
-import { diagnosisInputFor, runDiagnosis } from './run.ts';
-import { renderReport } from './render-terminal.ts';
-import { renderReportMarkdown } from './render-markdown.ts';
+import { diagnosisInputFor, startHostProbes } from './host-probes.ts';
 
 const USAGE = `usage: kafka-responder diagnose [--config FILE [--cluster NAME] | --bootstrap LIST] [--topic T] [--format text|json|markdown] [--timeout S]
 ${TARGET_USAGE}
@@ -22,10 +20,14 @@ export async function run(argv: string[], defaults: CliDefaults = {}): Promise<n
   }
   const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget);
   const input = { ...diagnosisInputFor(target), topic: args.topic ?? null };
+  // The host probes first: they run in their own processes (or on SSM) while
+  // this one loads the diagnosis, the detectors and the Kafka client.
+  const probing = startHostProbes(input);
+  const { runDiagnosis } = await import('./run.ts');
   // A cluster whose config names a metrics source: read it as the worker does (loaded only then).
-  const report = target.cluster?.metrics ? await (await import('./metrics/diagnose.ts')).runDiagnosisWithMetrics(target.cluster, input) : await runDiagnosis(input);
+  const report = target.cluster?.metrics ? await (await import('./metrics/diagnose.ts')).runDiagnosisWithMetrics(target.cluster, { ...input, probing }) : await runDiagnosis({ ...input, probing });
   if (args.format === 'json') console.log(JSON.stringify(report, null, 2));
-  else if (args.format === 'markdown') process.stdout.write(renderReportMarkdown(report));
-  else console.log(renderReport(report, terminalStyle()));
+  else if (args.format === 'markdown') process.stdout.write((await import('./render-markdown.ts')).renderReportMarkdown(report));
+  else console.log((await import('./render-terminal.ts')).renderReport(report, terminalStyle()));
   return report.findings.some((f) => f.severity !== 'info') ? 3 : 0;
 }

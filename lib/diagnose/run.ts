@@ -7,6 +7,7 @@ import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
+import { diagnosisInputFor, startHostProbes, type ProbeHostsFn } from './host-probes.ts';
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
 import { assessRestart, type RestartAssessment } from './can-restart.ts';
@@ -26,7 +27,8 @@ export type SnapshotFn = (connection: ConnectionConfig, opts: { topics: string[]
 
 /** Without kept history, lag is judged over two samples this far apart (only when some group lags in the first). */
 export const DEFAULT_LAG_WINDOW_MS = 3000;
-export type ProbeHostsFn = (executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }) => Promise<HostProbeOutcome[]>;
+export type { ProbeHostsFn } from './host-probes.ts';
+export { diagnosisInputFor } from './host-probes.ts';
 
 export interface RunDiagnosisInput {
   /** Name shown in the report (config cluster name, or the bootstrap list). */
@@ -41,6 +43,8 @@ export interface RunDiagnosisInput {
   /** Injected I/O; defaults are the real kafkajs snapshot and lib/hosts probe runner. */
   takeSnapshot?: SnapshotFn;
   probeHosts?: ProbeHostsFn;
+  /** Probes the caller already started (startHostProbes): the CLI starts them before it loads the diagnosis. */
+  probing?: Promise<HostProbeOutcome[]> | null;
   /** Open transactions and LSOs; null skips them (a restart check needs none). */
   readTransactions?: TransactionsFn | null;
   now?: () => number;
@@ -107,25 +111,9 @@ async function defaultReadTransactions(connection: ConnectionConfig, snapshot: C
 
 const defaultReadConfigs: ReadConfigsFn = async (connection, snapshot, opts) => (await import('./config-view.ts')).readConfigView(connection, snapshot, opts);
 
-async function defaultProbeHosts(executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }): Promise<HostProbeOutcome[]> {
-  const { probeHosts } = await import('../hosts/probe-runner.ts');
-  return probeHosts(executor, targets, opts);
-}
-
-/** The probe runner must never take the diagnosis down: a throw becomes a failed outcome per host. */
-async function safeProbe(probe: ProbeHostsFn, executor: Executor, targets: HostTarget[], timeoutMs: number): Promise<HostProbeOutcome[]> {
-  try {
-    return await probe(executor, targets, { timeoutMs });
-  } catch (err) {
-    const message = `host probe failed: ${errorMessage(err)}`;
-    return targets.map((t) => ({ brokerId: t.brokerId, ok: false as const, reason: 'failed' as const, message, execution: null }));
-  }
-}
-
 /** Snapshot + probes, concurrently. Throws only when the cluster cannot be reached at all. */
 export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<DiagnosisInputs> {
   const snapshotFn = input.takeSnapshot ?? defaultSnapshot;
-  const probeFn = input.probeHosts ?? defaultProbeHosts;
   const targets = input.hostTargets ?? [];
   const skippedChecks: string[] = [];
   const now = input.now ?? Date.now;
@@ -140,31 +128,27 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   }
   const lagWindowMs = historyGivesWindow(history, now()) ? 0 : (input.lagWindowMs ?? DEFAULT_LAG_WINDOW_MS);
 
-  // Leave the probes a little less time than the snapshot so both finish inside the budget.
-  const probeTimeout = Math.max(1000, Math.floor(input.timeoutMs * 0.9));
   // Probes first, and a turn of the event loop for them to get going: the
   // snapshot's first step loads kafkajs, which holds the thread for a while.
-  const started = input.executor && targets.length > 0 ? safeProbe(probeFn, input.executor, targets, probeTimeout) : null;
-  if (started) await new Promise((resolve) => setImmediate(resolve));
+  const started = input.probing !== undefined ? input.probing : startHostProbes(input);
+  if (started && input.probing === undefined) await new Promise((resolve) => setImmediate(resolve));
   const probing = started ?? Promise.resolve([]);
-  const [snapshot, probes] = await Promise.all([
-    snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs }),
-    probing,
-  ]);
-
   // Configs only when there is a last view to compare them with (the bot), alongside the transactions read.
   const readConfigs = input.readConfigs === undefined ? (input.takeSnapshot ? null : defaultReadConfigs) : input.readConfigs;
-  const configsRead = input.clusterHistory && readConfigs ? readConfigs(input.connection, snapshot, { timeoutMs: Math.max(1000, input.timeoutMs - (now() - startedAt)) }) : null;
   // An injected snapshot (tests) comes with no cluster to ask about transactions unless a reader is injected too.
   const readTxns = input.readTransactions === undefined ? (input.takeSnapshot ? null : defaultReadTransactions) : input.readTransactions;
-  if (readTxns) {
-    // After the snapshot: it needs the leaders. Within what is left of the budget.
-    const left = Math.max(1000, input.timeoutMs - (now() - startedAt));
-    snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left });
-    if (snapshot.transactions.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${snapshot.transactions.reason}.`);
-    else if (snapshot.transactions.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${snapshot.transactions.reason}`);
-    else if (coordinatorViewUnavailable(snapshot.transactions)) skippedChecks.push(`Transaction check (hanging-transaction, from the coordinator's view): ${COORDINATOR_VIEW_NOT_AVAILABLE_REASON}.`);
-  }
+  // What needs the snapshot (the leaders, the brokers) follows it at once, while the probes still run.
+  const reading = snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs }).then(async (snapshot) => {
+    const left = () => Math.max(1000, input.timeoutMs - (now() - startedAt));
+    const configsRead = input.clusterHistory && readConfigs ? readConfigs(input.connection, snapshot, { timeoutMs: left() }) : null;
+    if (readTxns) snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left() });
+    return { snapshot, configsRead };
+  });
+  const [{ snapshot, configsRead }, probes] = await Promise.all([reading, probing]);
+  const txns = readTxns ? snapshot.transactions : undefined;
+  if (txns?.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${txns.reason}.`);
+  else if (txns?.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${txns.reason}`);
+  else if (txns && coordinatorViewUnavailable(txns)) skippedChecks.push(`Transaction check (hanging-transaction, from the coordinator's view): ${COORDINATOR_VIEW_NOT_AVAILABLE_REASON}.`);
 
   if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {
     const why = snapshot.errors.find((e) => e.scope === `topic:${input.topic}`)?.message ?? 'not in the metadata';
@@ -232,18 +216,6 @@ export async function runDiagnosis(input: RunDiagnosisInput): Promise<DiagnosisR
   const report = buildReport(input.cluster ?? input.connection.bootstrap.join(','), started, 0, inputs);
   report.durationMs = now() - started;
   return report;
-}
-
-/** A diagnosis of the whole target (add `topic`, a shorter `timeoutMs` or test I/O). */
-export function diagnosisInputFor(target: ClusterTarget): RunDiagnosisInput {
-  return {
-    cluster: target.name,
-    connection: target.connection,
-    executor: target.executor,
-    hostTargets: target.hostTargets,
-    timeoutMs: target.timeoutMs,
-    ...(target.lagWindowMs !== undefined ? { lagWindowMs: target.lagWindowMs } : {}),
-  };
 }
 
 /** I/O a pass can be given instead of the real kafkajs snapshot and probe runner (tests). */

@@ -98,13 +98,22 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
 
   try {
     const topicFilter = options.topics && options.topics.length > 0 ? [...new Set([...options.topics, CONSUMER_OFFSETS_TOPIC])] : null;
-    const { metadata } = await bootstrapMetadata(config.bootstrap, topicFilter, open, budget, wireOptions.requestTimeoutMs + wireOptions.connectionTimeoutMs * 2);
+    const connected = new Map<string, WireBroker>();
+    const { metadata } = await bootstrapMetadata(config.bootstrap, topicFilter, open, budget, wireOptions.requestTimeoutMs + wireOptions.connectionTimeoutMs * 2, connected);
     const takenAt = new Date(now()).toISOString();
 
     const brokers: BrokerInfo[] = metadata.brokers
       .map((b) => ({ id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null }))
       .sort((a, b) => a.id - b.id);
-    const brokerConns = new Map<number, WireBroker>(brokers.map((b) => [b.id, open(b.host, b.port, b.id)]));
+    // A broker the bootstrap list named as Metadata advertises it keeps the connection already open
+    // (one handshake less per broker: TLS, SASL and ApiVersions).
+    const brokerConns = new Map<number, WireBroker>(
+      brokers.map((b) => {
+        const same = connected.get(`${b.host}:${b.port}`);
+        connected.delete(`${b.host}:${b.port}`);
+        return [b.id, same ? same.as(b.id) : open(b.host, b.port, b.id)];
+      }),
+    );
     const fail = (brokerId: number, what: string, err: unknown) => {
       unreachable.add(brokerId);
       errors.push({ scope: `broker:${brokerId}`, message: `${what}: ${errorMessage(err)}` });
@@ -222,6 +231,8 @@ async function bootstrapMetadata(
   open: (host: string, port: number, nodeId: number | null) => WireBroker,
   budget: (perCall: number) => number,
   perAttemptMs: number,
+  /** Filled with the servers that connected, by "host:port" as Metadata advertises brokers. */
+  connected: Map<string, WireBroker>,
 ): Promise<{ metadata: RawMetadata }> {
   // Connect to every bootstrap server at once (a dead first entry must not eat
   // the whole budget), then ask the first that answers for the full Metadata,
@@ -232,7 +243,10 @@ async function bootstrapMetadata(
     const { host, port } = parseAddress(addr);
     const conn = open(host, port, null);
     const ready = withTimeout(conn.connect(), budget(perAttemptMs), `connect to ${addr}`).then(
-      () => ({ addr, conn }),
+      () => {
+        connected.set(`${host}:${port}`, conn);
+        return { addr, conn };
+      },
       (err: unknown) => {
         failures.push(`${addr}: ${errorMessage(err)}`);
         throw err;

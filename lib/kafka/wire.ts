@@ -273,7 +273,7 @@ export class WireBroker {
   constructor(
     readonly host: string,
     readonly port: number,
-    readonly nodeId: number | null,
+    private id: number | null,
     options: WireOptions,
   ) {
     this.maxInFlight = options.maxRequestsPerBroker ?? DEFAULT_MAX_REQUESTS_PER_BROKER;
@@ -292,7 +292,7 @@ export class WireBroker {
     this.broker = new Broker({
       connectionPool,
       logger: quietLogger,
-      nodeId,
+      nodeId: id,
       allowAutoTopicCreation: false,
       authenticationTimeout: options.connectionTimeoutMs * 2,
     });
@@ -300,6 +300,17 @@ export class WireBroker {
 
   get address(): string {
     return `${this.host}:${this.port}`;
+  }
+
+  /** The broker id Metadata gave this address; null for a bootstrap server not yet known by id. */
+  get nodeId(): number | null {
+    return this.id;
+  }
+
+  /** This connection, now known as broker `id` (a bootstrap server found in Metadata). */
+  as(id: number): this {
+    this.id = id;
+    return this;
   }
 
   connect(): Promise<void> {
