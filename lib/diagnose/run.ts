@@ -6,6 +6,7 @@
 import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
+import { tpKey } from '../kafka/partitions.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import { diagnosisInputFor, startHostProbes, type ProbeHostsFn } from './host-probes.ts';
 import type { DiagnosisReport } from './types.ts';
@@ -82,6 +83,7 @@ const loadTransactionModules = () => (transactionModules ??= Promise.all([import
 
 async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<SnapshotFn>[1]): Promise<ClusterSnapshot> {
   const { takeSnapshot } = await import('../kafka/snapshot.ts');
+  if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} snapshot module\n`);
   void loadTransactionModules().catch(() => {}); // a failure surfaces where they are used
   return takeSnapshot(connection, opts);
 }
@@ -96,7 +98,9 @@ async function defaultReadTransactions(connection: ConnectionConfig, snapshot: C
   const at = Date.now();
   let admin;
   try {
-    admin = await openAdmin(connection, { timeoutMs: opts.timeoutMs });
+    // The snapshot's leaders, read a moment ago: no second Metadata of every partition to route by.
+    const knownLeaders = new Map(snapshot.topics.flatMap((t) => t.partitions.map((p) => [tpKey(t.name, p.partition), p.leader] as const)));
+    admin = await openAdmin(connection, { timeoutMs: opts.timeoutMs, knownLeaders });
   } catch (err) {
     return { status: 'failed', reason: errorMessage(err), at, maxTransactionTimeoutMs: null, partitions: [], errors: [] };
   }
@@ -141,10 +145,13 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   const reading = snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs }).then(async (snapshot) => {
     const left = () => Math.max(1000, input.timeoutMs - (now() - startedAt));
     const configsRead = input.clusterHistory && readConfigs ? readConfigs(input.connection, snapshot, { timeoutMs: left() }) : null;
+    if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} snapshot done\n`);
     if (readTxns) snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left() });
+    if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} txns done\n`);
     return { snapshot, configsRead };
   });
   const [{ snapshot, configsRead }, probes] = await Promise.all([reading, probing]);
+  if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} all done\n`);
   const txns = readTxns ? snapshot.transactions : undefined;
   if (txns?.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${txns.reason}.`);
   else if (txns?.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${txns.reason}`);

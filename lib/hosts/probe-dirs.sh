@@ -61,9 +61,10 @@ for dir in "${LOG_DIRS[@]}"; do
   # The partition dirs and their segments from two globs and one awk: a bash loop with
   # a glob per partition dir cost about 30 us each, 100 ms a host at 3,000 partitions.
   parts=0; nosegc=0; listing=""
-  IFS= read -r -t 10 -d '' listing < <(printf '%s\n' "$dir"/*-[0-9]*/ "$dir"/*-[0-9]*/*.log |
+  exec {fd}< <(exec 2>/dev/null; printf '%s\n' "$dir"/*-[0-9]*/ "$dir"/*-[0-9]*/*.log |
     awk -v max="$NOSEG_LIST_MAX" -v room=$((OFFSETS_PARTITIONS_MAX - ${#OFF_PART[@]})) "$PARTITION_DIRS_AWK")
-  [ $? -gt 128 ] && warn "listing the partition dirs of $dir took over 10 s"
+  bulk listing 10 "$fd" || warn "listing the partition dirs of $dir took over 10 s"
+  exec {fd}<&-
   split $'\n' "$listing"
   for l in "${PARTS[@]}"; do
     case $l in
@@ -94,9 +95,10 @@ fi
 declare -A SIZE=() MTIME=()
 SIZES_OK=1
 stat_batch() { # files... -> SIZE, MTIME; false when stat did not finish
-  local out="" l rest name
-  IFS= read -r -t 10 -d '' out < <(TZ=UTC0 stat -c '%s %y %n' -- "$@" 2>/dev/null)
-  [ $? -gt 128 ] && return 1
+  local out="" l rest name fd
+  exec {fd}< <(exec 2>/dev/null; TZ=UTC0 stat -c '%s %y %n' -- "$@")
+  bulk out 10 "$fd" || { exec {fd}<&-; return 1; }
+  exec {fd}<&-
   split $'\n' "$out"
   for l in "${PARTS[@]}"; do
     rest=${l#* }; name=${rest#* * * }

@@ -95,12 +95,22 @@ SCAN_DEADLINE=${SCAN_DEADLINE_ARG:-14}
 left() { LEFT=$(( SCAN_DEADLINE + 2 - SECONDS )); [ $LEFT -lt 1 ] && LEFT=1; }
 in_time() { [ "$SECONDS" -lt "$SCAN_DEADLINE" ]; }
 # What can hang or read a lot (other processes' /proc files, data dirs (NFS?),
-# systemd, logs) is read through `read -t <seconds> ... < <(cmd)`: bash stops
-# waiting at the limit, and the process substitution runs cmd in its own fork
-# (one process, where `$(timeout ...)` took three). T2 is for the rare calls
-# that keep a $(...).
+# systemd, logs) is read through `read -t <seconds> ... < <(cmd)` when it is a
+# few lines, `bulk` (below) when it can be kilobytes: bash stops waiting at the
+# limit, and the process substitution runs cmd in its own fork (one process,
+# where `$(timeout ...)` took three). T2 is for the rare calls that keep a $(...).
 T2=()
 have timeout && T2=(timeout -k 1 2)
+# bulk VAR SECONDS FD: what an `exec {FD}< <(cmd)` prints, into VAR. `read` takes a
+# pipe a byte at a time (with a select per byte under -t: 50 ms for 25 KB of log
+# lines, 250 ms for a 1,000-file stat); cat reads it in blocks. Like `read -t`,
+# it stops waiting after SECONDS and leaves cmd to finish alone: false then.
+bulk() {
+  local -n bulk_into=$1
+  local rc=0
+  if have timeout; then bulk_into=$(timeout -k 1 "$2" cat <&"$3") || rc=$?; else bulk_into=$(cat <&"$3"); fi
+  [ $rc -ne 124 ] && [ $rc -ne 137 ]
+}
 # split SEP TEXT -> PARTS (mapfile -d < <(printf ...) forks)
 split() { local IFS=$1; set -f; PARTS=($2); set +f; }
 

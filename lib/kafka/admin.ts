@@ -64,7 +64,7 @@ export { KafkaAdminError } from './errors.ts';
 export { describeError } from './errors.ts';
 
 export async function openAdmin(config: ConnectionConfig, options: AdminOptions): Promise<KafkaAdmin> {
-  const nodes = new Nodes(config.bootstrap, wireOptionsFor(config, options.timeoutMs), options.timeoutMs, options.concurrency ?? 8);
+  const nodes = new Nodes(config.bootstrap, wireOptionsFor(config, options.timeoutMs), options.timeoutMs, options.concurrency ?? 8, options.knownLeaders ?? null);
   try {
     await nodes.bootstrap();
   } catch (err) {
@@ -151,6 +151,8 @@ class Admin implements KafkaAdmin {
 
   private txnRouting(): TxnRouting {
     return {
+      // Always fresh, never the leaders given at open: any replica answers DescribeProducers
+      // (with its own producer state), so a leader that moved would not be noticed.
       leaders: async (topics) => {
         const md = await this.nodes.freshMetadata(topics);
         const out = new Map<string, number>();

@@ -7,7 +7,8 @@
 
 import { readFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Nodes } from '../../lib/kafka/admin/nodes.ts';
 import { KafkaAdminError, type KafkaAdmin, type TopicPartition, openAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig, splitBootstrap } from '../../lib/kafka/connection.ts';
 import { WireBroker, type RawMetadata } from '../../lib/kafka/wire.ts';
@@ -185,6 +186,35 @@ describe.skipIf(!haveSandbox)('KafkaAdmin on the sandbox', () => {
     const missing = await admin.listOffsets([{ topic: T.offsets, partition: 9 }, { topic: 'adm-no-such-topic', partition: 0 }, { topic: T.offsets, partition: 1 }], 'latest');
     expect(missing.map((o) => [o.errorCode, o.offset])).toEqual([[3, null], [3, null], [0, 80]]);
     expect(missing[0]!.error).toMatch(/^UNKNOWN_TOPIC_OR_PARTITION/);
+  });
+
+  it('known leaders route ListOffsets without Metadata, a leader that moved is asked again after fresh Metadata; DescribeProducers always asks', async () => {
+    const tps: TopicPartition[] = [0, 1, 2].map((partition) => ({ topic: T.offsets, partition }));
+    const md = await admin.metadata([T.offsets]);
+    const leaderOf = new Map(md.topicMetadata[0]!.partitionMetadata.map((p) => [p.partitionId, p.leader]));
+    const expected = await admin.listOffsets(tps, 'latest');
+    const key = (p: number) => `${T.offsets}\u0000${p}`;
+    const metadataCalls = vi.spyOn(Nodes.prototype, 'freshMetadata');
+    try {
+      for (const [wrong, calls] of [[false, 0], [true, 1]] as const) {
+        // Wrong: each partition's "leader" is the next broker, a follower that answers NOT_LEADER_OR_FOLLOWER.
+        const knownLeaders = new Map(tps.map((tp) => [key(tp.partition), wrong ? (leaderOf.get(tp.partition)! % 3) + 1 : leaderOf.get(tp.partition)!]));
+        const hinted = await openAdmin(parseConnectionConfig({ bootstrap: bootstrap.split(',') }), { timeoutMs: 20_000, knownLeaders });
+        try {
+          metadataCalls.mockClear();
+          expect((await hinted.listOffsets(tps, 'latest')).map((o) => [o.partition, o.offset, o.errorCode])).toEqual(expected.map((o) => [o.partition, o.offset, 0]));
+          expect(metadataCalls.mock.calls.length, wrong ? 'retried after fresh Metadata' : 'no Metadata asked').toBe(calls);
+          // Any replica answers DescribeProducers, from its own state: it always asks Metadata for the leaders.
+          metadataCalls.mockClear();
+          expect((await hinted.describeProducers(tps)).map((p) => [p.partition, p.errorCode, p.leader])).toEqual(tps.map((tp) => [tp.partition, 0, leaderOf.get(tp.partition)]));
+          expect(metadataCalls.mock.calls.length).toBe(1);
+        } finally {
+          await hinted.close();
+        }
+      }
+    } finally {
+      metadataCalls.mockRestore();
+    }
   });
 
   it('describeLogDirs matches kafka-log-dirs.sh; a broker not in the cluster is reported, not thrown', async () => {

@@ -7,6 +7,7 @@ import { errorMessage } from '../../runtime/errors.ts';
 import { KafkaAdminError } from '../errors.ts';
 import { UnsupportedVersionError, WireBroker, type RawMetadata, type RequestOptions, type WireApi, type WireOptions } from '../wire.ts';
 import { Metadata } from './metadata.ts';
+import { tpKey, type TopicPartition } from '../partitions.ts';
 
 export interface BrokerAddress {
   host: string;
@@ -31,7 +32,25 @@ export class Nodes {
     readonly wire: WireOptions,
     readonly timeoutMs: number,
     readonly concurrency: number,
+    private readonly knownLeaders: ReadonlyMap<string, number> | null = null,
   ) {}
+
+  /**
+   * The leaders the caller gave at open for every one of these partitions, when
+   * each is a live broker of the cluster; else null (ask Metadata: it also says
+   * why a partition has no leader).
+   */
+  givenLeaders(partitions: readonly TopicPartition[]): Map<string, number> | null {
+    if (!this.knownLeaders) return null;
+    const out = new Map<string, number>();
+    for (const { topic, partition } of partitions) {
+      const key = tpKey(topic, partition);
+      const leader = this.knownLeaders.get(key);
+      if (leader === undefined || !this.brokers.has(leader)) return null;
+      out.set(key, leader);
+    }
+    return out;
+  }
 
   conn(address: BrokerAddress, nodeId: number | null): WireBroker {
     if (this.closed) throw new KafkaAdminError('the admin client is closed');

@@ -178,10 +178,15 @@ export class Router {
     const none = { brokerId: null };
     let pending = items;
     for (let round = 0; round < 2 && pending.length > 0; round++) {
-      const md = await nodes.freshMetadata([...new Set(pending.map((p) => p.topic))]);
-      const leaders = new Map<string, number>();
-      for (const t of md.topicMetadata) for (const p of t.partitionMetadata) leaders.set(tpKey(t.topic, p.partitionId), p.leader);
-      const topicErrors = new Map(md.topicMetadata.map((t) => [t.topic, t.topicErrorCode]));
+      // The first round may route by the leaders given at open; a retry always asks Metadata.
+      let leaders = round === 0 ? nodes.givenLeaders(pending) : null;
+      let topicErrors = new Map<string, number>();
+      if (!leaders) {
+        const md = await nodes.freshMetadata([...new Set(pending.map((p) => p.topic))]);
+        leaders = new Map<string, number>();
+        for (const t of md.topicMetadata) for (const p of t.partitionMetadata) leaders.set(tpKey(t.topic, p.partitionId), p.leader);
+        topicErrors = new Map(md.topicMetadata.map((t) => [t.topic, t.topicErrorCode]));
+      }
       const byLeader = new Map<number, TopicPartition[]>();
       for (const tp of pending) {
         const leader = leaders.get(tpKey(tp.topic, tp.partition));

@@ -146,4 +146,12 @@ export interface AdminOptions {
   timeoutMs: number;
   /** Requests in flight at once within one call. */
   concurrency?: number;
+  /**
+   * Each partition's leader as the caller saw it a moment ago (a snapshot's
+   * Metadata, by tpKey): the first round of a call that only leaders answer
+   * (ListOffsets: a follower says NOT_LEADER_OR_FOLLOWER) routes by it instead
+   * of asking Metadata again; a partition whose leader moved is retried with
+   * fresh Metadata. DescribeProducers, which any replica answers, never uses it.
+   */
+  knownLeaders?: ReadonlyMap<string, number>;
 }
