@@ -101,15 +101,21 @@ in_time() { [ "$SECONDS" -lt "$SCAN_DEADLINE" ]; }
 # where `$(timeout ...)` took three). T2 is for the rare calls that keep a $(...).
 T2=()
 have timeout && T2=(timeout -k 1 2)
-# bulk VAR SECONDS FD: what an `exec {FD}< <(cmd)` prints, into VAR. `read` takes a
-# pipe a byte at a time (with a select per byte under -t: 50 ms for 25 KB of log
-# lines, 250 ms for a 1,000-file stat); cat reads it in blocks. Like `read -t`,
-# it stops waiting after SECONDS and leaves cmd to finish alone: false then.
+# bulk VAR SECONDS FD: what an `exec {FD}< <(cmd)` prints, into VAR; false when
+# its first byte did not come within SECONDS (cmd is left to finish alone, as
+# `read -t` leaves it). `read` takes a pipe a byte at a time, with a select per
+# byte under -t (50 ms for 25 KB of log lines, 250 ms for a 1,000-file stat):
+# only the first byte is read so; the rest in blocks, by the subshell of $(<),
+# no process started. The awk programs print at their end: that first byte is
+# all the waiting there is.
 bulk() {
   local -n bulk_into=$1
-  local rc=0
-  if have timeout; then bulk_into=$(timeout -k 1 "$2" cat <&"$3") || rc=$?; else bulk_into=$(cat <&"$3"); fi
-  [ $rc -ne 124 ] && [ $rc -ne 137 ]
+  local first="" rc=0
+  bulk_into=""
+  IFS= read -r -t "$2" -N 1 first <&"$3" || rc=$?
+  [ $rc -gt 128 ] && return 1
+  [ $rc -eq 0 ] && bulk_into=$first$(< "/dev/fd/$3")
+  return 0
 }
 # split SEP TEXT -> PARTS (mapfile -d < <(printf ...) forks)
 split() { local IFS=$1; set -f; PARTS=($2); set +f; }
