@@ -83,7 +83,6 @@ const loadTransactionModules = () => (transactionModules ??= Promise.all([import
 
 async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<SnapshotFn>[1]): Promise<ClusterSnapshot> {
   const { takeSnapshot } = await import('../kafka/snapshot.ts');
-  if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} snapshot module\n`);
   void loadTransactionModules().catch(() => {}); // a failure surfaces where they are used
   return takeSnapshot(connection, opts);
 }
@@ -145,13 +144,10 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   const reading = snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs }).then(async (snapshot) => {
     const left = () => Math.max(1000, input.timeoutMs - (now() - startedAt));
     const configsRead = input.clusterHistory && readConfigs ? readConfigs(input.connection, snapshot, { timeoutMs: left() }) : null;
-    if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} snapshot done\n`);
     if (readTxns) snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left() });
-    if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} txns done\n`);
     return { snapshot, configsRead };
   });
   const [{ snapshot, configsRead }, probes] = await Promise.all([reading, probing]);
-  if (process.env.KR_MARKS) process.stderr.write(`${performance.now().toFixed(1)} all done\n`);
   const txns = readTxns ? snapshot.transactions : undefined;
   if (txns?.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${txns.reason}.`);
   else if (txns?.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${txns.reason}`);
