@@ -9,6 +9,7 @@
 // The alerts name a cluster serve does not know, so no diagnosis runs: the
 // subject here is intake and the thread, not the cluster.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,10 +160,15 @@ describe.skipIf(!hasAlertmanager)('the real Alertmanager, max_alerts unset, into
     await waitFor('Alertmanager to answer', async () => (await fetch(`http://127.0.0.1:${AM_PORT}/-/ready`).catch(() => null))?.ok, 30_000, 200);
   }, 60_000);
 
-  afterAll(() => {
-    am?.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(async () => {
+    // Alertmanager writes its silences and notification log as it shuts down: remove its data once it has exited.
+    if (am && am.exitCode === null && am.signalCode === null) {
+      const exited = once(am, 'exit');
+      am.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  }, 30_000);
 
   it('5,000 alerts in one group: delivered, accepted, one thread with the right counts, nothing refused', async () => {
     const startsAt = new Date().toISOString();
