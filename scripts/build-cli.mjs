@@ -106,9 +106,13 @@ export async function buildCli({ quiet = false } = {}) {
     await rename(tmp, file.path);
   }
   const written = new Set(result.outputFiles.map((f) => f.path));
+  // Builds may run side by side (the matrix lines each build in their global setup): another
+  // build's file may be renamed or removed between readdir and stat, and its .tmp files are its own.
   for (const name of await readdir(CHUNKS)) {
     const path = join(CHUNKS, name);
-    if (!written.has(path) && Date.now() - (await stat(path)).mtimeMs > STALE_CHUNK_MS) await rm(path, { force: true });
+    if (written.has(path) || name.endsWith('.tmp')) continue;
+    const mtimeMs = await stat(path).then((s) => s.mtimeMs, () => null);
+    if (mtimeMs !== null && Date.now() - mtimeMs > STALE_CHUNK_MS) await rm(path, { force: true });
   }
   const code = result.outputFiles.filter((f) => f.path.endsWith('.mjs'));
   const bytes = code.reduce((n, f) => n + f.contents.length, 0);
