@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON, NOT_AVAILABLE_REASON, readTransactions, transactionVerdict } from '../../lib/kafka/transactions.ts';
 import type { PartitionProducers } from '../../lib/kafka/transactions-admin.ts';
+import { planAbortTransaction, planWhenCoordinatorsAnswer } from '../../lib/operations/kinds/abort-transaction.ts';
+import { snapshot } from '../operations/plan-fixtures.ts';
 
 const tp = { topic: 'orders', partition: 0 };
 const openTxn = { producerId: 7, producerEpoch: 0, lastSequence: 4, lastTimestamp: Date.now() - 5_000, coordinatorEpoch: 1, currentTxnStartOffset: 11 };
@@ -70,5 +72,36 @@ describe('readTransactions', () => {
     const admin = scripted({ producers: () => [{ ...tp, errorCode: 0, error: null, leader: 1, producers: calls++ === 0 ? [openTxn] : [{ ...openTxn, currentTxnStartOffset: -1 }] }] });
     const view = await readTransactions(admin, { partitions: [tp], configBroker: 1, sampleWindowMs: 0 });
     expect(view.partitions[0]?.openTransactions ?? []).toEqual([]);
+  });
+});
+
+describe('the abort planner asks again while a coordinator cannot answer', () => {
+  const s = snapshot([1, 2, 3], { orders: [[1, [1, 2, 3], [1, 2, 3]]] });
+  const request = { topic: 'orders', partition: 0, startOffset: 11 };
+  const loading = { transactions: [], failures: [{ brokerId: 1, errorCode: 14, error: "COORDINATOR_LOAD_IN_PROGRESS: The coordinator is loading and hence can't process requests for this group" }] };
+
+  it('a coordinator loading for two reads: the third read plans the abort (the run\'s proposal is not lost to it)', async () => {
+    let reads = 0;
+    const admin = scripted({ listTransactions: async () => (++reads <= 2 ? loading : { transactions: [], failures: [] }) });
+    const waits: number[] = [];
+    const result = await planWhenCoordinatorsAnswer(
+      () => readTransactions(admin, { partitions: [tp], configBroker: 1, sampleWindowMs: 0 }),
+      (view) => planAbortTransaction(s, view, request),
+      { wait: async (ms) => void waits.push(ms) },
+    );
+    expect(result.ok).toBe(true);
+    expect(reads).toBe(3);
+    expect(waits).toEqual([1_000, 1_000]);
+  });
+
+  it('a coordinator that never answers: "cannot tell" once the time is up, never an abort', async () => {
+    const admin = scripted({ listTransactions: async () => loading });
+    const result = await planWhenCoordinatorsAnswer(
+      () => readTransactions(admin, { partitions: [tp], configBroker: 1, sampleWindowMs: 0 }),
+      (view) => planAbortTransaction(s, view, request),
+      { forMs: 0, wait: async () => {} },
+    );
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.refusal.code).toBe('transaction-unknown');
   });
 });

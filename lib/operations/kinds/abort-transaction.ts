@@ -110,6 +110,26 @@ export function planAbortTransaction(s: ClusterSnapshot, view: TransactionsView,
   };
 }
 
+/**
+ * A coordinator that cannot be asked (its __transaction_state partition loading
+ * or without a leader, as right after the election that made this transaction
+ * hang) is a matter of seconds: the planner asks again for a while before it
+ * answers "cannot tell", so the abort a run proposes is not lost to it.
+ */
+export async function planWhenCoordinatorsAnswer(
+  read: () => Promise<TransactionsView>,
+  plan: (view: TransactionsView) => PlanResult<PlanOf<'abort-transaction'>>,
+  opts: { forMs?: number; everyMs?: number; wait?: (ms: number) => Promise<void> } = {},
+): Promise<PlanResult<PlanOf<'abort-transaction'>>> {
+  const until = Date.now() + (opts.forMs ?? 30_000);
+  const wait = opts.wait ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (;;) {
+    const result = plan(await read());
+    if (result.ok || result.refusal.code !== 'transaction-unknown' || Date.now() >= until) return result;
+    await wait(opts.everyMs ?? 1_000);
+  }
+}
+
 const WHY: Record<string, string> = {
   'coordinator-moved-on': 'its coordinator has finished it and no longer writes a marker here',
   'coordinator-not-found': 'no transaction coordinator knows its producer',
@@ -141,7 +161,7 @@ export const abortTransaction: OperationKind<'abort-transaction'> = {
     const s = await io.snapshot([r.topic]);
     const admin = await io.openAdmin();
     try {
-      return planAbortTransaction(s, await readLive(admin, s, r.topic, r.partition), r);
+      return await planWhenCoordinatorsAnswer(() => readLive(admin, s, r.topic, r.partition), (view) => planAbortTransaction(s, view, r));
     } finally {
       await admin.close();
     }
