@@ -13,6 +13,29 @@ if [ ${#present[@]} -gt 0 ]; then
   for l in "${PARTS[@]:1}"; do DF[${present[$i]}]=$l; i=$((i + 1)); done
 fi
 OFF_PART=(); OFF_DIRI=(); OFF_SEGS=(); OFF_BYTES=(); SIZE_FILES=(); declare -A SIZE_OWNER=() OFFSETS_AT=()
+# Reads "<dir>/<name>/" lines (partition dirs) and "<dir>/<name>/<file>.log" lines (their
+# segments), in the globs' order; prints the first `max` dirs without a segment (N name),
+# the first `room` __consumer_offsets partitions (O partition segments dir, then
+# F segment for each), and the counts last (C partitionDirs withoutSegments).
+# Partition dirs are <topic>-<number>: *-delete, *-future, *-stray are not counted.
+PARTITION_DIRS_AWK='
+  /\/$/ { d = substr($0, 1, length($0) - 1); name = d; sub(/.*\//, "", name)
+          if (name !~ /^.+-[0-9]+$/) next
+          dirs[++nd] = d; names[d] = name; next }
+  /\.log$/ { d = $0; sub(/\/[^\/]*$/, "", d); segs[d]++
+             if (d ~ /\/__consumer_offsets-[0-9]+$/) files[d] = files[d] "F " $0 "\n" }
+  END {
+    nos = 0; off = 0
+    for (i = 1; i <= nd; i++) {
+      d = dirs[i]; name = names[d]; c = (d in segs) ? segs[d] : 0
+      if (c == 0 && ++nos <= max) print "N " name
+      if (name ~ /^__consumer_offsets-[0-9]+$/ && off < room) {
+        off++; n = name; sub(/.*-/, "", n)
+        printf "O %s %d %s\n%s", n, c, d, files[d]
+      }
+    }
+    print "C " nd " " nos
+  }'
 di=-1
 for dir in "${LOG_DIRS[@]}"; do
   di=$((di + 1))
@@ -35,23 +58,25 @@ for dir in "${LOG_DIRS[@]}"; do
     rec 0 dir "$di.fsType" "$("${T2[@]}" stat -f -c %T -- "$dir" 2>/dev/null)"
   fi
 
-  parts=0; nosegc=0; nosegl=0
-  for p in "$dir"/*-[0-9]*/; do
-    p=${p%/}; name=${p##*/}; n=${name##*-}
-    [[ -n $n && $n != *[!0-9]* && -n ${name%-*} ]] || continue   # skips *-delete, *-future, *-stray
-    parts=$((parts + 1))
-    segs=("$p"/*.log)
-    if [ ${#segs[@]} -eq 0 ]; then
-      nosegc=$((nosegc + 1))
-      [ $nosegl -lt $NOSEG_LIST_MAX ] && rec 2 noSegments "$di" "$name" && nosegl=$((nosegl + 1))
-    fi
-    if [ "${name%-*}" = __consumer_offsets ] && [ ${#OFF_PART[@]} -lt $OFFSETS_PARTITIONS_MAX ]; then
-      k=${#OFF_PART[@]}
-      OFF_PART+=("$n"); OFF_DIRI+=("$di"); OFF_SEGS+=(${#segs[@]}); OFF_BYTES+=(0)
-      # (The same partition in two dirs: the last one listed is reported.)
-      OFFSETS_AT[$n]=$k
-      if [ ${#segs[@]} -gt 0 ]; then SIZE_OWNER[$p]=$k; SIZE_FILES+=("${segs[@]}"); fi
-    fi
+  # The partition dirs and their segments from two globs and one awk: a bash loop with
+  # a glob per partition dir cost about 30 us each, 100 ms a host at 3,000 partitions.
+  parts=0; nosegc=0; listing=""
+  exec {fd}< <(exec 2>/dev/null; printf '%s\n' "$dir"/*-[0-9]*/ "$dir"/*-[0-9]*/*.log |
+    awk -v max="$NOSEG_LIST_MAX" -v room=$((OFFSETS_PARTITIONS_MAX - ${#OFF_PART[@]})) "$PARTITION_DIRS_AWK")
+  bulk listing 10 "$fd" || warn "listing the partition dirs of $dir took over 10 s"
+  exec {fd}<&-
+  split $'\n' "$listing"
+  for l in "${PARTS[@]}"; do
+    case $l in
+      "N "*) rec 2 noSegments "$di" "${l#N }" ;;
+      "C "*) l=${l#C }; parts=${l% *}; nosegc=${l#* } ;;
+      "O "*) # O <partition> <segments> <dir>, then F <segment> for each of its segments
+        l=${l#O }; n=${l%% *}; l=${l#* }; k=${#OFF_PART[@]}
+        OFF_PART+=("$n"); OFF_DIRI+=("$di"); OFF_SEGS+=("${l%% *}"); OFF_BYTES+=(0)
+        # (The same partition in two dirs: the last one listed is reported.)
+        OFFSETS_AT[$n]=$k; SIZE_OWNER[${l#* }]=$k ;;
+      "F "*) SIZE_FILES+=("${l#F }") ;;
+    esac
   done
   rec 0 dir "$di.partitionDirCount" "$parts"
   rec 0 dir "$di.partitionDirsWithoutSegmentsCount" "$nosegc"
@@ -70,9 +95,10 @@ fi
 declare -A SIZE=() MTIME=()
 SIZES_OK=1
 stat_batch() { # files... -> SIZE, MTIME; false when stat did not finish
-  local out="" l rest name
-  IFS= read -r -t 10 -d '' out < <(TZ=UTC0 stat -c '%s %y %n' -- "$@" 2>/dev/null)
-  [ $? -gt 128 ] && return 1
+  local out="" l rest name fd
+  exec {fd}< <(exec 2>/dev/null; TZ=UTC0 stat -c '%s %y %n' -- "$@")
+  bulk out 10 "$fd" || { exec {fd}<&-; return 1; }
+  exec {fd}<&-
   split $'\n' "$out"
   for l in "${PARTS[@]}"; do
     rest=${l#* }; name=${rest#* * * }

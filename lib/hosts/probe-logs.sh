@@ -164,13 +164,16 @@ done
 # select_lines: the one pass over the planned windows -> SELECTED (awk's records).
 select_lines() {
   left
-  SELECTED=""
-  IFS= read -r -t $LEFT -d '' SELECTED < <(
+  local fd
+  # Its stderr is not the probe's: a scan left behind at its deadline holds none of the probe's output open.
+  exec {fd}< <(
+    exec 2>/dev/null
     { stream "${SERVER_STREAM[@]}"; if [ ${#CLEANER_STREAM[@]} -gt 0 ]; then printf '\n%s\n' "$MARK"; stream "${CLEANER_STREAM[@]}"; fi; } 2>/dev/null |
       grep -a -n -F -A 1 --no-group-separator "${fixed[@]}" 2>/dev/null |
       KR_CATS=${KR_CATS%$'\n'} KR_MARK=$MARK KR_LINE_MAX=$LINE_MAX awk "$SELECT"
   )
-  [ $? -gt 128 ] && warn "time budget spent: log scan stopped at its deadline"
+  bulk SELECTED "$LEFT" "$fd" || warn "time budget spent: log scan stopped at its deadline"
+  exec {fd}<&-
   return 0
 }
 # window_needs_more: no broker start (LogManager's "Loading logs") among the

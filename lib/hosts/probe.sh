@@ -95,12 +95,28 @@ SCAN_DEADLINE=${SCAN_DEADLINE_ARG:-14}
 left() { LEFT=$(( SCAN_DEADLINE + 2 - SECONDS )); [ $LEFT -lt 1 ] && LEFT=1; }
 in_time() { [ "$SECONDS" -lt "$SCAN_DEADLINE" ]; }
 # What can hang or read a lot (other processes' /proc files, data dirs (NFS?),
-# systemd, logs) is read through `read -t <seconds> ... < <(cmd)`: bash stops
-# waiting at the limit, and the process substitution runs cmd in its own fork
-# (one process, where `$(timeout ...)` took three). T2 is for the rare calls
-# that keep a $(...).
+# systemd, logs) is read through `read -t <seconds> ... < <(cmd)` when it is a
+# few lines, `bulk` (below) when it can be kilobytes: bash stops waiting at the
+# limit, and the process substitution runs cmd in its own fork (one process,
+# where `$(timeout ...)` took three). T2 is for the rare calls that keep a $(...).
 T2=()
 have timeout && T2=(timeout -k 1 2)
+# bulk VAR SECONDS FD: what an `exec {FD}< <(cmd)` prints, into VAR; false when
+# its first byte did not come within SECONDS (cmd is left to finish alone, as
+# `read -t` leaves it). Under -t (and with -d) bash's read takes a pipe a byte at
+# a time, a select and two sigprocmask each: 50 ms for 25 KB of log lines,
+# 250 ms for a 1,000-file stat. Only the first byte is read so; `read -N`
+# without -t takes the rest in blocks, in this shell (no subshell, no process).
+# The awk programs print at their end: that first byte is all the waiting there is.
+bulk() {
+  local -n bulk_into=$1
+  local first="" rest="" rc=0
+  bulk_into=""
+  IFS= read -r -t "$2" -N 1 first <&"$3" || rc=$?
+  [ $rc -gt 128 ] && return 1
+  if [ $rc -eq 0 ]; then IFS= read -r -N 100000000 rest <&"$3"; bulk_into=$first$rest; fi
+  return 0
+}
 # split SEP TEXT -> PARTS (mapfile -d < <(printf ...) forks)
 split() { local IFS=$1; set -f; PARTS=($2); set +f; }
 

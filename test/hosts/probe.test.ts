@@ -1,6 +1,7 @@
 // Runs the real probe.sh through LocalExecutor against fabricated host
 // directories, then parses its output: the whole path a sandbox probe takes.
 
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -453,6 +454,29 @@ describe('probe.sh: systemd', () => {
 });
 
 describe('probe.sh: time budget', () => {
+  it('stops waiting for a log scan that outlasts its time, says so, and still answers', async () => {
+    const h = host({ brokerId: 11 });
+    writeFileSync(join(h.logsDir, 'server.log'), log4j('07:00:00,000', 'INFO', 'Loading logs.', LM) + '\n');
+    const bin = join(root, 'hung-grep-bin');
+    mkdirSync(bin, { recursive: true });
+    // The log scan's grep (the one given --no-group-separator) hangs, as on a stuck mount; other greps run.
+    const grep = execFileSync('sh', ['-c', 'command -v grep'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'grep'), ['#!/bin/sh', 'case "$*" in *--no-group-separator*) exec sleep 30 ;; esac', `exec ${grep} "$@"`, ''].join('\n'), { mode: 0o755 });
+    const oldPath = process.env.PATH;
+    process.env.PATH = `${bin}:${oldPath}`;
+    try {
+      const { parseProbeOutput } = await import('../../lib/hosts/probe-output.ts');
+      // Deadline 1 s: the scan starts in time and gets what is left (3 s), not the executor's 20 s.
+      const [res] = await executor.run([{ brokerId: 11, address: h.hostDir }], { script: 'probe', params: { config: h.configPath, scanDeadline: '1' }, timeoutMs: 20_000, comment: 't' });
+      expect(res!.status).toBe('Success');
+      const r = parseProbeOutput(res!.stdout);
+      expect(r.warnings).toContain('time budget spent: log scan stopped at its deadline');
+      expect(r.brokerId).toBe(11);
+    } finally {
+      process.env.PATH = oldPath;
+    }
+  });
+
   it('skips the log scans once its deadline has passed and still answers with valid JSON', async () => {
     const h = host({ brokerId: 10, partitions: [{ name: '__consumer_offsets-0', segments: 1 }] });
     writeFileSync(join(h.logsDir, 'server.log'), log4j('07:00:00,000', 'INFO', 'Loading logs.', LM) + '\n');
