@@ -12,7 +12,8 @@ const withSandboxDefault = (load: () => Promise<TargetCommandModule>) => async (
   return { run: (argv) => command.run(argv, { noFlagTarget: sandboxTarget }) };
 };
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+/** `serve` keeps running (zod's compiled parsers pay off there); every other command runs once. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule>; longRunning?: true }> = {
   demo: {
     summary: 'bring the sandbox up, reproduce an incident (default isr-one-leader-lost) and diagnose it',
     load: () => import('./demo.ts'),
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   serve: {
     summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
     load: () => import('./serve.ts'),
+    longRunning: true,
   },
   transactions: {
     summary: 'open and hanging transactions (KIP-664) of a cluster or topic: [topic] [--config FILE [--cluster NAME] | --bootstrap LIST]',
@@ -66,6 +68,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
+    if (!command.longRunning) await import('./zod-one-shot.ts');
     return await (await command.load()).run(rest);
   } catch (err) {
     // A tool people rely on at 3 a.m. says what went wrong in one line, not a stack.

@@ -2,7 +2,6 @@
 // Exit codes: 0 nothing at warning or worse, 3 findings at warning or worse,
 // 1 the cluster could not be diagnosed (main.ts prints the reason), 2 usage.
 
-import { isTopicName, TOPIC_NAME_RULE } from '../kafka/names.ts';
 import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle, type CliDefaults } from './cli-support.ts';
 import { diagnosisInputFor, startHostProbes } from './host-probes.ts';
 
@@ -14,15 +13,20 @@ ${TARGET_USAGE}
 export async function run(argv: string[], defaults: CliDefaults = {}): Promise<number> {
   const args = parseCommandArgs(argv, USAGE, { topic: true, positionals: false });
   if (typeof args === 'number') return args;
-  if (args.topic !== undefined && !isTopicName(args.topic)) {
-    console.error(`invalid topic name ${JSON.stringify(args.topic)}: ${TOPIC_NAME_RULE}`);
-    return 2;
+  if (args.topic !== undefined) {
+    // (Loaded only here: names.ts builds zod schemas, and the probes wait for what loads before them.)
+    const { isTopicName, TOPIC_NAME_RULE } = await import('../kafka/names.ts');
+    if (!isTopicName(args.topic)) {
+      console.error(`invalid topic name ${JSON.stringify(args.topic)}: ${TOPIC_NAME_RULE}`);
+      return 2;
+    }
   }
   const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget);
-  const input = { ...diagnosisInputFor(target), topic: args.topic ?? null };
   // The host probes first: they run in their own processes (or on SSM) while
-  // this one loads the diagnosis, the detectors and the Kafka client.
-  const probing = startHostProbes(input);
+  // this one validates the connection and loads the diagnosis, the detectors
+  // and the Kafka client.
+  const probing = startHostProbes(target);
+  const input = { ...diagnosisInputFor(target), topic: args.topic ?? null };
   const { runDiagnosis } = await import('./run.ts');
   // A cluster whose config names a metrics source: read it as the worker does (loaded only then).
   const report = target.cluster?.metrics ? await (await import('./metrics/diagnose.ts')).runDiagnosisWithMetrics(target.cluster, { ...input, probing }) : await runDiagnosis({ ...input, probing });

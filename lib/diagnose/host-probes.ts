@@ -1,8 +1,10 @@
 // Starting the host probes of a diagnosis. Kept apart from run.ts, and light
-// (the probe runner is loaded when a probe starts): a caller can start the
-// probes first and load the rest of the diagnosis (detectors, kafkajs) while
-// the probes run in their own processes or on SSM.
+// (the probe runner loads the parser of their answers while they run): a
+// caller can start the probes first, in the same turn of the event loop, and
+// load the rest of the diagnosis (detectors, kafkajs) while the probes run in
+// their own processes or on SSM.
 
+import { probeHosts } from '../hosts/probe-runner.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import type { ClusterTarget } from './target.ts';
@@ -17,10 +19,6 @@ export interface HostProbeInput {
   probeHosts?: ProbeHostsFn;
 }
 
-async function defaultProbeHosts(executor: Executor, targets: HostTarget[], opts: { timeoutMs: number }): Promise<HostProbeOutcome[]> {
-  const { probeHosts } = await import('../hosts/probe-runner.ts');
-  return probeHosts(executor, targets, opts);
-}
 
 /** The probe runner must never take the diagnosis down: a throw becomes a failed outcome per host. */
 async function safeProbe(probe: ProbeHostsFn, executor: Executor, targets: HostTarget[], timeoutMs: number): Promise<HostProbeOutcome[]> {
@@ -40,7 +38,7 @@ async function safeProbe(probe: ProbeHostsFn, executor: Executor, targets: HostT
 export function startHostProbes(input: HostProbeInput): Promise<HostProbeOutcome[]> | null {
   const targets = input.hostTargets ?? [];
   if (!input.executor || targets.length === 0) return null;
-  return safeProbe(input.probeHosts ?? defaultProbeHosts, input.executor, targets, Math.max(1000, Math.floor(input.timeoutMs * 0.9)));
+  return safeProbe(input.probeHosts ?? probeHosts, input.executor, targets, Math.max(1000, Math.floor(input.timeoutMs * 0.9)));
 }
 
 /** A diagnosis of the whole target (add `topic`, a shorter `timeoutMs` or test I/O). */

@@ -258,9 +258,10 @@ function toReport(raw: RawProbeOutput): ProbeReport {
       if (l.c?.kind === 'cleaner-uncleanable') uncleanable.push(l.text);
       else if (l.c?.kind === 'cleaner-thread-died' || l.c?.kind === 'cleaner-io-failure') {
         cleanerFailures.push(l);
-        // The exception that ended the thread is on the next line.
+        // The exception that ended the thread is on the next line: the probe
+        // keeps a line after a match only when it is the very next one.
         const next = source[i + 1];
-        if (next?.isContext && next.n === l.n + 1) cleanerFailures.push(next);
+        if (next?.isContext) cleanerFailures.push(next);
       }
     }
   }

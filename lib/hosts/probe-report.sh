@@ -32,9 +32,14 @@ for w in "${WARNINGS[@]}"; do rec 0 warning - "$w"; done
 OUT=(); size=0; dropped=0
 for p in 0 1 2 3 4; do
   declare -n list=R$p
-  for r in "${list[@]}"; do
-    if [ $((size + ${#r} + 1)) -le $MAX_OUTPUT ] || [ $p = 0 ]; then OUT+=("$r"); size=$((size + ${#r} + 1)); else dropped=$((dropped + 1)); fi
-  done
+  # A whole priority at once while it fits (the usual case), record by record once it does not.
+  printf -v all '%s\n' "${list[@]}"
+  if [ ${#list[@]} -gt 0 ] && { [ $p = 0 ] || [ $((size + ${#all})) -le $MAX_OUTPUT ]; }; then OUT+=("${list[@]}"); size=$((size + ${#all}))
+  else
+    for r in "${list[@]}"; do
+      if [ $((size + ${#r} + 1)) -le $MAX_OUTPUT ]; then OUT+=("$r"); size=$((size + ${#r} + 1)); else dropped=$((dropped + 1)); fi
+    done
+  fi
   unset -n list
 done
 OUT+=("end"$'\t'"left-out"$'\t'"$dropped")

@@ -3,7 +3,6 @@
 // becomes an `ok: false` outcome; it never takes the other hosts down.
 
 import { existsSync } from 'node:fs';
-import { parseProbeOutput, ProbeOutputError } from './probe-output.ts';
 import type { ExecutionResult, Executor, HostProbeOutcome, HostTarget, ScriptRun } from './types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
@@ -33,45 +32,36 @@ export async function probeHosts(executor: Executor, targets: HostTarget[], opts
     timeoutMs: opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     comment: (opts.comment ?? 'kafka-responder read-only host probe').slice(0, 100),
   };
-
-  let executions: ExecutionResult[];
-  try {
-    if (executor.kind === 'local') {
-      // Each sandbox host needs its own --config, so one run per target.
-      executions = (await Promise.all(targets.map((t) => executor.run([t], { ...base, params: probeParams(executor, t) })))).flat();
-    } else {
-      executions = await executor.run(targets, { ...base, params: {} });
-    }
-  } catch (err) {
+  const unsent = (err: unknown): HostProbeOutcome[] => {
     // The transport itself failed (credentials, network): every host is unanswered.
     const message = `probe could not be sent: ${errorMessage(err)}`;
     return targets.map((t) => ({ brokerId: t.brokerId, ok: false, reason: 'unreachable', message, execution: null }));
-  }
+  };
+  const noResult = (target: HostTarget): HostProbeOutcome => ({ brokerId: target.brokerId, ok: false, reason: 'failed', message: 'the executor returned no result for this host', execution: null });
 
-  return targets.map((target, i) => {
-    const execution = executions[i];
-    if (!execution) {
-      return { brokerId: target.brokerId, ok: false, reason: 'failed', message: 'the executor returned no result for this host', execution: null };
-    }
-    return toOutcome(target, execution);
-  });
-}
-
-const UNANSWERED = new Set(['Unreachable', 'Undeliverable', 'Delayed']);
-
-export function toOutcome(target: HostTarget, execution: ExecutionResult): HostProbeOutcome {
-  const brokerId = target.brokerId;
-  if (UNANSWERED.has(execution.status)) {
-    return { brokerId, ok: false, reason: 'unreachable', message: execution.detail ?? `host did not answer (${execution.status})`, execution };
-  }
-  if (execution.status !== 'Success') {
-    return { brokerId, ok: false, reason: 'failed', message: execution.detail ?? `probe ended with status ${execution.status}`, execution };
-  }
+  // The scripts start first; the parser loads while they run.
+  let runs: Promise<Array<ExecutionResult | undefined>>[];
   try {
-    const report = parseProbeOutput(execution.stdout, { truncated: execution.truncated });
-    return { brokerId, ok: true, report, execution };
+    runs =
+      executor.kind === 'local'
+        ? // Each sandbox host needs its own --config, so one run per target.
+          targets.map((t) => executor.run([t], { ...base, params: probeParams(executor, t) }))
+        : [executor.run(targets, { ...base, params: {} })];
   } catch (err) {
-    const message = err instanceof ProbeOutputError ? err.message : `unexpected error reading probe output: ${String(err)}`;
-    return { brokerId, ok: false, reason: 'malformed', message, execution };
+    return unsent(err);
+  }
+  const parser = import('./probe-outcome.ts');
+  // Each host's answer is read as it arrives, not after the slowest.
+  const answers = runs.map((run, i) =>
+    run.then(async (executions) => {
+      const { toOutcome } = await parser;
+      const these = runs.length === 1 ? targets : [targets[i]!];
+      return these.map((target, j) => (executions[j] ? toOutcome(target, executions[j]) : noResult(target)));
+    }),
+  );
+  try {
+    return (await Promise.all(answers)).flat();
+  } catch (err) {
+    return unsent(err);
   }
 }

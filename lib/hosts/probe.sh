@@ -128,7 +128,7 @@ KR_CWD=$PWD
 R0=(); R1=(); R2=(); R3=(); R4=()
 rec() {
   local v=$4
-  v=${v//\\/\\\\}; v=${v//$'\t'/\\t}; v=${v//$'\n'/\\n}; v=${v//$'\r'/\\r}
+  case $v in *[\\$'\t\n\r']*) v=${v//\\/\\\\}; v=${v//$'\t'/\\t}; v=${v//$'\n'/\\n}; v=${v//$'\r'/\\r} ;; esac
   local -n into=R$1
   into+=("$2"$'\t'"$3"$'\t'"$v")
 }
@@ -136,20 +136,18 @@ rec() {
 # ------------------------------------------------------------------ the process
 PID=""; CMDLINE=()
 find_process() {
-  local f pid arg found=() others=() cfg_real=""
+  local f pid arg found=() others=() cfg_real="" args US=$'\x1f'
   # (Unguarded: bash reads this file itself below.)
   # The bracket keeps grep from matching its own command line.
   while IFS= read -r -t 5 f; do
     pid=${f#/proc/}; pid=${pid%/cmdline}
-    [[ $pid =~ ^[0-9]+$ ]] || continue
+    case $pid in ''|*[!0-9]*) continue ;; esac
     mapfile -d '' -t CMDLINE < "$f" 2>/dev/null || continue
-    local is_kafka=0 matches_cfg=0
-    for arg in "${CMDLINE[@]}"; do
-      [ "$arg" = "kafka.Kafka" ] && is_kafka=1
-      [ -n "$CONFIG_ARG" ] && [ "$arg" = "$CONFIG_ARG" ] && matches_cfg=1
-    done
-    [ $is_kafka = 1 ] || continue
-    if [ -z "$CONFIG_ARG" ] || [ $matches_cfg = 1 ]; then found+=("$pid"); else others+=("$pid"); fi
+    # Whole arguments matched in the joined command line (a test per argument of
+    # every Java process was a hundred commands).
+    printf -v args "$US%s" "${CMDLINE[@]}"; args+=$US
+    [[ $args == *"${US}kafka.Kafka$US"* ]] || continue
+    if [ -z "$CONFIG_ARG" ] || [[ $args == *"$US$CONFIG_ARG$US"* ]]; then found+=("$pid"); else others+=("$pid"); fi
   done < <(grep -l -a -E 'kafka\.Kafk[a]' /proc/[0-9]*/cmdline 2>/dev/null)
   # The config may be named through a symlink: resolve it only when no command line names it as given.
   if [ ${#found[@]} = 0 ] && [ ${#others[@]} -gt 0 ] && [ -n "$CONFIG_ARG" ]; then
@@ -260,14 +258,17 @@ fi
 declare -A CFG=()
 read_properties() {   # file -> CFG[key]=value for the keys we use (Java .properties, simplified)
   local line k v
+  # (Patterns, not [[ =~ ]]: bash compiles a regular expression at every test.)
   while IFS= read -r line || [ -n "$line" ]; do
-    line=${line%$'\r'}
-    [[ $line =~ ^[[:space:]]*([#!]|$) ]] && continue
-    if [[ $line =~ ^[[:space:]]*([^=:[:space:]]+)[[:space:]]*[=:[:space:]][[:space:]]*(.*)$ ]]; then
-      k=${BASH_REMATCH[1]}; v=${BASH_REMATCH[2]}
-      v=${v%"${v##*[![:space:]]}"}
-      case "$k" in log.dirs|log.dir|node.id|broker.id|process.roles|metadata.log.dir) CFG[$k]=$v ;; esac
-    fi
+    line=${line%$'\r'}; line=${line#"${line%%[![:space:]]*}"}
+    # The key ends at the first '=', ':' or blank; one of them, blanks around it, then the value.
+    k=${line%%[=:[:space:]]*}
+    case "$k" in log.dirs|log.dir|node.id|broker.id|process.roles|metadata.log.dir) ;; *) continue ;; esac
+    v=${line#"$k"}
+    [ -n "$v" ] || continue
+    v=${v#"${v%%[![:space:]]*}"}
+    case $v in [=:]*) v=${v:1}; v=${v#"${v%%[![:space:]]*}"} ;; esac
+    CFG[$k]=${v%"${v##*[![:space:]]}"}
   done < "$1"
 }
 if [ -n "$CONFIG_PATH" ] && [ -r "$CONFIG_PATH" ]; then

@@ -9,60 +9,69 @@ import * as z from 'zod';
 import type { SASLOptions } from 'kafkajs';
 import type { WireOptions } from './wire.ts';
 
-const hostPort = z
-  .string()
-  .trim()
-  .regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/, 'expected host:port')
-  .refine((s) => {
-    const port = Number(s.slice(s.lastIndexOf(':') + 1));
-    return port > 0 && port < 65536;
-  }, 'port must be 1-65535');
+/**
+ * Built on first use, not at load: zod schemas cost ~10 ms of CPU to build, and
+ * the CLI starts its host probes before it needs a connection.
+ */
+function buildSchema() {
+  const hostPort = z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/, 'expected host:port')
+    .refine((s) => {
+      const port = Number(s.slice(s.lastIndexOf(':') + 1));
+      return port > 0 && port < 65536;
+    }, 'port must be 1-65535');
 
-const tlsSchema = z.union([
-  z.boolean(),
-  z.object({
-    caPath: z.string().min(1).optional(),
-    certPath: z.string().min(1).optional(),
-    keyPath: z.string().min(1).optional(),
-    /** Only for test clusters with self-signed certificates. */
-    rejectUnauthorized: z.boolean().default(true),
-  }),
-]);
+  const tlsSchema = z.union([
+    z.boolean(),
+    z.object({
+      caPath: z.string().min(1).optional(),
+      certPath: z.string().min(1).optional(),
+      keyPath: z.string().min(1).optional(),
+      /** Only for test clusters with self-signed certificates. */
+      rejectUnauthorized: z.boolean().default(true),
+    }),
+  ]);
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
+  const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
 
-const saslSchema = z.discriminatedUnion('mechanism', [
-  z.object({
-    mechanism: z.enum(['scram-sha-256', 'scram-sha-512']),
-    usernameEnv: envName.default('KAFKA_SASL_USERNAME'),
-    passwordEnv: envName.default('KAFKA_SASL_PASSWORD'),
-    /** Read at run time from SSM (lib/config/secrets.ts) in AWS; then the env variables are not used. */
-    credentials: z.object({ username: z.string().min(1), password: z.string().min(1) }).optional(),
-  }),
-  z.object({
-    mechanism: z.literal('aws-msk-iam'),
-    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region like eu-west-1'),
-  }),
-]);
+  const saslSchema = z.discriminatedUnion('mechanism', [
+    z.object({
+      mechanism: z.enum(['scram-sha-256', 'scram-sha-512']),
+      usernameEnv: envName.default('KAFKA_SASL_USERNAME'),
+      passwordEnv: envName.default('KAFKA_SASL_PASSWORD'),
+      /** Read at run time from SSM (lib/config/secrets.ts) in AWS; then the env variables are not used. */
+      credentials: z.object({ username: z.string().min(1), password: z.string().min(1) }).optional(),
+    }),
+    z.object({
+      mechanism: z.literal('aws-msk-iam'),
+      region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'expected an AWS region like eu-west-1'),
+    }),
+  ]);
 
-export const connectionConfigSchema = z.object({
-  bootstrap: z.array(hostPort).min(1, 'at least one bootstrap server'),
-  ssl: tlsSchema.default(false),
-  sasl: saslSchema.optional(),
-  clientId: z.string().min(1).default('kafka-responder'),
-  /** TCP connect + handshake budget per broker. */
-  connectionTimeoutMs: z.number().int().positive().default(3000),
-  /** Budget for one request/response. */
-  requestTimeoutMs: z.number().int().positive().default(10000),
-  /** Requests in flight to one broker at a time from this process (a struggling broker is not piled on). */
-  maxRequestsPerBroker: z.number().int().min(1).max(64).default(4),
-});
+  return z.object({
+    bootstrap: z.array(hostPort).min(1, 'at least one bootstrap server'),
+    ssl: tlsSchema.default(false),
+    sasl: saslSchema.optional(),
+    clientId: z.string().min(1).default('kafka-responder'),
+    /** TCP connect + handshake budget per broker. */
+    connectionTimeoutMs: z.number().int().positive().default(3000),
+    /** Budget for one request/response. */
+    requestTimeoutMs: z.number().int().positive().default(10000),
+    /** Requests in flight to one broker at a time from this process (a struggling broker is not piled on). */
+    maxRequestsPerBroker: z.number().int().min(1).max(64).default(4),
+  });
+}
 
-export type ConnectionConfig = z.infer<typeof connectionConfigSchema>;
-export type ConnectionConfigInput = z.input<typeof connectionConfigSchema>;
+let schema: ReturnType<typeof buildSchema> | undefined;
+const connectionConfigSchema = () => (schema ??= buildSchema());
+
+export type ConnectionConfig = z.infer<ReturnType<typeof buildSchema>>;
+export type ConnectionConfigInput = z.input<ReturnType<typeof buildSchema>>;
 
 export function parseConnectionConfig(input: unknown): ConnectionConfig {
-  const r = connectionConfigSchema.safeParse(input);
+  const r = connectionConfigSchema().safeParse(input);
   if (!r.success) {
     throw new Error(`invalid Kafka connection config: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
   }

@@ -20,8 +20,10 @@ async function rawProbe(serverLog: string[], cleanerLog?: string[]): Promise<Raw
   const [res] = await new LocalExecutor().run([{ brokerId: 1, address: h.hostDir }], { script: 'probe', params: { config: h.configPath }, timeoutMs: 20_000, comment: 't' });
   return rawProbeSchema.parse(assembleDocument(res!.stdout)).logs;
 }
-/** grep -n's "<n>:" for line n (1-based) of `lines`. */
-const at = (lines: string[], n: number, sep = ':') => `${n}${sep}${lines[n - 1]}`;
+/** Where line n (1-based) of `lines` starts in its log, in bytes. */
+const offsetOf = (lines: string[], n: number) => lines.slice(0, n - 1).reduce((sum, l) => sum + Buffer.byteLength(l) + 1, 0);
+/** The probe's "<offset>:" (a match) or "<offset>-" (the line after one) for line n of `lines`. */
+const at = (lines: string[], n: number, sep = ':') => `${offsetOf(lines, n)}${sep}${lines[n - 1]}`;
 
 describe('probe.sh line categories', () => {
   it('puts a line in every category it matches and keeps the line after a cleaner error, even when that line is a match of another category', async () => {
@@ -34,12 +36,14 @@ describe('probe.sh line categories', () => {
       'INFO unrelated',
       'ERROR [kafka-log-cleaner-thread-2]: Error due to',
     ];
-    const logs = await rawProbe(log, ['WARN x Marking its partition (t-1) as uncleanable', 'java.lang.IllegalStateException: buffer']);
+    const cleaner = ['WARN x Marking its partition (t-1) as uncleanable', 'java.lang.IllegalStateException: buffer'];
+    const logs = await rawProbe(log, cleaner);
     expect(logs.lifecycle).toEqual([at(log, 1), at(log, 5)]);
     expect(logs.indexAppend).toEqual([at(log, 1)]);
     // grep -A 1: the line after each match, marked "-"; the last match has none.
     expect(logs.cleaner).toEqual([at(log, 2), at(log, 3, '-'), at(log, 4), at(log, 5, '-'), at(log, 7)]);
-    expect(logs.cleanerLog).toEqual(['1:WARN x Marking its partition (t-1) as uncleanable', '2-java.lang.IllegalStateException: buffer']);
+    // The cleaner log is numbered apart, from its own start.
+    expect(logs.cleanerLog).toEqual([at(cleaner, 1), at(cleaner, 2, '-')]);
     expect(logs.recovery).toEqual([]);
   });
 

@@ -29,10 +29,19 @@ export interface Compared {
   stdoutChars: number;
 }
 
-/** What differs between two runs by nature: the clock, and the free space of a disk others write to. */
+/**
+ * A log line without its number. Both number a line by where it is in its
+ * log's stream, and only to order the lines: the JSON probe by line, the
+ * records probe by byte offset. The order is compared, as the arrays are.
+ */
+const unnumbered = (line: unknown) => (typeof line === 'string' ? line.replace(/^\d+([:-])/, '$1') : line);
+
+/** What differs between two runs by nature: the clock, and the free space of a disk others write to; and how lines are numbered. */
 function timeless(doc: Record<string, unknown>): Record<string, unknown> {
-  const { collectedAt: _c, probeDurationMs: _d, probeVersion: _v, logDirs, ...rest } = doc;
-  return { ...rest, logDirs: (logDirs as Record<string, unknown>[]).map(({ diskAvailableBytes: _a, ...d }) => d) };
+  const { collectedAt: _c, probeDurationMs: _d, probeVersion: _v, logDirs, logs, consumerOffsets, ...rest } = doc;
+  const lines = Object.fromEntries(Object.entries(logs as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) && k !== 'files' ? v.map(unnumbered) : v]));
+  const offsets = (consumerOffsets as Record<string, unknown>[]).map((o) => ({ ...o, lastLoadStart: unnumbered(o.lastLoadStart), lastLoadFinish: unnumbered(o.lastLoadFinish) }));
+  return { ...rest, logs: lines, consumerOffsets: offsets, logDirs: (logDirs as Record<string, unknown>[]).map(({ diskAvailableBytes: _a, ...d }) => d) };
 }
 
 /**

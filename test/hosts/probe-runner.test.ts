@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
-import { loadProbeScript, probeParams, toOutcome } from '../../lib/hosts/probe-runner.ts';
+import { loadProbeScript, probeParams } from '../../lib/hosts/probe-runner.ts';
+import { toOutcome } from '../../lib/hosts/probe-outcome.ts';
 import { SsmExecutor } from '../../lib/hosts/ssm-executor.ts';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { ExecutionResult } from '../../lib/hosts/types.ts';

@@ -83,7 +83,7 @@ describe('host scripts registry', () => {
     expect(r.stdout).toBe('/opt/kafka/bin|orders|3|/d/1|/d/2|');
   });
 
-  it('hands bash the script on descriptor 3: its stdin is empty (never its own text), nothing is left in /tmp, and its exit code is the document\'s', () => {
+  it('hands bash the script from descriptor 3 as its -c text: its stdin is empty (never its own text), nothing is left in /tmp, and its exit code is the document\'s', () => {
     const shell = spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim() || 'sh';
     const body = () => ['#!/usr/bin/env bash', 'echo "stdin:$(cat)"', 'printf "%s|" "$@"', ...Array.from({ length: 1600 }, (_, i) => `: line ${i} of a script longer than a pipe holds`), 'exit 7', ''].join('\n');
     const script = { name: 't', description: 't', body, parameters: HOST_SCRIPTS['replica-data'].parameters };
@@ -94,6 +94,11 @@ describe('host scripts registry', () => {
     expect(r.stdout).toBe('stdin:\n/opt/kafka/bin|orders|3|/d/1|');
     expect(r.status).toBe(7);
     expect(readdirSync('/tmp').filter((f) => f.startsWith('kafka-responder.'))).toEqual(before);
+  });
+
+  it('refuses a script too long for one argument of bash -c', () => {
+    const script = { name: 't', description: 't', body: () => `: ${'x'.repeat(130_000)}\n`, parameters: [] };
+    expect(() => documentCommands(script)).toThrow(/over 120000 bytes/);
   });
 
   it('measures a partition of a 249-character topic (Kafka\'s longest) on a host: nothing in the path limits it', async () => {
