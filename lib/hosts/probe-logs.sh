@@ -116,6 +116,12 @@ BEGIN {
   # What a live log gained after it was measured is past the plan: not read.
   if (off >= wlen[w]) next
   n = wbase[w] + off; source = wsrc[w]
+  # A line grep printed only as the line after a match holds none of the fixed
+  # strings, so it matches no category pattern: it is only checked as a line after.
+  if (substr($0, wfl[w] + 1, 1) == "-") {
+    for (i = 1; i <= nc; i++) if (src[i] == source) { if (ctx[i] && pend[i] == n) ctxline[i, m[i]] = n "-" text; pend[i] = -9 }
+    next
+  }
   for (i = 1; i <= nc; i++) {
     if (src[i] != source) continue
     hit = (text ~ pat[i])
@@ -130,10 +136,18 @@ BEGIN {
     if (k > cap[i]) { delete line[i, k - cap[i]]; delete ctxline[i, k - cap[i]] }
   }
 }
-# "<n>:<text>" / "<n>-<text>" with the text cut to max bytes.
-function cut(l) {
+# "<n>:<text>" / "<n>-<text>" with the text cut to max bytes, and written as a
+# record value (backslash, tab and carriage return as \\ \t \r; see rec).
+function cut(l,   s, out, i, c) {
   match(l, /^[0-9]+[:-]/)
-  return substr(l, 1, RLENGTH) substr(l, RLENGTH + 1, max)
+  s = substr(l, 1, RLENGTH) substr(l, RLENGTH + 1, max)
+  if (s !~ /[\\\t\r]/) return s
+  for (i = 1; i <= length(s); i++) {
+    c = substr(s, i, 1)
+    if (c == "\\") c = "\\\\"; else if (c == "\t") c = "\\t"; else if (c == "\r") c = "\\r"
+    out = out c
+  }
+  return out
 }
 function emit(i, rank, l,   p) {
   p = 4
@@ -219,10 +233,11 @@ if [ ${#cats[@]} -gt 0 ]; then
       plan_logs "$LOGS_DIR/server.log" "$LOG_BYTES"; SERVER_STREAM=("${STREAM[@]}")
       select_lines
     fi
+    # awk's lines are records already, after their priority.
     split $'\n' "$SELECTED"
     for l in "${PARTS[@]}"; do
       case "$l" in
-        [1-4]$'\t'*) p=${l%%$'\t'*}; l=${l#*$'\t'}; c=${l%%$'\t'*}; l=${l#*$'\t'}; k=${l%%$'\t'*}; rec "$p" "$c" "$k" "${l#*$'\t'}" ;;
+        1$'\t'*) R1+=("${l#?$'\t'}") ;; 2$'\t'*) R2+=("${l#?$'\t'}") ;; 3$'\t'*) R3+=("${l#?$'\t'}") ;; 4$'\t'*) R4+=("${l#?$'\t'}") ;;
       esac
     done
   else

@@ -22,7 +22,9 @@ export function probeParams(executor: Executor, target: HostTarget): Record<stri
   const dir = target.address.replace(/\/+$/, '');
   // A sandbox host has no systemd; a unit file recorded in its host dir stands in for it.
   const unitFile = `${dir}/systemd/kafka.service`;
-  return { config: `${dir}/config/server.properties`, ...(existsSync(unitFile) ? { unitFile } : {}) };
+  // The sandbox keeps each broker's pid there: the probe need not read every process's command line.
+  const pidFile = `${dir}/broker.pid`;
+  return { config: `${dir}/config/server.properties`, ...(existsSync(unitFile) ? { unitFile } : {}), ...(existsSync(pidFile) ? { pidFile } : {}) };
 }
 
 export async function probeHosts(executor: Executor, targets: HostTarget[], opts: ProbeHostsOptions = {}): Promise<HostProbeOutcome[]> {

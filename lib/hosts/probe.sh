@@ -33,12 +33,14 @@
 # records in priority order). They share variables: run them joined, never alone.
 #
 # Usage: probe.sh [--config <server.properties>] [--systemd-unit <name.service>]
-#                 [--unit-file <path/name.service>]
+#                 [--unit-file <path/name.service>] [--pid-file <path/name.pid>]
 #                 [--log-bytes <n>] [--scan-deadline <seconds, default 14>]
 #   --systemd-unit names the broker's unit when it cannot be found from the
 #   process's cgroup (e.g. the broker is down in a restart loop).
 #   --unit-file: where systemctl cannot answer (a sandbox host directory), the
 #   unit's settings (TimeoutStopSec) are read from this unit file instead.
+#   --pid-file: the broker's pid file, where the host keeps one (a sandbox host
+#   directory): its process is checked first, before every command line is read.
 
 set -u
 export LC_ALL=C
@@ -63,6 +65,7 @@ OFFSETS_PARTITIONS_MAX=200
 CONFIG_ARG=""
 UNIT_ARG=""
 UNIT_FILE_ARG=""
+PID_FILE_ARG=""
 SCAN_DEADLINE_ARG=""
 
 WARNINGS=()
@@ -76,6 +79,9 @@ while [ $# -gt 0 ]; do
       shift 2 ;;
     --unit-file)
       if [[ "${2:-}" =~ ^[A-Za-z0-9@._:/-]+\.service$ ]]; then UNIT_FILE_ARG=$2; else warn "ignored bad --unit-file"; fi
+      shift 2 ;;
+    --pid-file)
+      if [[ "${2:-}" =~ ^[A-Za-z0-9@._:/-]+\.pid$ ]]; then PID_FILE_ARG=$2; else warn "ignored bad --pid-file"; fi
       shift 2 ;;
     --scan-deadline)
       if [[ "${2:-}" =~ ^[0-9]{1,3}$ ]]; then SCAN_DEADLINE_ARG=$2; else warn "ignored bad --scan-deadline"; fi
@@ -137,18 +143,23 @@ rec() {
 PID=""; CMDLINE=()
 find_process() {
   local f pid arg found=() others=() cfg_real="" args US=$'\x1f'
-  # (Unguarded: bash reads this file itself below.)
-  # The bracket keeps grep from matching its own command line.
-  while IFS= read -r -t 5 f; do
-    pid=${f#/proc/}; pid=${pid%/cmdline}
-    case $pid in ''|*[!0-9]*) continue ;; esac
-    mapfile -d '' -t CMDLINE < "$f" 2>/dev/null || continue
+  consider() { # /proc/<pid>/cmdline -> found (our broker) or others (another kafka.Kafka)
+    pid=${1#/proc/}; pid=${pid%/cmdline}
+    case $pid in ''|*[!0-9]*) return ;; esac
+    mapfile -d '' -t CMDLINE < "$1" 2>/dev/null || return
     # Whole arguments matched in the joined command line (a test per argument of
     # every Java process was a hundred commands).
     printf -v args "$US%s" "${CMDLINE[@]}"; args+=$US
-    [[ $args == *"${US}kafka.Kafka$US"* ]] || continue
+    [[ $args == *"${US}kafka.Kafka$US"* ]] || return
     if [ -z "$CONFIG_ARG" ] || [[ $args == *"$US$CONFIG_ARG$US"* ]]; then found+=("$pid"); else others+=("$pid"); fi
-  done < <(grep -l -a -E 'kafka\.Kafk[a]' /proc/[0-9]*/cmdline 2>/dev/null)
+  }
+  if [ -n "$PID_FILE_ARG" ] && IFS= read -r f < "$PID_FILE_ARG" 2>/dev/null; then consider "/proc/${f%$'\r'}/cmdline"; fi
+  if [ ${#found[@]} = 0 ]; then
+    others=()
+    # (Unguarded: bash reads this file itself below.)
+    # The bracket keeps grep from matching its own command line.
+    while IFS= read -r -t 5 f; do consider "$f"; done < <(grep -l -a -E 'kafka\.Kafk[a]' /proc/[0-9]*/cmdline 2>/dev/null)
+  fi
   # The config may be named through a symlink: resolve it only when no command line names it as given.
   if [ ${#found[@]} = 0 ] && [ ${#others[@]} -gt 0 ] && [ -n "$CONFIG_ARG" ]; then
     cfg_real=$(realpath -m -- "$CONFIG_ARG" 2>/dev/null)

@@ -72,6 +72,7 @@ export const HOST_SCRIPTS = {
       { name: 'config', description: 'server.properties of the broker (a sandbox host); found from the process otherwise', allowedPattern: `^(${ABSOLUTE_PATH}\\.properties)?$`, optional: true, pass: { as: 'option', flag: '--config' } },
       { name: 'systemdUnit', description: "the broker's systemd unit when it cannot be found from the process", allowedPattern: '^([A-Za-z0-9@._:-]{1,200}\\.service)?$', optional: true, pass: { as: 'option', flag: '--systemd-unit' } },
       { name: 'unitFile', description: 'a systemd unit file to read TimeoutStopSec from where systemctl cannot answer (a sandbox host directory)', allowedPattern: `^(${ABSOLUTE_PATH}\\.service)?$`, optional: true, pass: { as: 'option', flag: '--unit-file' } },
+      { name: 'pidFile', description: "the broker's pid file, where the host keeps one (a sandbox host directory): its process is checked before every command line is read", allowedPattern: `^(${ABSOLUTE_PATH}\\.pid)?$`, optional: true, pass: { as: 'option', flag: '--pid-file' } },
       { name: 'logBytes', description: 'newest bytes of server.log scanned', allowedPattern: '^([0-9]{1,10})?$', optional: true, pass: { as: 'option', flag: '--log-bytes' } },
       { name: 'scanDeadline', description: 'seconds after which log scans stop', allowedPattern: '^([0-9]{1,3})?$', optional: true, pass: { as: 'option', flag: '--scan-deadline' } },
     ],

@@ -17,7 +17,10 @@ describe.skipIf(!ready)('probe records on the sandbox', { timeout: 120_000 }, ()
     expect(target.hostTargets.length).toBeGreaterThanOrEqual(3);
     const snapshot = await takeSnapshot(target.connection, { timeoutMs: 15_000 });
     for (const host of target.hostTargets) {
-      const c = await compareProbes(host, snapshot);
+      // The two probes read a live host at about the same moment; after a long suite a broker
+      // may still be loading or logging as they run: a second look settles what moved between them.
+      let c = await compareProbes(host, snapshot);
+      if (JSON.stringify(c.recordFindings.map((f) => f.fingerprint)) !== JSON.stringify(c.legacyFindings.map((f) => f.fingerprint))) c = await compareProbes(host, snapshot);
       // After a long suite the broker logs have grown past what the JSON probe could print whole: then only the findings are compared (expectEquivalent).
       expect((c.records.logs as { bytesRead: number }).bytesRead, host.address).toBeGreaterThan(0);
       expectEquivalent(c);

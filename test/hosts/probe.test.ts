@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
 import { HOST_SCRIPTS } from '../../lib/hosts/scripts.ts';
-import { probeHosts } from '../../lib/hosts/probe-runner.ts';
+import { probeHosts, probeParams } from '../../lib/hosts/probe-runner.ts';
 import type { HostProbeOutcome, ProbeReport } from '../../lib/hosts/types.ts';
 import { createFakeHost, log4j, type FakeHost } from './fake-host.ts';
 
@@ -117,6 +117,28 @@ describe('probe.sh on a 3.x broker restarted after kill -9, still recovering', (
     expect(r.logLoading?.finishLine).toBe(lines.at(-1));
     // The corrupt-index line is in the file: the default window (40 MB) sees it.
     expect(r.logs.corruptIndex).toEqual(cut(lines[0]));
+  });
+});
+
+describe('probe.sh with the pid file a host keeps (the sandbox\'s broker.pid)', () => {
+  it('takes that process when it is the broker of the config, and searches every process when the file is stale', async () => {
+    const h = host({ brokerId: 5 });
+    writeFileSync(join(h.logsDir, 'server.log'), log4j('07:00:00,000', 'INFO', 'Loading logs.', LM) + '\n');
+    running.push(h);
+    const child = h.start();
+    // Another broker-like process (another config) is what a stale pid file may name.
+    const other = host({ brokerId: 6 });
+    running.push(other);
+    const otherChild = other.start();
+
+    writeFileSync(join(h.hostDir, 'broker.pid'), `${child.pid}\n`);
+    expect(probeParams(executor, { brokerId: 5, address: h.hostDir })).toMatchObject({ pidFile: join(h.hostDir, 'broker.pid') });
+    expect((await probeOne(h, 5)).process.pid).toBe(child.pid);
+
+    writeFileSync(join(h.hostDir, 'broker.pid'), `${otherChild.pid}\n`);
+    expect((await probeOne(h, 5)).process.pid).toBe(child.pid);
+    writeFileSync(join(h.hostDir, 'broker.pid'), '999999999\n');
+    expect((await probeOne(h, 5)).process.pid).toBe(child.pid);
   });
 });
 

@@ -54,7 +54,7 @@ describe('SsmExecutor: sending', () => {
     expect(input).toMatchObject({ DocumentName: 'kafka-responder-prod-probe', DocumentVersion: '$LATEST', MaxErrors: '100%', TimeoutSeconds: 30 });
     expect(input.Comment).toHaveLength(100);
     // Every parameter of the document, the optional ones empty; no command text at all.
-    expect(input.Parameters).toEqual({ config: [''], systemdUnit: [''], unitFile: [''], logBytes: ['1000'], scanDeadline: [''], executionTimeout: ['16'] });
+    expect(input.Parameters).toEqual({ config: [''], systemdUnit: [''], unitFile: [''], pidFile: [''], logBytes: ['1000'], scanDeadline: [''], executionTimeout: ['16'] });
     expect(results).toHaveLength(120);
     expect(results.every((r) => r.status === 'Success')).toBe(true);
     expect(results[119]).toMatchObject({ target: { brokerId: 120 }, stdout: `out ${id(120)}`, commandId: 'cmd-3', exitCode: 0 });
