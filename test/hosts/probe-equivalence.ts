@@ -54,8 +54,10 @@ const seen = (fs: Finding[], whole: boolean) =>
 
 export async function compareProbes(target: HostTarget, snapshot: ClusterSnapshot): Promise<Compared> {
   const params = probeParams(executor, target);
+  // The JSON probe predates --pid-file (a sandbox host's broker.pid): it finds the process by its command line.
+  const { pidFile: _pidFile, ...legacyParams } = params;
   const [legacyRun, [outcome]] = await Promise.all([
-    exec('bash', [LEGACY, ...scriptArgs(HOST_SCRIPTS.probe, params)], { cwd: target.address, maxBuffer: 1 << 24, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' } }),
+    exec('bash', [LEGACY, ...scriptArgs(HOST_SCRIPTS.probe, legacyParams)], { cwd: target.address, maxBuffer: 1 << 24, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' } }),
     probeHosts(executor, [target], { timeoutMs: 20_000 }),
   ]);
   if (!outcome?.ok) throw new Error(`probe failed: ${JSON.stringify(outcome)}`);
