@@ -26,6 +26,7 @@ import * as z from 'zod';
 import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 import type { ConfigView } from './config-view.ts';
+import { once } from '../runtime/once.ts';
 
 export const CHANGE_WINDOW_MS = 60 * 60 * 1000;
 /** Above this many partitions the stored facts keep one digest per topic instead of each partition's leader and replicas: about 20 bytes a partition keeps the item far under DynamoDB's 400 KB. */
@@ -33,32 +34,37 @@ export const MAX_TRACKED_PARTITIONS = 5_000;
 /** Partitions named per change; the rest are counted. */
 const MAX_LISTED = 20;
 
-const when = { at: z.string(), since: z.string() };
-const partitionMove = z.object({ partition: z.number(), from: z.number(), to: z.number() });
-const replicaMove = z.object({ partition: z.number(), from: z.array(z.number()), to: z.array(z.number()) });
+/** Built on first use (changes read back from storage): a diagnosis that stores nothing never builds it. */
+function buildChangeSchema() {
+  const when = { at: z.string(), since: z.string() };
+  const partitionMove = z.object({ partition: z.number(), from: z.number(), to: z.number() });
+  const replicaMove = z.object({ partition: z.number(), from: z.array(z.number()), to: z.array(z.number()) });
 
-export const clusterChangeSchema = z.discriminatedUnion('code', [
-  z.object({ code: z.literal('broker-started'), broker: z.number(), at: z.string() }),
-  z.object({ code: z.literal('broker-joined'), broker: z.number(), ...when }),
-  z.object({ code: z.literal('broker-left'), broker: z.number(), ...when }),
-  z.object({ code: z.literal('controller-changed'), from: z.number().nullable(), to: z.number().nullable(), ...when }),
-  z.object({ code: z.literal('leaders-changed'), topic: z.string(), partitions: z.array(partitionMove), count: z.number().nullable(), ...when }),
-  z.object({ code: z.literal('replicas-changed'), topic: z.string(), partitions: z.array(replicaMove), count: z.number().nullable(), ...when }),
-  z.object({ code: z.literal('reassignment-in-progress'), topic: z.string(), partitions: z.array(z.object({ partition: z.number(), adding: z.array(z.number()) })), count: z.number(), at: z.string() }),
-  /** from null: set (was inherited); to null: removed (inherits again). */
-  z.object({ code: z.literal('topic-config-changed'), topic: z.string(), setting: z.string(), from: z.string().nullable(), to: z.string().nullable(), ...when }),
-  /** broker null: the cluster-wide dynamic default. */
-  z.object({ code: z.literal('broker-config-changed'), broker: z.number().nullable(), setting: z.string(), from: z.string().nullable(), to: z.string().nullable(), ...when }),
-  z.object({ code: z.literal('topic-created'), topic: z.string(), ...when }),
-  z.object({ code: z.literal('topic-deleted'), topic: z.string(), ...when }),
-  z.object({ code: z.literal('operation-run'), requestId: z.string(), kind: z.string(), title: z.string(), outcome: z.string(), at: z.string() }),
-]);
-export type ClusterChange = z.infer<typeof clusterChangeSchema>;
+  return z.discriminatedUnion('code', [
+    z.object({ code: z.literal('broker-started'), broker: z.number(), at: z.string() }),
+    z.object({ code: z.literal('broker-joined'), broker: z.number(), ...when }),
+    z.object({ code: z.literal('broker-left'), broker: z.number(), ...when }),
+    z.object({ code: z.literal('controller-changed'), from: z.number().nullable(), to: z.number().nullable(), ...when }),
+    z.object({ code: z.literal('leaders-changed'), topic: z.string(), partitions: z.array(partitionMove), count: z.number().nullable(), ...when }),
+    z.object({ code: z.literal('replicas-changed'), topic: z.string(), partitions: z.array(replicaMove), count: z.number().nullable(), ...when }),
+    z.object({ code: z.literal('reassignment-in-progress'), topic: z.string(), partitions: z.array(z.object({ partition: z.number(), adding: z.array(z.number()) })), count: z.number(), at: z.string() }),
+    /** from null: set (was inherited); to null: removed (inherits again). */
+    z.object({ code: z.literal('topic-config-changed'), topic: z.string(), setting: z.string(), from: z.string().nullable(), to: z.string().nullable(), ...when }),
+    /** broker null: the cluster-wide dynamic default. */
+    z.object({ code: z.literal('broker-config-changed'), broker: z.number().nullable(), setting: z.string(), from: z.string().nullable(), to: z.string().nullable(), ...when }),
+    z.object({ code: z.literal('topic-created'), topic: z.string(), ...when }),
+    z.object({ code: z.literal('topic-deleted'), topic: z.string(), ...when }),
+    z.object({ code: z.literal('operation-run'), requestId: z.string(), kind: z.string(), title: z.string(), outcome: z.string(), at: z.string() }),
+  ]);
+}
+const changeSchema = once(buildChangeSchema);
+
+export type ClusterChange = z.infer<ReturnType<typeof buildChangeSchema>>;
 
 /** Changes read back from storage: whatever does not parse is dropped, never trusted. */
 export function parseChanges(raw: readonly unknown[]): ClusterChange[] {
   return raw.flatMap((c) => {
-    const parsed = clusterChangeSchema.safeParse(c);
+    const parsed = changeSchema().safeParse(c);
     return parsed.success ? [parsed.data] : [];
   });
 }

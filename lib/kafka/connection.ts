@@ -8,11 +8,9 @@ import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import * as z from 'zod';
 import type { SASLOptions } from 'kafkajs';
 import type { WireOptions } from './wire.ts';
+import { once } from '../runtime/once.ts';
 
-/**
- * Built on first use, not at load: zod schemas cost ~10 ms of CPU to build, and
- * the CLI starts its host probes before it needs a connection.
- */
+/** Built on first use, not at load: the CLI starts its host probes before it needs a connection. */
 function buildSchema() {
   const hostPort = z
     .string()
@@ -64,8 +62,7 @@ function buildSchema() {
   });
 }
 
-let schema: ReturnType<typeof buildSchema> | undefined;
-const connectionConfigSchema = () => (schema ??= buildSchema());
+const connectionConfigSchema = once(buildSchema);
 
 export type ConnectionConfig = z.infer<ReturnType<typeof buildSchema>>;
 export type ConnectionConfigInput = z.input<ReturnType<typeof buildSchema>>;
