@@ -19,7 +19,6 @@ export interface HostProbeInput {
   probeHosts?: ProbeHostsFn;
 }
 
-
 /** The probe runner must never take the diagnosis down: a throw becomes a failed outcome per host. */
 async function safeProbe(probe: ProbeHostsFn, executor: Executor, targets: HostTarget[], timeoutMs: number): Promise<HostProbeOutcome[]> {
   try {

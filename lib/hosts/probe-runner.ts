@@ -42,25 +42,23 @@ export async function probeHosts(executor: Executor, targets: HostTarget[], opts
   const noResult = (target: HostTarget): HostProbeOutcome => ({ brokerId: target.brokerId, ok: false, reason: 'failed', message: 'the executor returned no result for this host', execution: null });
 
   // The scripts start first; the parser loads while they run.
-  let runs: Promise<Array<ExecutionResult | undefined>>[];
+  let runs: { targets: HostTarget[]; executions: Promise<ExecutionResult[]> }[];
   try {
     runs =
       executor.kind === 'local'
         ? // Each sandbox host needs its own --config, so one run per target.
-          targets.map((t) => executor.run([t], { ...base, params: probeParams(executor, t) }))
-        : [executor.run(targets, { ...base, params: {} })];
+          targets.map((t) => ({ targets: [t], executions: executor.run([t], { ...base, params: probeParams(executor, t) }) }))
+        : [{ targets, executions: executor.run(targets, { ...base, params: {} }) }];
   } catch (err) {
     return unsent(err);
   }
   const parser = import('./probe-outcome.ts');
-  // Each host's answer is read as it arrives, not after the slowest.
-  const answers = runs.map((run, i) =>
-    run.then(async (executions) => {
-      const { toOutcome } = await parser;
-      const these = runs.length === 1 ? targets : [targets[i]!];
-      return these.map((target, j) => (executions[j] ? toOutcome(target, executions[j]) : noResult(target)));
-    }),
-  );
+  parser.catch(() => {}); // a failure surfaces where an answer is read
+  // Each run's answers are read as they arrive, not after the slowest.
+  const answers = runs.map(async (run) => {
+    const [executions, { toOutcome }] = await Promise.all([run.executions, parser]);
+    return run.targets.map((target, i) => (executions[i] ? toOutcome(target, executions[i]) : noResult(target)));
+  });
   try {
     return (await Promise.all(answers)).flat();
   } catch (err) {
