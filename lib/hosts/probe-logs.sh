@@ -194,8 +194,6 @@ done
 # select_lines: the one pass over the planned windows -> SELECTED (awk's records).
 select_lines() {
   left
-  local fd
-  # Its stderr is not the probe's: a scan left behind at its deadline holds none of the probe's output open.
   local fd w log from base windows=""
   for w in server "${SERVER_STREAM[@]}" cleaner "${CLEANER_STREAM[@]}"; do
     case "$w" in
@@ -203,6 +201,7 @@ select_lines() {
       *) from=${w%% *}; w=${w#* }; windows+="$log"$'\t'"$base"$'\t'"${w%% *}"$'\t'"${w#* }"$'\n'; base=$((base + ${w%% *})) ;;
     esac
   done
+  # Its stderr is not the probe's: a scan left behind at its deadline holds none of the probe's output open.
   exec {fd}< <(
     exec 2>/dev/null
     scan "${SERVER_STREAM[@]}" "${CLEANER_STREAM[@]}" |
