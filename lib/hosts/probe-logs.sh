@@ -194,11 +194,12 @@ done
 # select_lines: the one pass over the planned windows -> SELECTED (awk's records).
 select_lines() {
   left
-  local fd w log from base windows=""
+  local fd w log base windows=""
+  # Each planned window ("<from> <bytes> <file>") after its log's name: the table scan's lines are numbered by.
   for w in server "${SERVER_STREAM[@]}" cleaner "${CLEANER_STREAM[@]}"; do
     case "$w" in
       server|cleaner) log=$w; base=0 ;;
-      *) from=${w%% *}; w=${w#* }; windows+="$log"$'\t'"$base"$'\t'"${w%% *}"$'\t'"${w#* }"$'\n'; base=$((base + ${w%% *})) ;;
+      *) w=${w#* }; windows+="$log"$'\t'"$base"$'\t'"${w%% *}"$'\t'"${w#* }"$'\n'; base=$((base + ${w%% *})) ;;
     esac
   done
   # Its stderr is not the probe's: a scan left behind at its deadline holds none of the probe's output open.
