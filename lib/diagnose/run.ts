@@ -4,6 +4,7 @@
 // choose the transport.
 
 import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
+import type { SharedConnections } from '../kafka/snapshot.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
 import { tpKey } from '../kafka/partitions.ts';
@@ -21,10 +22,10 @@ import type { ClusterHistoryStore } from './cluster-history-store.ts';
 import { whatChanged, type ClusterChange } from './what-changed.ts';
 import type { ConfigView, ReadConfigsFn } from './config-view.ts';
 
-/** Reads open transactions and LSOs for the snapshot's partitions (lib/kafka/transactions.ts); never throws. */
-export type TransactionsFn = (connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }) => Promise<TransactionsView>;
-
-export type SnapshotFn = (connection: ConnectionConfig, opts: { topics: string[] | null; timeoutMs: number; consumerSampleWindowMs?: number }) => Promise<ClusterSnapshot>;
+export type SnapshotFn = (
+  connection: ConnectionConfig,
+  opts: { topics: string[] | null; timeoutMs: number; consumerSampleWindowMs?: number; transactions?: (shared: SharedConnections) => Promise<TransactionsView> },
+) => Promise<ClusterSnapshot>;
 
 /** Without kept history, lag is judged over two samples this far apart (only when some group lags in the first). */
 export const DEFAULT_LAG_WINDOW_MS = 3000;
@@ -46,8 +47,8 @@ export interface RunDiagnosisInput {
   probeHosts?: ProbeHostsFn;
   /** Probes the caller already started (startHostProbes): the CLI starts them before it loads the diagnosis. */
   probing?: Promise<HostProbeOutcome[]> | null;
-  /** Open transactions and LSOs; null skips them (a restart check needs none). */
-  readTransactions?: TransactionsFn | null;
+  /** Open transactions and LSOs, read with the snapshot over its connections (default true); false skips them (a restart check needs none). */
+  transactions?: boolean;
   now?: () => number;
   /** Window between the two consumer samples when there is no history (0: one sample, no lag verdict). */
   lagWindowMs?: number;
@@ -78,12 +79,12 @@ export class UnknownTopicError extends Error {
 }
 
 let transactionModules: Promise<[typeof import('../kafka/admin.ts'), typeof import('../kafka/transactions.ts')]> | undefined;
-/** Loaded once; started with the snapshot, so the read after it does not wait for them. */
+/** Loaded once; started with the snapshot, so the read beside it does not wait for them. */
 const loadTransactionModules = () => (transactionModules ??= Promise.all([import('../kafka/admin.ts'), import('../kafka/transactions.ts')]));
 
 async function defaultSnapshot(connection: ConnectionConfig, opts: Parameters<SnapshotFn>[1]): Promise<ClusterSnapshot> {
   const { takeSnapshot } = await import('../kafka/snapshot.ts');
-  void loadTransactionModules().catch(() => {}); // a failure surfaces where they are used
+  if (opts.transactions) void loadTransactionModules().catch(() => {}); // a failure surfaces where they are used
   return takeSnapshot(connection, opts);
 }
 
@@ -92,24 +93,19 @@ function coordinatorViewUnavailable(view: TransactionsView): boolean {
   return view.partitions.some((p) => p.openTransactions.some((t) => t.coordinatorView.reason === COORDINATOR_VIEW_NOT_AVAILABLE_REASON));
 }
 
-async function defaultReadTransactions(connection: ConnectionConfig, snapshot: ClusterSnapshot, opts: { timeoutMs: number }): Promise<TransactionsView> {
-  const [{ openAdmin }, { readTransactions }] = await loadTransactionModules();
-  const at = Date.now();
-  let admin;
-  try {
-    // The snapshot's leaders, read a moment ago: no second Metadata of every partition to route by.
-    const knownLeaders = new Map(snapshot.topics.flatMap((t) => t.partitions.map((p) => [tpKey(t.name, p.partition), p.leader] as const)));
-    admin = await openAdmin(connection, { timeoutMs: opts.timeoutMs, knownLeaders });
-  } catch (err) {
-    return { status: 'failed', reason: errorMessage(err), at, maxTransactionTimeoutMs: null, partitions: [], errors: [] };
-  }
-  try {
-    const partitions = snapshot.topics.flatMap((t) => t.partitions.filter((p) => p.leader >= 0).map((p) => ({ topic: t.name, partition: p.partition })));
-    const configBroker = snapshot.brokers.find((b) => !snapshot.unreachableBrokers.includes(b.id))?.id ?? null;
-    return await readTransactions(admin, { partitions, configBroker });
-  } finally {
-    await admin.close();
-  }
+/** Open transactions and LSOs of every led partition, over the snapshot's connections (its leaders route the first round); never throws. */
+function transactionsOver(connection: ConnectionConfig) {
+  return async (shared: SharedConnections): Promise<TransactionsView> => {
+    const [{ adminOver }, { readTransactions }] = await loadTransactionModules();
+    const knownLeaders = new Map(shared.topics.flatMap((t) => t.partitions.map((p) => [tpKey(t.name, p.partition), p.leader] as const)));
+    const admin = adminOver(connection, shared.open, { timeoutMs: shared.timeoutMs, knownLeaders });
+    try {
+      const partitions = shared.topics.flatMap((t) => t.partitions.filter((p) => p.leader >= 0).map((p) => ({ topic: t.name, partition: p.partition })));
+      return await readTransactions(admin, { partitions, configBroker: shared.reachable[0] ?? null });
+    } finally {
+      await admin.close();
+    }
+  };
 }
 
 const defaultReadConfigs: ReadConfigsFn = async (connection, snapshot, opts) => (await import('./config-view.ts')).readConfigView(connection, snapshot, opts);
@@ -136,19 +132,17 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   const started = input.probing !== undefined ? input.probing : startHostProbes(input);
   if (started && input.probing === undefined) await new Promise((resolve) => setImmediate(resolve));
   const probing = started ?? Promise.resolve([]);
-  // Configs only when there is a last view to compare them with (the bot), alongside the transactions read.
+  // Configs only when there is a last view to compare them with (the bot), once the snapshot is in.
   const readConfigs = input.readConfigs === undefined ? (input.takeSnapshot ? null : defaultReadConfigs) : input.readConfigs;
-  // An injected snapshot (tests) comes with no cluster to ask about transactions unless a reader is injected too.
-  const readTxns = input.readTransactions === undefined ? (input.takeSnapshot ? null : defaultReadTransactions) : input.readTransactions;
-  // What needs the snapshot (the leaders, the brokers) follows it at once, while the probes still run.
-  const reading = snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs }).then(async (snapshot) => {
+  const transactions = input.transactions === false ? {} : { transactions: transactionsOver(input.connection) };
+  // What needs the snapshot (the brokers) follows it at once, while the probes still run.
+  const reading = snapshotFn(input.connection, { topics: input.topic ? [input.topic] : null, timeoutMs: input.timeoutMs, consumerSampleWindowMs: lagWindowMs, ...transactions }).then(async (snapshot) => {
     const left = () => Math.max(1000, input.timeoutMs - (now() - startedAt));
     const configsRead = input.clusterHistory && readConfigs ? readConfigs(input.connection, snapshot, { timeoutMs: left() }) : null;
-    if (readTxns) snapshot.transactions = await readTxns(input.connection, snapshot, { timeoutMs: left() });
     return { snapshot, configsRead };
   });
   const [{ snapshot, configsRead }, probes] = await Promise.all([reading, probing]);
-  const txns = readTxns ? snapshot.transactions : undefined;
+  const txns = snapshot.transactions;
   if (txns?.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${txns.reason}.`);
   else if (txns?.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${txns.reason}`);
   else if (txns && coordinatorViewUnavailable(txns)) skippedChecks.push(`Transaction check (hanging-transaction, from the coordinator's view): ${COORDINATOR_VIEW_NOT_AVAILABLE_REASON}.`);
@@ -239,7 +233,7 @@ export async function checkRestart(target: ClusterTarget, brokerId: number, io: 
     hostTargets: target.hostTargets.filter((t) => t.brokerId === brokerId),
     // A restart check judges replicas, not consumer lag: no second consumer sample to wait for.
     lagWindowMs: 0,
-    readTransactions: null,
+    transactions: false,
     ...io,
   });
   const probe = inputs.probes.find((p) => p.brokerId === brokerId);

@@ -15,7 +15,7 @@ import { KafkaAdminError } from './errors.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { assertUnique } from './partitions.ts';
 import { transportError } from './admin/results.ts';
-import { Nodes } from './admin/nodes.ts';
+import { Nodes, type OpenConnections } from './admin/nodes.ts';
 import { Router } from './admin/router.ts';
 import { AlterPartitionReassignments } from './admin/alter-partition-reassignments.ts';
 import { DescribeConfigs, type ConfigQuery } from './admin/describe-configs.ts';
@@ -60,6 +60,7 @@ import type {
 } from './admin/types.ts';
 
 export type * from './admin/types.ts';
+export type { OpenConnections } from './admin/nodes.ts';
 export { KafkaAdminError } from './errors.ts';
 export { describeError } from './errors.ts';
 
@@ -71,6 +72,17 @@ export async function openAdmin(config: ConnectionConfig, options: AdminOptions)
     await nodes.close();
     throw err;
   }
+  return new Admin(nodes);
+}
+
+/**
+ * An admin over connections a snapshot already has open: no bootstrap
+ * Metadata, no connect or ApiVersions of its own; they stay open at close
+ * (their owner closes them), any it opens itself do not.
+ */
+export function adminOver(config: ConnectionConfig, open: OpenConnections, options: AdminOptions): KafkaAdmin {
+  const nodes = new Nodes(config.bootstrap, open.wire, options.timeoutMs, options.concurrency ?? 8, options.knownLeaders ?? null);
+  nodes.adopt(open);
   return new Admin(nodes);
 }
 

@@ -5,7 +5,8 @@
 // timeout; a broker that fails becomes `unreachableBrokers` + `errors` and the
 // snapshot is marked partial rather than thrown away.
 
-import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
+import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, GroupState, SnapshotError, TopicConfigSubset, TopicState, TransactionsView } from './types.ts';
+import type { OpenConnections } from './admin/nodes.ts';
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartitionFor } from './group-partition.ts';
 import { type RawMetadata, WireBroker } from './wire.ts';
@@ -36,9 +37,24 @@ export interface SnapshotOptions {
    * long after it (lag is judged over samples). 0 or absent: one sample.
    */
   consumerSampleWindowMs?: number;
+  /**
+   * Read alongside the rest of the snapshot, over its connections (no
+   * handshakes of its own), once every broker has been reached: its answer is
+   * the snapshot's `transactions`.
+   */
+  transactions?: (shared: SharedConnections) => Promise<TransactionsView>;
   /** Injected for tests. */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+}
+
+/** What a read alongside the snapshot gets: its open connections, the partitions' leaders, who answered, the budget left. */
+export interface SharedConnections {
+  open: OpenConnections;
+  topics: readonly TopicState[];
+  /** Brokers that answered the ListGroups pass. */
+  reachable: number[];
+  timeoutMs: number;
 }
 
 export class BootstrapUnreachableError extends Error {
@@ -90,6 +106,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
   const errors: SnapshotError[] = [];
   const unreachable = new Set<number>();
   const opened: WireBroker[] = [];
+  let transactionsRead: Promise<TransactionsView> | undefined;
   const open = (host: string, port: number, nodeId: number | null) => {
     const b = new WireBroker(host, port, nodeId, wireOptions);
     opened.push(b);
@@ -162,6 +179,16 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       }
     });
 
+    // From here on, beside everything else the snapshot asks.
+    if (options.transactions) {
+      const read = options.transactions;
+      const shared = { open: { wire: wireOptions, brokers, controllerId: metadata.controllerId, conns: [...brokerConns.values()] }, topics, reachable: healthyBrokers(), timeoutMs: remaining() };
+      const at = now();
+      transactionsRead = Promise.resolve()
+        .then(() => read(shared))
+        .catch((err: unknown) => ({ status: 'failed', reason: errorMessage(err), at, maxTransactionTimeoutMs: null, partitions: [], errors: [] }));
+    }
+
     const [configs, , partitionSource] = await Promise.all([
       describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, options.configBatchSize ?? 200, concurrency, budget, wireOptions.requestTimeoutMs, errors),
       (async () => {
@@ -202,6 +229,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       }
     }
 
+    const transactions = await transactionsRead;
     // Unknown ELR is said where it matters (findings, plans); the partitions themselves were read.
     const partial = unreachable.size > 0 || errors.some((e) => !e.scope.startsWith('topic:') && !e.scope.startsWith('groups:') && e.scope !== 'elr');
     return {
@@ -219,8 +247,11 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       topicFilter: topicFilter ? (options.topics ?? null) : null,
       partitionSource,
       ...(consumerSamples.length > 0 ? { consumerSamples } : {}),
+      ...(transactions ? { transactions } : {}),
     };
   } finally {
+    // Its connections are the snapshot's: they close once it is done with them.
+    await transactionsRead;
     await Promise.all(opened.map((b) => b.disconnect()));
   }
 }

@@ -8,11 +8,12 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { parseConnectionConfig, splitBootstrap } from '../../lib/kafka/connection.ts';
 import { partitionHealthSets } from '../../lib/diagnose/partition-filters.ts';
-import { diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
+import { collectDiagnosisInputs, diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
+import { WireBroker } from '../../lib/kafka/wire.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
@@ -96,6 +97,27 @@ describe.skipIf(!ready)('diagnosis on the sandbox', { timeout: 600_000 }, () => 
     expect(serious(report)).toEqual([]);
     expect(report.partial).toBe(false);
     expect(report.skippedChecks).toEqual([]);
+  });
+
+  it('the transactions are read beside the snapshot over its connections: no connection of their own, each closed once, by the snapshot', async () => {
+    const request = vi.spyOn(WireBroker.prototype, 'request');
+    const disconnect = vi.spyOn(WireBroker.prototype, 'disconnect');
+    try {
+      const { snapshot } = await collectDiagnosisInputs({ connection: connection(), timeoutMs: 20_000, lagWindowMs: 0 });
+      expect(snapshot.transactions?.status).toBe('ok');
+      const connsAsked = (api: string) => new Set(request.mock.calls.flatMap((call, i) => (call[0].apiName === api ? [request.mock.contexts[i]] : [])));
+      // ListGroups is the snapshot's alone: one per broker, on the connections it opened.
+      const snapshotConns = connsAsked('ListGroups');
+      const transactionConns = connsAsked('DescribeProducers');
+      expect(snapshotConns.size).toBe(snapshot.brokers.length);
+      expect(transactionConns.size).toBeGreaterThan(0);
+      for (const c of transactionConns) expect(snapshotConns.has(c)).toBe(true);
+      const closed = disconnect.mock.contexts;
+      for (const c of snapshotConns) expect(closed.filter((x) => x === c)).toHaveLength(1);
+    } finally {
+      request.mockRestore();
+      disconnect.mockRestore();
+    }
   });
 
   it('rf1-broker-down: offline partitions grouped behind broker 3, sets equal kafka-topics.sh', async () => {

@@ -19,8 +19,18 @@ export function parseAddress(hostPort: string): BrokerAddress {
   return { host: hostPort.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(hostPort.slice(i + 1)) };
 }
 
+/** Connections a reader already has open (a snapshot's), with what its Metadata said: an admin over them skips its own handshakes. */
+export interface OpenConnections {
+  wire: WireOptions;
+  brokers: readonly { id: number; host: string; port: number }[];
+  controllerId: number;
+  conns: Iterable<WireBroker>;
+}
+
 export class Nodes {
   private readonly conns = new Map<string, WireBroker>();
+  /** Lent by their owner, who closes them: left open at close. */
+  private readonly borrowed = new Set<WireBroker>();
   brokers = new Map<number, BrokerAddress>();
   controllerId = -1;
   /** Brokers that failed us lately: asked last for cluster-wide questions. */
@@ -82,6 +92,16 @@ export class Nodes {
   private learn(md: RawMetadata): void {
     if (md.brokers.length > 0) this.brokers = new Map(md.brokers.map((b) => [b.nodeId, { host: b.host, port: b.port }]));
     this.controllerId = md.controllerId;
+  }
+
+  /** The brokers and connections another reader has open, as if bootstrapped through them. */
+  adopt(open: OpenConnections): void {
+    this.brokers = new Map(open.brokers.map((b) => [b.id, { host: b.host, port: b.port }]));
+    this.controllerId = open.controllerId;
+    for (const c of open.conns) {
+      this.conns.set(c.address, c);
+      this.borrowed.add(c);
+    }
   }
 
   /** The first answer among all bootstrap servers, asked at once (a dead first entry must not eat the budget). */
@@ -155,7 +175,7 @@ export class Nodes {
 
   async close(): Promise<void> {
     this.closed = true;
-    const conns = [...this.conns.values()];
+    const conns = [...this.conns.values()].filter((c) => !this.borrowed.has(c));
     this.conns.clear();
     await Promise.all(conns.map((c) => c.disconnect()));
   }
