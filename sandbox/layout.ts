@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { CLUSTER_FILE, sandboxHomeOf } from './hosts-file.ts';
 
 /** The newest Kafka release Maven Central serves. */
 export const DEFAULT_KAFKA_VERSION = '4.4.0';
@@ -56,7 +57,7 @@ export interface SandboxSettings {
 /** Version and mode of the sandbox already at `home` (its cluster.json), if any. */
 function existingLine(home: string): { kafkaVersion: string; mode: SandboxMode } | null {
   try {
-    const c = clusterFileSchema.parse(JSON.parse(readFileSync(join(home, 'cluster.json'), 'utf8')));
+    const c = clusterFileSchema.parse(JSON.parse(readFileSync(join(home, CLUSTER_FILE), 'utf8')));
     return { kafkaVersion: c.kafkaVersion, mode: c.mode ?? 'kraft' };
   } catch {
     return null;
@@ -75,7 +76,7 @@ export function sandboxSettings(env: NodeJS.ProcessEnv = process.env): SandboxSe
     throw new Error(`invalid sandbox environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const e = parsed.data;
-  const home = e.KR_SANDBOX_HOME ?? join(homedir(), '.kafka-responder', 'sandbox');
+  const home = sandboxHomeOf(e.KR_SANDBOX_HOME);
   const found = e.KAFKA_VERSION && e.KR_SANDBOX_MODE ? null : existingLine(home);
   // A sandbox of the other mode does not answer for the version: `up` then says what runs there.
   const existing = found && (!e.KR_SANDBOX_MODE || found.mode === e.KR_SANDBOX_MODE) ? found : null;
@@ -159,7 +160,7 @@ export function nodeLayout(s: Pick<SandboxSettings, 'home' | 'portBase' | 'mode'
 }
 
 export const binDir = (s: SandboxSettings) => join(s.home, 'bin');
-export const clusterFile = (s: SandboxSettings) => join(s.home, 'cluster.json');
+export const clusterFile = (s: SandboxSettings) => join(s.home, CLUSTER_FILE);
 export const bootstrapServers = (s: SandboxSettings) =>
   BROKER_IDS.map((id) => `127.0.0.1:${nodeLayout(s, id).port}`).join(',');
 export const scramBootstrapServers = (s: SandboxSettings) =>

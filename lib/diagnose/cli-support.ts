@@ -8,7 +8,6 @@
 //       lib/cli/sandbox-target.ts); without one, a usage error.
 
 import { parseArgs } from 'node:util';
-import { connectionConfigFromEnv, splitBootstrap } from '../kafka/connection.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import type { ClusterTarget } from './target.ts';
 
@@ -35,14 +34,19 @@ export const TARGET_USAGE = `  --config FILE     the bot's config (JSON; or KR_C
   --timeout S       seconds for the whole pass (default ${DEFAULT_TIMEOUT_MS / 1000}, or the cluster's diagnosisTimeoutMs with --config)`;
 
 /** The cluster when no flag names one (the CLI's entry passes the sandbox). */
-export type DefaultTarget = (env: NodeJS.ProcessEnv, timeoutMs: number | undefined) => Promise<ClusterTarget>;
+/** What the host probes need of a target: known, for the sandbox, before its connection is. */
+export type HostAccess = Pick<ClusterTarget, 'executor' | 'hostTargets' | 'timeoutMs'>;
+/** Called once a target's hosts are known, before the rest of it is ready: the probes start there. */
+export type OnHostsKnown = (hosts: HostAccess) => void;
+
+export type DefaultTarget = (env: NodeJS.ProcessEnv, timeoutMs: number | undefined, onHostsKnown?: OnHostsKnown) => Promise<ClusterTarget>;
 
 /** What the CLI's entry (lib/cli/main.ts) gives a command. */
 export interface CliDefaults {
   noFlagTarget?: DefaultTarget;
 }
 
-export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env, noFlagDefault?: DefaultTarget): Promise<ClusterTarget> {
+export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env, noFlagDefault?: DefaultTarget, onHostsKnown?: OnHostsKnown): Promise<ClusterTarget> {
   const timeoutMs = flags.timeout === undefined ? undefined : parseTimeout(flags.timeout);
   const configFile = flags.config ?? (flags.bootstrap === undefined && env.KR_CONFIG_FILE ? env.KR_CONFIG_FILE : undefined);
   if (flags.config !== undefined && flags.bootstrap !== undefined) throw new UsageError('--config and --bootstrap name the cluster twice: give one');
@@ -65,11 +69,12 @@ export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.Proce
   }
   if (flags.cluster !== undefined) throw new UsageError('--cluster names a cluster of a config file: add --config FILE (or set KR_CONFIG_FILE)');
   if (flags.bootstrap !== undefined) {
+    const { connectionConfigFromEnv, splitBootstrap } = await import('../kafka/connection.ts');
     const list = splitBootstrap(flags.bootstrap);
     return { name: list.join(','), connection: connectionConfigFromEnv(list, env), executor: null, hostTargets: [], timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS };
   }
   if (!noFlagDefault) throw new UsageError('name the cluster: --config FILE (or KR_CONFIG_FILE) or --bootstrap host:port,...');
-  return noFlagDefault(env, timeoutMs);
+  return noFlagDefault(env, timeoutMs, onHostsKnown);
 }
 
 /** Bad flags: main prints the message with the usage and exits 2. */

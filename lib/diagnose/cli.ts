@@ -21,11 +21,13 @@ export async function run(argv: string[], defaults: CliDefaults = {}): Promise<n
       return 2;
     }
   }
-  const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget);
   // The host probes first: they run in their own processes (or on SSM) while
   // this one validates the connection and loads the diagnosis, the detectors
-  // and the Kafka client.
-  const probing = startHostProbes(target);
+  // and the Kafka client; a target whose hosts are known before the rest of it
+  // (the sandbox) has them started then.
+  let probing: ReturnType<typeof startHostProbes> | undefined;
+  const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget, (hosts) => (probing = startHostProbes(hosts)));
+  probing ??= startHostProbes(target);
   const input = { ...diagnosisInputFor(target), topic: args.topic ?? null };
   const { runDiagnosis } = await import('./run.ts');
   // A cluster whose config names a metrics source: read it as the worker does (loaded only then).

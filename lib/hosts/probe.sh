@@ -142,7 +142,7 @@ rec() {
 # ------------------------------------------------------------------ the process
 PID=""; CMDLINE=()
 find_process() {
-  local f pid arg found=() others=() cfg_real="" args US=$'\x1f'
+  local f pid arg i found=() others=() args US=$'\x1f'
   consider() { # /proc/<pid>/cmdline -> found (our broker) or others (another kafka.Kafka)
     pid=${1#/proc/}; pid=${pid%/cmdline}
     case $pid in ''|*[!0-9]*) return ;; esac
@@ -160,12 +160,19 @@ find_process() {
     # The bracket keeps grep from matching its own command line.
     while IFS= read -r -t 5 f; do consider "$f"; done < <(grep -l -a -E 'kafka\.Kafk[a]' /proc/[0-9]*/cmdline 2>/dev/null)
   fi
-  # The config may be named through a symlink: resolve it only when no command line names it as given.
-  if [ ${#found[@]} = 0 ] && [ ${#others[@]} -gt 0 ] && [ -n "$CONFIG_ARG" ]; then
-    cfg_real=$(realpath -m -- "$CONFIG_ARG" 2>/dev/null)
+  # The config may be named another way (through a symlink, or relative to the broker's
+  # working directory, as `bin/kafka-server-start.sh config/server.properties` starts it):
+  # the same file, by device and inode, when no command line names it as given.
+  if [ ${#found[@]} = 0 ] && [ ${#others[@]} -gt 0 ] && [ -n "$CONFIG_ARG" ] && [ -e "$CONFIG_ARG" ]; then
     for pid in "${others[@]}"; do
       mapfile -d '' -t CMDLINE < "/proc/$pid/cmdline" 2>/dev/null || continue
-      for arg in "${CMDLINE[@]}"; do [ -n "$cfg_real" ] && [ "$arg" = "$cfg_real" ] && { found+=("$pid"); break; }; done
+      for ((i = 0; i < ${#CMDLINE[@]} - 1; i++)); do
+        [ "${CMDLINE[$i]}" = kafka.Kafka ] || continue
+        arg=${CMDLINE[$((i + 1))]}
+        [ "${arg#/}" = "$arg" ] && arg=/proc/$pid/cwd/$arg
+        [[ $arg -ef $CONFIG_ARG ]] && found+=("$pid")
+        break
+      done
     done
   fi
   if [ ${#found[@]} -gt 1 ]; then
@@ -208,9 +215,11 @@ if [ -n "$PID" ]; then
     fi
     prev=$arg
   done
-  # A relative config path is relative to the process's working directory.
-  if [ -n "$PROC_CONFIG" ] && [ "${PROC_CONFIG#/}" = "$PROC_CONFIG" ]; then
-    cwd=$("${T2[@]}" readlink "/proc/$PID/cwd" 2>/dev/null) && PROC_CONFIG="$cwd/$PROC_CONFIG"
+  # A relative config path is relative to the process's working directory (looked up only when
+  # no --config names the file: it is read only then). readlink of a /proc link never touches the
+  # filesystem it names, so it needs no timeout.
+  if [ -z "$CONFIG_ARG" ] && [ -n "$PROC_CONFIG" ] && [ "${PROC_CONFIG#/}" = "$PROC_CONFIG" ]; then
+    cwd=$(readlink "/proc/$PID/cwd" 2>/dev/null) && PROC_CONFIG="$cwd/$PROC_CONFIG"
   fi
 fi
 

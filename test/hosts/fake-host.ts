@@ -39,7 +39,7 @@ export interface FakeHost {
   logDirs: string[];
   logsDir: string;
   /** Starts the stand-in broker process; call stop() when done. */
-  start(): ChildProcess;
+  start(opts?: { relativeConfig?: boolean }): ChildProcess;
   stop(): void;
 }
 
@@ -95,13 +95,14 @@ export function createFakeHost(hostDir: string, spec: FakeHostSpec): FakeHost {
     configPath,
     logDirs,
     logsDir,
-    start() {
+    start(opts: { relativeConfig?: boolean } = {}) {
       // bash stays resident (a compound command is not exec'd away) with a
       // broker-like argv: $0.. are "java -Dkafka.logs.dir=... -cp ... kafka.Kafka <config>".
+      // relativeConfig: started in the host dir with "config/server.properties", as the sandbox starts Kafka.
       child = spawn(
         'bash',
-        ['-c', 'sleep 600; :', 'java', '-Xmx1G', `-Dkafka.logs.dir=${logsDir}`, '-cp', `${join(hostDir, 'libs')}/*`, 'kafka.Kafka', configPath],
-        { detached: true, stdio: 'ignore' },
+        ['-c', 'sleep 600; :', 'java', '-Xmx1G', `-Dkafka.logs.dir=${logsDir}`, '-cp', `${join(hostDir, 'libs')}/*`, 'kafka.Kafka', opts.relativeConfig ? 'config/server.properties' : configPath],
+        { detached: true, stdio: 'ignore', ...(opts.relativeConfig ? { cwd: hostDir } : {}) },
       );
       return child;
     },

@@ -2,7 +2,7 @@
 // directories, then parses its output: the whole path a sandbox probe takes.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync, appendFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -139,6 +139,27 @@ describe('probe.sh with the pid file a host keeps (the sandbox\'s broker.pid)', 
     expect((await probeOne(h, 5)).process.pid).toBe(child.pid);
     writeFileSync(join(h.hostDir, 'broker.pid'), '999999999\n');
     expect((await probeOne(h, 5)).process.pid).toBe(child.pid);
+  });
+});
+
+describe('probe.sh on a broker started with a relative config path', () => {
+  it('reads the config the process names from its working directory when no --config is given, the given one otherwise', async () => {
+    const h = host({ brokerId: 7 });
+    writeFileSync(join(h.logsDir, 'server.log'), log4j('07:00:00,000', 'INFO', 'Loading logs.', LM) + '\n');
+    running.push(h);
+    const child = h.start({ relativeConfig: true });
+    const pidFile = join(h.hostDir, 'broker.pid');
+    writeFileSync(pidFile, `${child.pid}\n`);
+    // Its pid names it only once it runs as the broker (not as the fork before exec).
+    for (let i = 0; i < 100 && !readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').includes('kafka.Kafka'); i++) await new Promise((r) => setTimeout(r, 20));
+    const probe = async (params: Record<string, string>) => {
+      const [res] = await executor.run([{ brokerId: 7, address: h.hostDir }], { script: 'probe', params, timeoutMs: 20_000, comment: 't' });
+      const { parseProbeOutput } = await import('../../lib/hosts/probe-output.ts');
+      return parseProbeOutput(res!.stdout).process;
+    };
+    // The pid file names the process; only its command line names the config, relative to its cwd.
+    expect(await probe({ pidFile })).toMatchObject({ pid: child.pid, configPath: h.configPath });
+    expect(await probe({ pidFile, config: h.configPath })).toMatchObject({ pid: child.pid, configPath: h.configPath });
   });
 });
 

@@ -1,0 +1,33 @@
+// Where the sandbox lives, and its brokers' host directories read from its
+// cluster.json without zod: the CLI's no-flag diagnosis starts its host probes
+// on them before it loads zod (about 10 ms of the probes' start). The file is
+// read again, validated in full (layout.ts), before anything else uses it.
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** KR_SANDBOX_HOME, else ~/.kafka-responder/sandbox (layout.ts validates the variable). */
+export const sandboxHomeOf = (configured: string | undefined): string => configured ?? join(homedir(), '.kafka-responder', 'sandbox');
+
+export const CLUSTER_FILE = 'cluster.json';
+
+export interface SandboxHost {
+  id: number;
+  hostDir: string;
+}
+
+const isHost = (b: unknown): b is SandboxHost => {
+  const h = b as Partial<SandboxHost> | null;
+  return typeof h === 'object' && h !== null && Number.isInteger(h.id) && (h.id as number) >= 0 && typeof h.hostDir === 'string' && h.hostDir.startsWith('/');
+};
+
+/** The brokers' host directories; null when there is no readable sandbox (the validated read then says why). */
+export async function readSandboxHosts(env: NodeJS.ProcessEnv): Promise<SandboxHost[] | null> {
+  if (env.KR_SANDBOX_HOME === '') return null;
+  try {
+    const brokers = (JSON.parse(await readFile(join(sandboxHomeOf(env.KR_SANDBOX_HOME), CLUSTER_FILE), 'utf8')) as { brokers?: unknown }).brokers;
+    return Array.isArray(brokers) && brokers.length > 0 && brokers.every(isHost) ? brokers.map((b) => ({ id: b.id, hostDir: b.hostDir })) : null;
+  } catch {
+    return null;
+  }
+}
