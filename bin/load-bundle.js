@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import vm from 'node:vm';
 import zlib from 'node:zlib';
-import { createHash } from 'node:crypto';
 
 const WRAPPER = '(function (exports, require, module, __filename, __dirname) {';
 
@@ -34,8 +33,10 @@ function cacheDir() {
 }
 
 function checksum(bytes) {
-  // zlib.crc32: Node >= 22.2 (well under a millisecond); older Node hashes instead.
-  return typeof zlib.crc32 === 'function' ? zlib.crc32(bytes).toString(16) : createHash('sha1').update(bytes).digest('hex').slice(0, 16);
+  // zlib.crc32: Node >= 22.2 (well under a millisecond); older Node hashes instead (node:crypto
+  // is not loaded otherwise: a plaintext diagnosis never needs it).
+  if (typeof zlib.crc32 === 'function') return zlib.crc32(bytes).toString(16);
+  return process.getBuiltinModule('node:crypto').createHash('sha1').update(bytes).digest('hex').slice(0, 16);
 }
 
 /**

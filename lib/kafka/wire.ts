@@ -10,13 +10,13 @@
 // final release and pinned by package-lock; test/kafka/wire.test.ts fails
 // loudly if the internals move.
 
+import { connect, isIP, type Socket } from 'node:net';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import type { SASLOptions } from 'kafkajs';
 // Static imports of the CommonJS internals (default = module.exports), so
 // esbuild bundles them into the Lambda like any other dependency.
 import brokerModule from 'kafkajs/src/broker/index.js';
 import connectionPoolModule from 'kafkajs/src/network/connectionPool.js';
-import socketFactoryModule from 'kafkajs/src/network/socketFactory.js';
 import loggersModule from 'kafkajs/src/loggers/index.js';
 import requestsModule from 'kafkajs/src/protocol/requests/index.js';
 import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
@@ -51,7 +51,18 @@ interface KafkajsEncoder {
 
 const Broker = brokerModule as new (opts: Record<string, unknown>) => KafkajsBroker;
 const ConnectionPool = connectionPoolModule as new (opts: Record<string, unknown>) => unknown;
-const socketFactory = (socketFactoryModule as () => unknown)();
+/**
+ * kafkajs's socket factory, but node:tls is loaded only for a TLS connection:
+ * a plaintext diagnosis does not pay for it (about 5 ms of its start).
+ */
+const KEEP_ALIVE_DELAY_MS = 60_000;
+function socketFactory({ host, port, ssl, onConnect }: { host: string; port: number; ssl: TlsOptions | null; onConnect: () => void }): Socket {
+  const socket = ssl
+    ? process.getBuiltinModule('node:tls').connect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect)
+    : connect({ host, port }, onConnect);
+  socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
+  return socket;
+}
 const { createLogger } = loggersModule as { createLogger(o: { level: number; logCreator: () => () => void }): unknown };
 const { requests } = requestsModule as { requests: Record<string, RequestDefinition> };
 const apiKeys = apiKeysModule as Record<string, number>;
