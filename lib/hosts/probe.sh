@@ -153,7 +153,9 @@ find_process() {
     [[ $args == *"${US}kafka.Kafka$US"* ]] || return
     if [ -z "$CONFIG_ARG" ] || [[ $args == *"$US$CONFIG_ARG$US"* ]]; then found+=("$pid"); else others+=("$pid"); fi
   }
-  if [ -n "$PID_FILE_ARG" ] && IFS= read -r f < "$PID_FILE_ARG" 2>/dev/null; then consider "/proc/${f%$'\r'}/cmdline"; fi
+  # (read fails on a last line without a newline, yet fills f: a pid file written without one counts.)
+  f=""
+  if [ -n "$PID_FILE_ARG" ] && { IFS= read -r f || [ -n "$f" ]; } < "$PID_FILE_ARG" 2>/dev/null; then consider "/proc/${f%$'\r'}/cmdline"; fi
   if [ ${#found[@]} = 0 ]; then
     others=()
     # (Unguarded: bash reads this file itself below.)

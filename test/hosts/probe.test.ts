@@ -1,7 +1,7 @@
 // Runs the real probe.sh through LocalExecutor against fabricated host
 // directories, then parses its output: the whole path a sandbox probe takes.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync, appendFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +139,18 @@ describe('probe.sh with the pid file a host keeps (the sandbox\'s broker.pid)', 
     expect((await probeOne(h, 5)).process.pid).toBe(child.pid);
     writeFileSync(join(h.hostDir, 'broker.pid'), '999999999\n');
     expect((await probeOne(h, 5)).process.pid).toBe(child.pid);
+    // Written without a newline (as the sandbox writes it) it still names the process: of two
+    // processes of this config, the one it names is taken, and no other is looked at.
+    const twin = spawn('bash', ['-c', 'sleep 600; :', 'java', '-Xmx1G', `-Dkafka.logs.dir=${h.logsDir}`, '-cp', `${join(h.hostDir, 'libs')}/*`, 'kafka.Kafka', h.configPath], { detached: true, stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 100 && !readFileSync(`/proc/${twin.pid}/cmdline`, 'utf8').includes('kafka.Kafka'); i++) await new Promise((r) => setTimeout(r, 20));
+      writeFileSync(join(h.hostDir, 'broker.pid'), String(twin.pid));
+      const r = await probeOne(h, 5);
+      expect(r.process.pid).toBe(twin.pid);
+      expect(r.warnings.filter((w) => /several kafka\.Kafka/.test(w))).toEqual([]);
+    } finally {
+      process.kill(-twin.pid!, 'SIGKILL');
+    }
   });
 });
 
