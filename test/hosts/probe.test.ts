@@ -521,8 +521,9 @@ describe('probe.sh: time budget', () => {
     process.env.PATH = `${bin}:${oldPath}`;
     try {
       const { parseProbeOutput } = await import('../../lib/hosts/probe-output.ts');
-      // Deadline 1 s: the scan starts in time and gets what is left (3 s), not the executor's 20 s.
-      const [res] = await executor.run([{ brokerId: 11, address: h.hostDir }], { script: 'probe', params: { config: h.configPath, scanDeadline: '1' }, timeoutMs: 20_000, comment: 't' });
+      // Deadline 2 s: the scan starts in time and gets what is left (3-4 s), not the executor's 20 s.
+      // (Not 1 s: bash's SECONDS counts whole clock seconds, so it can read 1 a few ms after the start.)
+      const [res] = await executor.run([{ brokerId: 11, address: h.hostDir }], { script: 'probe', params: { config: h.configPath, scanDeadline: '2' }, timeoutMs: 20_000, comment: 't' });
       expect(res!.status).toBe('Success');
       const r = parseProbeOutput(res!.stdout);
       expect(r.warnings).toContain('time budget spent: log scan stopped at its deadline');
