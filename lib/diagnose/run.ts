@@ -4,7 +4,7 @@
 // choose the transport.
 
 import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
-import type { SharedConnections } from '../kafka/snapshot.ts';
+import type { SharedConnections, SnapshotOptions } from '../kafka/snapshot.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
 import { tpKey } from '../kafka/partitions.ts';
@@ -22,10 +22,7 @@ import type { ClusterHistoryStore } from './cluster-history-store.ts';
 import { whatChanged, type ClusterChange } from './what-changed.ts';
 import type { ConfigView, ReadConfigsFn } from './config-view.ts';
 
-export type SnapshotFn = (
-  connection: ConnectionConfig,
-  opts: { topics: string[] | null; timeoutMs: number; consumerSampleWindowMs?: number; transactions?: (shared: SharedConnections) => Promise<TransactionsView> },
-) => Promise<ClusterSnapshot>;
+export type SnapshotFn = (connection: ConnectionConfig, opts: Pick<SnapshotOptions, 'timeoutMs' | 'consumerSampleWindowMs' | 'transactions'> & { topics: string[] | null }) => Promise<ClusterSnapshot>;
 
 /** Without kept history, lag is judged over two samples this far apart (only when some group lags in the first). */
 export const DEFAULT_LAG_WINDOW_MS = 3000;
