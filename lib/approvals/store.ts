@@ -18,6 +18,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as z from 'zod';
+import { waitUntilTableActive } from '../runtime/dynamo-table.ts';
 import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
 import { KEY_ATTRS, pkOf, queryPrefix } from './records.ts';
@@ -111,7 +112,8 @@ export class ApprovalStore {
   /** Creates the table (pay per request) if it does not exist; for local use and tests. */
   async ensureTable(): Promise<void> {
     try {
-      await this.client.send(new DescribeTableCommand({ TableName: this.table }));
+      const { Table } = await this.client.send(new DescribeTableCommand({ TableName: this.table }));
+      if (Table?.TableStatus !== 'ACTIVE') await waitUntilTableActive(this.client, this.table);
       return;
     } catch (err) {
       if (!(err instanceof ResourceNotFoundException)) throw err;
@@ -142,6 +144,7 @@ export class ApprovalStore {
         ],
       }),
     );
+    await waitUntilTableActive(this.client, this.table);
   }
 
   async create(request: ApprovalRequest, event: AuditEvent): Promise<'created' | 'exists' | 'too-large'> {

@@ -11,6 +11,7 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoStateStore, LIST_INDEX, STATE_TABLE_KEYS } from '../state/dynamo-state-store.ts';
 import { errorMessage } from '../runtime/errors.ts';
+import { waitUntilTableActive } from '../runtime/dynamo-table.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { AddressInfo } from 'node:net';
 import { ApprovalService } from '../approvals/service.ts';
@@ -109,7 +110,7 @@ async function ensureStateTable(client: DynamoDBClient, tableName: string): Prom
   }
   if (!existing) {
     await client.send(new CreateTableCommand({ TableName: tableName, BillingMode: 'PAY_PER_REQUEST', ...STATE_TABLE_KEYS }));
-    return;
+    return waitUntilTableActive(client, tableName);
   }
   if (existing.GlobalSecondaryIndexes?.some((i) => i.IndexName === LIST_INDEX)) return;
   const index = STATE_TABLE_KEYS.GlobalSecondaryIndexes![0]!;

@@ -10,8 +10,9 @@ export interface LocalDynamo {
   close(): Promise<void>;
 }
 
-export async function startLocalDynamo(): Promise<LocalDynamo> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+/** `createTableMs` > 0 keeps a new table CREATING that long, as DynamoDB does for a while. */
+export async function startLocalDynamo(opts: { createTableMs?: number } = {}): Promise<LocalDynamo> {
+  const server = dynalite({ createTableMs: opts.createTableMs ?? 0, deleteTableMs: 0, updateTableMs: 0 });
   // The SDK keeps idle sockets open: a server that closes them after Node's 5 s default races
   // the next request on them (ECONNRESET). Keep idle sockets as long as the client might.
   (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 10 * 60_000;
