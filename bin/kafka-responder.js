@@ -14,7 +14,24 @@ process.env.KR_RUNBOOKS_DIR ??= fileURLToPath(new URL('runbooks', pkg));
 const bundle = fileURLToPath(new URL('dist/kafka-responder.cjs', pkg));
 const command = process.argv[2] ?? '';
 
+/**
+ * A diagnosis of the sandbox starts its host probes before the bundle loads
+ * (dist/early-probes.cjs, from lib/cli/early-probes.ts): they run while it
+ * does, and the diagnosis takes them over. Without that file, or when the run
+ * may not be of the sandbox, nothing starts here.
+ */
+function startEarlyProbes() {
+  if (command !== 'diagnose') return null;
+  try {
+    const early = createRequire(import.meta.url)(fileURLToPath(new URL('dist/early-probes.cjs', pkg)));
+    return early.startEarlyProbes(process.argv.slice(3), process.env);
+  } catch {
+    return null;
+  }
+}
+
 let cli;
+let sandboxHosts = null;
 let saveCodeCache = () => {};
 if (process.env.KR_FROM_SOURCE === '1') {
   // Sources and tsx exist in a checkout only (the package ships the bundle, not lib/).
@@ -31,11 +48,15 @@ if (process.env.KR_FROM_SOURCE === '1') {
 } else if (process.env.KR_DEBUG) {
   // Node's own loader, for stack traces through the source map.
   process.setSourceMapsEnabled(true);
+  sandboxHosts = startEarlyProbes();
   cli = createRequire(import.meta.url)(bundle);
 } else {
+  sandboxHosts = startEarlyProbes();
   ({ exports: cli, saveCodeCache } = loadBundle(bundle, command));
 }
-const code = await cli.main(process.argv.slice(2));
+const code = await cli.main(process.argv.slice(2), sandboxHosts ? { sandboxHosts } : {});
+// Probes the run did not take (it stopped early, or chose other hosts) stop with it.
+sandboxHosts?.discard();
 process.exitCode = code;
 saveCodeCache();
 // A one-shot report is done once its output is written: exit then, without

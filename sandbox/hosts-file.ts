@@ -2,6 +2,7 @@
 // cluster.json without zod: the CLI's no-flag diagnosis starts its host probes
 // on them before it loads zod (about 10 ms of the probes' start). The file is
 // read again, validated in full (layout.ts), before anything else uses it.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -21,12 +22,28 @@ const isHost = (b: unknown): b is SandboxHost => {
   return typeof h === 'object' && h !== null && Number.isInteger(h.id) && (h.id as number) >= 0 && typeof h.hostDir === 'string' && h.hostDir.startsWith('/');
 };
 
+const clusterFileOf = (env: NodeJS.ProcessEnv): string | null => (env.KR_SANDBOX_HOME === '' ? null : join(sandboxHomeOf(env.KR_SANDBOX_HOME), CLUSTER_FILE));
+
+function hostsOf(text: string): SandboxHost[] | null {
+  const brokers = (JSON.parse(text) as { brokers?: unknown }).brokers;
+  return Array.isArray(brokers) && brokers.length > 0 && brokers.every(isHost) ? brokers.map((b) => ({ id: b.id, hostDir: b.hostDir })) : null;
+}
+
 /** The brokers' host directories; null when there is no readable sandbox (the validated read then says why). */
 export async function readSandboxHosts(env: NodeJS.ProcessEnv): Promise<SandboxHost[] | null> {
-  if (env.KR_SANDBOX_HOME === '') return null;
+  const file = clusterFileOf(env);
   try {
-    const brokers = (JSON.parse(await readFile(join(sandboxHomeOf(env.KR_SANDBOX_HOME), CLUSTER_FILE), 'utf8')) as { brokers?: unknown }).brokers;
-    return Array.isArray(brokers) && brokers.length > 0 && brokers.every(isHost) ? brokers.map((b) => ({ id: b.id, hostDir: b.hostDir })) : null;
+    return file ? hostsOf(await readFile(file, 'utf8')) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** readSandboxHosts, at once: for the CLI's first moments, when nothing else is waiting. */
+export function readSandboxHostsSync(env: NodeJS.ProcessEnv): SandboxHost[] | null {
+  const file = clusterFileOf(env);
+  try {
+    return file ? hostsOf(readFileSync(file, 'utf8')) : null;
   } catch {
     return null;
   }

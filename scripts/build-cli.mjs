@@ -74,7 +74,8 @@ export async function buildCli({ quiet = false } = {}) {
   const t0 = performance.now();
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { 'kafka-responder': 'lib/cli/main.ts' },
+    // The bin loads early-probes first, on its own, for a diagnosis of the sandbox (lib/cli/early-probes.ts).
+    entryPoints: { 'kafka-responder': 'lib/cli/main.ts', 'early-probes': 'lib/cli/early-probes.ts' },
     outdir: dirname(CLI_BUNDLE),
     outExtension: { '.js': '.cjs' },
     bundle: true,

@@ -2,18 +2,25 @@
 // module and is loaded on demand so `help` stays instant.
 import { errorMessage } from '../runtime/errors.ts';
 import type { CliDefaults } from '../diagnose/cli-support.ts';
+import type { Executor } from '../hosts/types.ts';
+
+/** What the bin gives the CLI. */
+export interface MainOptions {
+  /** Runs the sandbox's hosts, the probes it started before loading the bundle among them (lib/cli/early-probes.ts). */
+  sandboxHosts?: Executor;
+}
 
 type CommandModule = { run(argv: string[]): Promise<number> };
 type TargetCommandModule = { run(argv: string[], defaults: CliDefaults): Promise<number> };
 
 /** A command that talks to a cluster: with no flag naming one, the local sandbox (lib/cli/sandbox-target.ts). */
-const withSandboxDefault = (load: () => Promise<TargetCommandModule>) => async (): Promise<CommandModule> => {
-  const [command, { sandboxTarget }] = await Promise.all([load(), import('./sandbox-target.ts')]);
-  return { run: (argv) => command.run(argv, { noFlagTarget: sandboxTarget }) };
+const withSandboxDefault = (load: () => Promise<TargetCommandModule>) => async (opts: MainOptions): Promise<CommandModule> => {
+  const [command, { sandboxTargetWith }] = await Promise.all([load(), import('./sandbox-target.ts')]);
+  return { run: (argv) => command.run(argv, { noFlagTarget: sandboxTargetWith(opts.sandboxHosts) }) };
 };
 
 /** `serve` keeps running (zod's compiled parsers pay off there); every other command runs once. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule>; longRunning?: true }> = {
+const COMMANDS: Record<string, { summary: string; load: (opts: MainOptions) => Promise<CommandModule>; longRunning?: true }> = {
   demo: {
     summary: 'bring the sandbox up, reproduce an incident (default isr-one-leader-lost) and diagnose it',
     load: () => import('./demo.ts'),
@@ -55,7 +62,7 @@ function usage(): string {
   return lines.join('\n');
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], opts: MainOptions = {}): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     console.log(usage());
@@ -69,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     if (!command.longRunning) await import('./zod-one-shot.ts');
-    return await (await command.load()).run(rest);
+    return await (await command.load(opts)).run(rest);
   } catch (err) {
     // A tool people rely on at 3 a.m. says what went wrong in one line, not a stack.
     console.error(`kafka-responder ${name}: ${errorMessage(err)}`);

@@ -5,6 +5,7 @@
 // their own processes or on SSM.
 
 import { probeHosts } from '../hosts/probe-runner.ts';
+import { probeTimeoutWithin } from '../hosts/probe-start.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import type { ClusterTarget } from './target.ts';
@@ -37,7 +38,7 @@ async function safeProbe(probe: ProbeHostsFn, executor: Executor, targets: HostT
 export function startHostProbes(input: HostProbeInput): Promise<HostProbeOutcome[]> | null {
   const targets = input.hostTargets ?? [];
   if (!input.executor || targets.length === 0) return null;
-  return safeProbe(input.probeHosts ?? probeHosts, input.executor, targets, Math.max(1000, Math.floor(input.timeoutMs * 0.9)));
+  return safeProbe(input.probeHosts ?? probeHosts, input.executor, targets, probeTimeoutWithin(input.timeoutMs));
 }
 
 /** A diagnosis of the whole target (add `topic`, a shorter `timeoutMs` or test I/O). */

@@ -7,7 +7,8 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { HOST_SCRIPTS, checkParams, documentCommands, scriptOf, type HostScripts } from './scripts.ts';
-import type { ExecutionResult, Executor, HostTarget, ScriptRun } from './types.ts';
+import type { ExecutionResult, HostTarget, ScriptRun } from './types.ts';
+import type { StoppableExecutor } from './prestarted-executor.ts';
 
 export const STDOUT_LIMIT = 24_000;
 export const STDERR_LIMIT = 8_000;
@@ -36,8 +37,10 @@ function isDirectory(path: string): boolean {
   }
 }
 
-export class LocalExecutor implements Executor {
+export class LocalExecutor implements StoppableExecutor {
   readonly kind = 'local' as const;
+  /** Process groups of the scripts under way, each with what kills it. */
+  private readonly running = new Set<() => void>();
   private readonly concurrency: number;
   private readonly shell: string;
   private readonly scripts: HostScripts;
@@ -46,6 +49,11 @@ export class LocalExecutor implements Executor {
     this.concurrency = Math.max(1, opts.concurrency ?? 4);
     this.shell = opts.shell ?? 'sh';
     this.scripts = opts.scripts ?? HOST_SCRIPTS;
+  }
+
+  /** Kills every script still running, with its process group (they answer as killed by a signal). */
+  stopAll(): void {
+    for (const kill of this.running) kill();
   }
 
   async run(targets: HostTarget[], run: ScriptRun): Promise<ExecutionResult[]> {
@@ -104,6 +112,7 @@ export class LocalExecutor implements Executor {
         timedOut = true;
         killGroup();
       }, timeoutMs);
+      this.running.add(killGroup);
 
       child.stdout.on('data', (b: Buffer) => {
         if (outBytes < CAPTURE_BYTES) out.push(b);
@@ -122,6 +131,7 @@ export class LocalExecutor implements Executor {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        this.running.delete(killGroup);
         // Whatever the script left running in its group goes with it.
         killGroup();
         const stdout = capText(Buffer.concat(out).toString('utf8'), STDOUT_LIMIT);

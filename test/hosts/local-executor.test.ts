@@ -103,4 +103,17 @@ describe('LocalExecutor', () => {
     expect(capText('abcdef', 4)).toEqual({ text: 'abcd', cut: true });
     expect(capText('abc', 4)).toEqual({ text: 'abc', cut: false });
   });
+
+  it('stopAll kills the scripts still running, their children too, and each answers as interrupted', async () => {
+    const marker = join(dir, 'after-stop');
+    const running = exec.run([target], run(`sleep 5 & wait; touch ${marker}`));
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    exec.stopAll();
+    const [r] = await running;
+    expect(Date.now() - t0).toBeLessThan(4_000);
+    expect(r).toMatchObject({ status: 'Failed', outcome: 'interrupted', exitCode: null });
+    expect(existsSync(marker)).toBe(false);
+    exec.stopAll(); // nothing left: a no-op
+  });
 });
