@@ -9,12 +9,12 @@
 // own compile cache ($NODE_COMPILE_CACHE, else <tmp>/node-compile-cache), in a
 // folder of this user's only. Any failure to read or write it just means a run
 // compiles as if there were none.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import vm from 'node:vm';
-import zlib from 'node:zlib';
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { tmpdir } = require('node:os');
+const { dirname, join } = require('node:path');
+const vm = require('node:vm');
+const zlib = require('node:zlib');
 
 const WRAPPER = '(function (exports, require, module, __filename, __dirname) {';
 
@@ -43,7 +43,7 @@ function checksum(bytes) {
  * The bundle's exports; whether its code came from this command's cache; and
  * what writes that cache once the command has run (when it was missing or stale).
  */
-export function loadBundle(file, command) {
+function loadBundle(file, command) {
   const bytes = readFileSync(file);
   // ASCII (scripts/build-cli.mjs makes sure): read as Latin-1, a copy, not a UTF-8 decode (8 ms).
   const source = bytes.toString('latin1');
@@ -80,3 +80,5 @@ export function loadBundle(file, command) {
   };
   return { exports: module.exports, saveCodeCache, cacheHit: cachedData !== undefined && !script.cachedDataRejected };
 }
+
+module.exports = { loadBundle };
