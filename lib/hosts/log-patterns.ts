@@ -11,6 +11,8 @@
 // `[2026-11-29 07:00:00,123] WARN [LogLoader partition=t-0, dir=/d] ...`, or be
 // the exception line printed under an ERROR (`org.apache...Exception: msg`).
 
+import { requiredLiteral } from './regex-literal.ts';
+
 export type LogLineKind =
   /** LogManager starts loading the log dirs: the broker (re)started. */
   | 'logs-loading-started'
@@ -354,9 +356,14 @@ export interface ClassifiedLine {
   groups: Record<string, string>;
 }
 
+/** Text each pattern's every match holds: a line without it is not tried against the pattern. */
+const NEEDLES = LOG_PATTERNS.map((p) => requiredLiteral(p.regex));
+
 /** First pattern that matches the line (the text without the probe's line-number prefix). */
 export function classifyLogLine(text: string): ClassifiedLine | null {
-  for (const p of LOG_PATTERNS) {
+  for (let i = 0; i < LOG_PATTERNS.length; i++) {
+    if (!text.includes(NEEDLES[i]!)) continue;
+    const p = LOG_PATTERNS[i]!;
     const m = p.regex.exec(text);
     if (m) {
       const groups: Record<string, string> = {};
