@@ -11,8 +11,13 @@ const { loadBundle } = require('./load-bundle.js');
 const pkg = new URL('../', pathToFileURL(__filename));
 // `/kafka runbook <kind>` under `serve` reads the package's runbooks wherever it is started.
 process.env.KR_RUNBOOKS_DIR ??= fileURLToPath(new URL('runbooks', pkg));
-const bundle = fileURLToPath(new URL('dist/kafka-responder.cjs', pkg));
 const command = process.argv[2] ?? '';
+/** The command's own bundle where the build made one (scripts/build-cli.mjs COMMAND_BUNDLES), else the whole CLI. */
+function bundleOf(name) {
+  const own = /^[a-z][a-z-]{0,30}$/.test(name) ? fileURLToPath(new URL(`dist/kafka-responder-${name}.cjs`, pkg)) : null;
+  return own && existsSync(own) ? own : fileURLToPath(new URL('dist/kafka-responder.cjs', pkg));
+}
+const bundle = bundleOf(command);
 
 /**
  * A diagnosis of the sandbox starts its host probes before the bundle loads

@@ -66,18 +66,23 @@ const dynaliteInMemory = {
 const NATIVE = /[\\/]node_modules[\\/](classic-level|node-gyp-build)[\\/]/;
 
 /**
- * Builds dist/kafka-responder.cjs (+ .map), each file written whole and
- * renamed into place, the bundle last: a CLI started meanwhile reads the old
- * bundle or the new one, never half of one.
+ * The commands that also get a bundle of their own, dist/kafka-responder-<name>.cjs:
+ * the one-shot reports an operator runs again and again. It holds that
+ * command's modules only (lib/cli/main.ts folds the others away), a third of
+ * the whole: less for the bin to read, check and deserialize on every run.
+ */
+export const COMMAND_BUNDLES = ['diagnose'];
+
+/**
+ * Builds dist/kafka-responder.cjs (+ .map), the command bundles and
+ * dist/early-probes.cjs, each file written whole and renamed into place, the
+ * main bundle last: a CLI started meanwhile reads the old bundle or the new
+ * one, never half of one.
  */
 export async function buildCli({ quiet = false } = {}) {
   const t0 = performance.now();
-  const result = await esbuild.build({
+  const options = {
     absWorkingDir: root,
-    // The bin loads early-probes first, on its own, for a diagnosis of the sandbox (lib/cli/early-probes.ts).
-    entryPoints: { 'kafka-responder': 'lib/cli/main.ts', 'early-probes': 'lib/cli/early-probes.ts' },
-    outdir: dirname(CLI_BUNDLE),
-    outExtension: { '.js': '.cjs' },
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -96,14 +101,36 @@ export async function buildCli({ quiet = false } = {}) {
     logLevel: 'warning',
     metafile: true,
     write: false,
-  });
-  const native = Object.keys(result.metafile.inputs).filter((f) => NATIVE.test(f));
-  // esbuild escapes every non-ASCII character by default (charset): the bin reads the bundle as Latin-1.
-  const nonAscii = result.outputFiles.find((f) => f.path === CLI_BUNDLE).contents.findIndex((b) => b > 0x7f);
-  if (nonAscii >= 0) throw new Error(`the CLI bundle has a non-ASCII byte at ${nonAscii}: bin/load-bundle.js reads it as Latin-1`);
+  };
+  const [result, ...commandResults] = await Promise.all([
+    esbuild.build({
+      ...options,
+      // The bin loads early-probes first, on its own, for a diagnosis of the sandbox (lib/cli/early-probes.ts).
+      entryPoints: { 'kafka-responder': 'lib/cli/main.ts', 'early-probes': 'lib/cli/early-probes.ts' },
+      outdir: dirname(CLI_BUNDLE),
+      outExtension: { '.js': '.cjs' },
+    }),
+    ...COMMAND_BUNDLES.map((name) =>
+      esbuild.build({
+        ...options,
+        entryPoints: ['lib/cli/main.ts'],
+        // Beside the main bundle, so that files found from import.meta.url are found alike.
+        outfile: join(dirname(CLI_BUNDLE), `kafka-responder-${name}.cjs`),
+        define: { ...options.define, KR_BUNDLE_COMMAND: JSON.stringify(name) },
+      }),
+    ),
+  ]);
+  const outputs = [...commandResults.flatMap((r) => r.outputFiles), ...result.outputFiles];
+  const inputs = [result, ...commandResults].flatMap((r) => Object.keys(r.metafile.inputs));
+  const native = [...new Set(inputs.filter((f) => NATIVE.test(f)))];
   if (native.length) throw new Error(`the CLI bundle would load a native addon, which the package does not ship: ${native.join(', ')}`);
+  // esbuild escapes every non-ASCII character by default (charset): the bin reads the bundles as Latin-1.
+  for (const file of outputs.filter((f) => f.path.endsWith('.cjs'))) {
+    const nonAscii = file.contents.findIndex((b) => b > 0x7f);
+    if (nonAscii >= 0) throw new Error(`${relative(root, file.path)} has a non-ASCII byte at ${nonAscii}: bin/load-bundle.js reads it as Latin-1`);
+  }
   await mkdir(dirname(CLI_BUNDLE), { recursive: true });
-  const ordered = [...result.outputFiles.filter((f) => f.path !== CLI_BUNDLE), ...result.outputFiles.filter((f) => f.path === CLI_BUNDLE)];
+  const ordered = [...outputs.filter((f) => f.path !== CLI_BUNDLE), ...outputs.filter((f) => f.path === CLI_BUNDLE)];
   for (const file of ordered) {
     const tmp = `${file.path}.${process.pid}.tmp`;
     await writeFile(tmp, file.contents);

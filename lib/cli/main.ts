@@ -10,6 +10,14 @@ export interface MainOptions {
   sandboxHosts?: Executor;
 }
 
+/**
+ * Set by scripts/build-cli.mjs in a bundle of one command (dist/kafka-responder-<name>.cjs):
+ * the other commands' loaders fold away, and their modules stay out of it.
+ * (esbuild folds the condition only where it is written out in full.)
+ */
+declare const KR_BUNDLE_COMMAND: string | undefined;
+const elsewhere = (): Promise<never> => Promise.reject(new Error('this command is not in this bundle: run the package bin'));
+
 type CommandModule = { run(argv: string[]): Promise<number> };
 type TargetCommandModule = { run(argv: string[], defaults: CliDefaults): Promise<number> };
 
@@ -23,36 +31,36 @@ const withSandboxDefault = (load: () => Promise<TargetCommandModule>) => async (
 const COMMANDS: Record<string, { summary: string; load: (opts: MainOptions) => Promise<CommandModule>; longRunning?: true }> = {
   demo: {
     summary: 'bring the sandbox up, reproduce an incident (default isr-one-leader-lost) and diagnose it',
-    load: () => import('./demo.ts'),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'demo' ? () => import('./demo.ts') : elsewhere,
   },
   sandbox: {
     summary: 'local 3-broker Kafka cluster: up, down, status, env, stop|kill|start|wipe <id>, scenario <name>',
-    load: () => import('../../sandbox/cli.ts'),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'sandbox' ? () => import('../../sandbox/cli.ts') : elsewhere,
   },
   diagnose: {
     summary: 'diagnose a cluster: [--config FILE [--cluster NAME] | --bootstrap LIST] [--topic T] [--format text|json|markdown]',
-    load: withSandboxDefault(() => import('../diagnose/cli.ts')),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'diagnose' ? withSandboxDefault(() => import('../diagnose/cli.ts')) : elsewhere,
   },
   audit: {
     summary: 'read-only risk audit (settings, host state, drift): [--config FILE [--cluster NAME] | --bootstrap LIST] [--format …]',
-    load: withSandboxDefault(() => import('../audit/cli.ts')),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'audit' ? withSandboxDefault(() => import('../audit/cli.ts')) : elsewhere,
   },
   serve: {
     summary: 'local HTTP server: Slack + alert handlers, worker in-process [--port 3000] [--host 127.0.0.1]',
-    load: () => import('./serve.ts'),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'serve' ? () => import('./serve.ts') : elsewhere,
     longRunning: true,
   },
   transactions: {
     summary: 'open and hanging transactions (KIP-664) of a cluster or topic: [topic] [--config FILE [--cluster NAME] | --bootstrap LIST]',
-    load: () => import('../diagnose/cli-transactions.ts'),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'transactions' ? () => import('../diagnose/cli-transactions.ts') : elsewhere,
   },
   timeline: {
     summary: "an incident thread's postmortem timeline: --incident ID [--format markdown|json]",
-    load: () => import('../timeline/cli.ts'),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'timeline' ? () => import('../timeline/cli.ts') : elsewhere,
   },
   'can-restart': {
     summary: 'can broker <id> be restarted safely right now? [--config FILE [--cluster NAME]] [--format …]',
-    load: withSandboxDefault(() => import('../diagnose/cli-can-restart.ts')),
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'can-restart' ? withSandboxDefault(() => import('../diagnose/cli-can-restart.ts')) : elsewhere,
   },
 };
 

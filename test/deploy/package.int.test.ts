@@ -49,7 +49,7 @@ describe('the packed tarball installs and runs without the checkout', () => {
   });
 
   it('holds the bundle, the bin, the runbooks, the host scripts and the Slack manifest, and no sources or tests', () => {
-    for (const f of ['bin/kafka-responder.js', 'bin/load-bundle.js', 'bin/package.json', 'dist/kafka-responder.cjs', 'dist/early-probes.cjs', 'runbooks/offline-partition.md', 'runbooks/operations/broker-restart.md', 'lib/hosts/probe.sh', 'lib/hosts/probe-logs.sh', 'lib/hosts/service-control.sh', 'lib/hosts/replica-data.sh', 'slack-app-manifest.yml', 'README.md']) {
+    for (const f of ['bin/kafka-responder.js', 'bin/load-bundle.js', 'bin/package.json', 'dist/kafka-responder.cjs', 'dist/kafka-responder-diagnose.cjs', 'dist/early-probes.cjs', 'runbooks/offline-partition.md', 'runbooks/operations/broker-restart.md', 'lib/hosts/probe.sh', 'lib/hosts/probe-logs.sh', 'lib/hosts/service-control.sh', 'lib/hosts/replica-data.sh', 'slack-app-manifest.yml', 'README.md']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(test|bench|sandbox|handlers)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
