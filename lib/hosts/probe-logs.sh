@@ -44,24 +44,23 @@ fi
 # 0.11 to 4.x (log-patterns.ts classifies the lines; probe-records.ts knows
 # each name), and fixed strings of which every line the ERE matches holds one
 # (grep -F finds those at memory speed; awk then applies the ERE). Each fixed
-# string starts with a byte rare in Kafka's logs (an upper-case letter, or w,
-# x, v or a comma, never a space or a common lower-case letter): grep -F tries
-# its patterns only where one of their first bytes is, and a set whose first
-# bytes are common (" logs in ", "as uncleanable", "metadata from", "shutting
-# down") read 8 MB of logs in 16 to 29 ms of CPU instead of 5.
+# string starts with an upper-case letter, rare in Kafka's logs: grep -F tries
+# its patterns wherever one of their first bytes is, and a set whose first
+# bytes were common (" logs in ", "as uncleanable", "metadata from", "shutting
+# down") read 8 MB of logs in 16 to 29 ms of CPU, against 6 so.
 CAT_NAMES=(); declare -A CAT_SRC=() CAT_CTX=() CAT_CAP=() CAT_FLOOR=() CAT_PAT=() CAT_FIXED=()
 category() { CAT_NAMES+=("$1"); CAT_SRC[$1]=$2; CAT_CTX[$1]=$3; CAT_CAP[$1]=$4; CAT_FLOOR[$1]=$5; CAT_PAT[$1]=$6; CAT_FIXED[$1]=$7; }
 P_CLEANER='Marking its partition \([^)]*\) as uncleanable|kafka-log-cleaner-thread-[0-9]+\]: Error due to|Failed to clean up log for'
 F_CLEANER='Marking its partition|Error due to|Failed to clean up log for'
 # LogManager's own start/finish of log loading mark each broker start (all versions).
 category lifecycle         server  0 8    3 'Loading logs|Logs loading complete in|Loaded [0-9]+ logs in ' 'Loading logs|Logs loading complete in|Loaded '
-category unclean           server  0 10   3 'since no clean shutdown file was found|since clean shutdown file was found' 'wn file was found'
+category unclean           server  0 10   3 '(Attempting recovery for all logs in|Recovering [0-9]+ logs from|Skipping recovery for all logs in|Skipping recovery of [0-9]+ logs from) .* since (no )?clean shutdown file was found' 'Attempting recovery for all logs in|Recovering |Skipping recovery '
 category recovery          server  0 16   1 'Recovering unflushed segment|Found invalid offset during recovery|Corruption found in segment|Deleting all segments because logEndOffset' 'Recovering unflushed segment|Found invalid offset during recovery|Corruption found in segment|Deleting all segments because logEndOffset'
 category loadProgress      server  0 4    3 'Completed load of|Error while loading logs in' 'Completed load of|Error while loading logs in'
-category corruptIndex      server  0 15   1 'orrupted index file|Corrupt index found|Could not find offset index file|is corrupt, found [0-9]+ bytes' 'x file|Corrupt index found|Could not find offset index file|, found '
+category corruptIndex      server  0 15   1 'Found a corrupted index file|Corrupt index found|Could not find offset index file|Index file [^ ]+ is corrupt, found [0-9]+ bytes' 'Found a corrupted index file|Corrupt index found|Could not find offset index file|Index file '
 category indexAppend       server  0 6    3 'Attempt to append an offset|Attempt to append a timestamp' 'Attempt to append a'
 category cleaner           server  1 12   1 "$P_CLEANER" "$F_CLEANER"
-category unsupported       server  0 10   1 'which is not enabled|Error getting request for apiKey|Error parsing request header|and unsupported version [0-9]|Received request for disabled api with key' 'which is not enabled|Error getting request for apiKey|Error parsing request header|version |Received request for disabled api with key'
+category unsupported       server  0 10   1 'Received request api key .*which is not enabled|Error getting request for apiKey|Error parsing request header|Received request for api with key .* and unsupported version [0-9]|Received request for disabled api with key' 'Received request |Error getting request for apiKey|Error parsing request header'
 category offsetsLoadErrors server  0 8    1 'Error loading offsets from __consumer_offsets-|Failed to load metadata from __consumer_offsets-|Failed to complete the loading of metadata for __consumer_offsets-' 'Error loading offsets from __consumer_offsets-|Failed to load metadata from __consumer_offsets-|Failed to complete the loading of metadata for __consumer_offsets-'
 category offsetsLoad       server  0 4000 - '(Scheduling loading|Finished loading)( of)? (offsets and group metadata|metadata) from __consumer_offsets-[0-9]+' 'Scheduling loading|Finished loading'
 category shutdown          server  0 6    2 '(KafkaServer|BrokerServer) id=[0-9]+\] (shutting down|shut down completed)|Kafka Server [0-9]+\], (shutting down|shut down completed)' 'KafkaServer id=|BrokerServer id=|Kafka Server '
@@ -72,25 +71,34 @@ grep_fixed() { grep -a -b -H -F -A 1 --no-group-separator "${fixed[@]}" "$@"; }
 # oldest first, each line prefixed with its file and its byte offset in its
 # window ("<file>:<offset>:<line>", "<file>-<offset>-<line>" for the line after
 # a match). grep reads the files itself: a pipe from tail or head cost a copy
-# of every byte (10 ms for 7 MB).
+# of every byte (10 ms for 7 MB). One grep reads a rotated log's window (from
+# its standard input, moved to the window's first byte by dd) and the whole
+# files after it: a process less per host.
 scan() {
-  local w from bytes whole=()
+  local w from bytes whole=() first=""
+  scan_grep() { # the window held in $first (if any), then the whole files so far
+    if [ -n "$first" ]; then
+      local from=${first%% *} f=${first#* }
+      { if dd iflag=skip_bytes skip=$((from - 1)) count=0 status=none 2>/dev/null; then grep_fixed --label="$f" -- - "${whole[@]}"
+        else tail -c +$from -- "$f" | grep_fixed --label="$f" -- - "${whole[@]}"; fi; } < "$f"
+    elif [ ${#whole[@]} -gt 0 ]; then
+      grep_fixed -- "${whole[@]}"
+    fi
+    first=""; whole=()
+  }
   for w; do
     from=${w%% *}; w=${w#* }; bytes=${w%% *}; w=${w#* }
     if [ "$from" = 1 ]; then whole+=("$w"); continue; fi
-    [ ${#whole[@]} -gt 0 ] && grep_fixed -- "${whole[@]}"
-    whole=()
+    scan_grep
     # A window that starts inside its file: the oldest of a plan.
     case "$w" in
       # A live log may have grown since it was measured: its read stops at the plan's end.
       */server.log|*/log-cleaner.log) tail -c +$from -- "$w" | head -c $bytes | grep_fixed --label="$w" ;;
-      # A rotated one has not, and the window ends at its end: grep reads it
-      # from the window's first byte on, the offset moved there by dd.
-      *) { if dd iflag=skip_bytes skip=$((from - 1)) count=0 status=none 2>/dev/null; then grep_fixed --label="$w"
-           else tail -c +$from -- "$w" | grep_fixed --label="$w"; fi; } < "$w" ;;
+      # A rotated one has not, and the window ends at its end.
+      *) first="$from $w" ;;
     esac
   done
-  [ ${#whole[@]} -gt 0 ] && grep_fixed -- "${whole[@]}"
+  scan_grep
   return 0
 }
 # The selection, in one pass: for each category the newest lines up to its
