@@ -1,5 +1,7 @@
 // Builds the CLI into one CommonJS bundle, dist/kafka-responder.cjs, that
-// bin/kafka-responder.js runs with plain Node (no TypeScript loader at run time).
+// bin/kafka-responder.js runs with plain Node (no TypeScript loader at run time);
+// beside it the same for single commands (COMMAND_BUNDLES) and the early host
+// probes of a sandbox diagnosis (dist/early-probes.cjs).
 //
 //   npm run build          (the package's `prepare` script: `npm ci` runs it;
 //                           test/global-setup.ts runs it before integration tests)
