@@ -11,26 +11,15 @@ import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
 import { startHostProbes } from '../../lib/diagnose/host-probes.ts';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
 import type { HostProbeOutcome } from '../../lib/hosts/types.ts';
+import { fakeSandboxCluster } from './fake-sandbox.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'kr-early-probes-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
-const brokers = [1, 2, 3].map((id) => ({ id, port: 19090 + id, hostDir: join(home, `broker-${id}`) }));
-for (const b of brokers) mkdirSync(join(b.hostDir, 'config'), { recursive: true });
-writeFileSync(
-  join(home, 'cluster.json'),
-  JSON.stringify({
-    kafkaVersion: '4.4.0',
-    mode: 'kraft',
-    clusterId: 'test',
-    portBase: 19090,
-    bootstrapServers: '127.0.0.1:19091,127.0.0.1:19092,127.0.0.1:19093',
-    binDir: join(home, 'bin'),
-    controller: { id: 100, port: 19190, hostDir: join(home, 'controller') },
-    brokers,
-  }),
-);
+const cluster = fakeSandboxCluster(home);
+for (const b of cluster.brokers) mkdirSync(join(b.hostDir, 'config'), { recursive: true });
+writeFileSync(join(home, 'cluster.json'), JSON.stringify(cluster));
 const env = { KR_SANDBOX_HOME: home };
 
 describe('early host probes of a sandbox diagnosis', () => {

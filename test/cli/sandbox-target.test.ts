@@ -8,21 +8,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxTarget } from '../../lib/cli/sandbox-target.ts';
 import type { HostAccess } from '../../lib/diagnose/cli-support.ts';
+import { fakeSandboxCluster } from './fake-sandbox.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'kr-sandbox-target-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-const brokers = [1, 2, 3].map((id) => ({ id, port: 19090 + id, hostDir: join(home, `broker-${id}`) }));
-const cluster = {
-  kafkaVersion: '4.4.0',
-  mode: 'kraft',
-  clusterId: 'test',
-  portBase: 19090,
-  bootstrapServers: '127.0.0.1:19091,127.0.0.1:19092,127.0.0.1:19093',
-  binDir: join(home, 'bin'),
-  controller: { id: 100, port: 19190, hostDir: join(home, 'controller') },
-  brokers,
-};
+const cluster = fakeSandboxCluster(home);
+const { brokers } = cluster;
 const env = { KR_SANDBOX_HOME: home };
 const hostTargets = brokers.map((b) => ({ brokerId: b.id, address: b.hostDir }));
 
