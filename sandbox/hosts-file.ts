@@ -3,7 +3,6 @@
 // on them before it loads zod (about 10 ms of the probes' start). The file is
 // read again, validated in full (layout.ts), before anything else uses it.
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,16 +29,6 @@ function hostsOf(text: string): SandboxHost[] | null {
 }
 
 /** The brokers' host directories; null when there is no readable sandbox (the validated read then says why). */
-export async function readSandboxHosts(env: NodeJS.ProcessEnv): Promise<SandboxHost[] | null> {
-  const file = clusterFileOf(env);
-  try {
-    return file ? hostsOf(await readFile(file, 'utf8')) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** readSandboxHosts, at once: for the CLI's first moments, when nothing else is waiting. */
 export function readSandboxHostsSync(env: NodeJS.ProcessEnv): SandboxHost[] | null {
   const file = clusterFileOf(env);
   try {

@@ -9,7 +9,7 @@
 // KR_CONFIG_FILE, so that the target is the sandbox (lib/cli/sandbox-target.ts)
 // with the default timeout. Any other run starts its probes where it always has.
 import { readSandboxHostsSync, type SandboxHost } from '../../sandbox/hosts-file.ts';
-import { DEFAULT_TIMEOUT_MS } from '../diagnose/cli-support.ts';
+import { DEFAULT_TIMEOUT_MS, FORMATS as FORMAT_NAMES } from '../diagnose/cli-support.ts';
 import { LocalExecutor } from '../hosts/local-executor.ts';
 import { PrestartedExecutor } from '../hosts/prestarted-executor.ts';
 import { probeTimeoutWithin, startProbeRuns } from '../hosts/probe-start.ts';
@@ -21,7 +21,7 @@ export const sandboxHostTargets = (brokers: readonly SandboxHost[]): HostTarget[
 /** The probes' timeout in a no-flag diagnosis (its --timeout is the default one). */
 export const SANDBOX_PROBE_TIMEOUT_MS = probeTimeoutWithin(DEFAULT_TIMEOUT_MS);
 
-const FORMATS = new Set(['text', 'json', 'markdown']);
+const FORMATS = new Set<string>(FORMAT_NAMES);
 
 /** Flags that leave the target the sandbox's and the timeout the default. */
 function onlyFormatFlags(argv: readonly string[]): boolean {

@@ -15,14 +15,14 @@ export const sandboxTargetWith =
   async (env, timeoutMs, onHostsKnown): Promise<ClusterTarget> => {
     // Both at once, and neither loads zod: the probes start on the hosts before
     // it loads (about 10 ms), then the cluster file is read again, validated.
-    const [{ readSandboxHosts }, { LocalExecutor }] = await Promise.all([import('../../sandbox/hosts-file.ts'), import('../hosts/local-executor.ts')]);
+    const [{ readSandboxHostsSync }, { LocalExecutor }] = await Promise.all([import('../../sandbox/hosts-file.ts'), import('../hosts/local-executor.ts')]);
     const hostExecutor = executor ?? new LocalExecutor();
     const hostsOf = (brokers: readonly { id: number; hostDir: string }[]): HostAccess => ({
       executor: hostExecutor,
       hostTargets: sandboxHostTargets(brokers),
       timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS,
     });
-    const early = onHostsKnown ? await readSandboxHosts(env) : null;
+    const early = onHostsKnown ? readSandboxHostsSync(env) : null;
     if (early) onHostsKnown!(hostsOf(early));
     const [{ readSandboxCluster, sandboxSettings }, { connectionConfigFromEnv, splitBootstrap }] = await Promise.all([import('../../sandbox/layout.ts'), import('../kafka/connection.ts')]);
     const sandbox = await readSandboxCluster(sandboxSettings(env));

@@ -7,8 +7,7 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { HOST_SCRIPTS, checkParams, documentCommands, scriptOf, type HostScripts } from './scripts.ts';
-import type { ExecutionResult, HostTarget, ScriptRun } from './types.ts';
-import type { StoppableExecutor } from './prestarted-executor.ts';
+import type { ExecutionResult, HostTarget, ScriptRun, StoppableExecutor } from './types.ts';
 
 export const STDOUT_LIMIT = 24_000;
 export const STDERR_LIMIT = 8_000;

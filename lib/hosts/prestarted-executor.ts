@@ -4,13 +4,7 @@
 // A run asked for that was not started (other targets, parameters or time) runs
 // as it would have; a started one nobody asked for is stopped by discard().
 
-import type { ExecutionResult, Executor, HostTarget, ScriptRun } from './types.ts';
-
-/** What the prestarted runs need of the executor under them: stopping what nobody took. */
-export interface StoppableExecutor extends Executor {
-  /** Stops every run of this executor still under way. */
-  stopAll(): void;
-}
+import type { ExecutionResult, Executor, HostTarget, ScriptRun, StoppableExecutor } from './types.ts';
 
 const keyOf = (targets: HostTarget[], run: ScriptRun): string => JSON.stringify([targets, run]);
 

@@ -48,9 +48,8 @@ export function requiredLiteral(regex: RegExp): string {
       if (min === 0) run = run.slice(0, -1);
       flush();
       if (c === '{') i = source.indexOf('}', i);
-    } else if (c === '+') {
-      flush();
-    } else if (c === '.' || c === '^' || c === '$') {
+    } else if (c === '+' || c === '.' || c === '^' || c === '$') {
+      // A repeated atom stays (once at least), but the run ends; so at any wildcard or anchor.
       flush();
     } else if (depth === 0) {
       run += c;

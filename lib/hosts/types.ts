@@ -62,6 +62,12 @@ export interface Executor {
   run(targets: HostTarget[], run: ScriptRun): Promise<ExecutionResult[]>;
 }
 
+/** An executor that can stop what it runs (the local one: its process groups). */
+export interface StoppableExecutor extends Executor {
+  /** Stops every run of this executor still under way. */
+  stopAll(): void;
+}
+
 // ---------------------------------------------------------------- probe report
 
 export interface LogDirReport {

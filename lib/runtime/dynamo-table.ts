@@ -8,13 +8,14 @@ export async function waitUntilTableActive(
   tableName: string,
   opts: { timeoutMs?: number; pollMs?: number } = {},
 ): Promise<void> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
     const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
     if (table?.TableStatus === 'ACTIVE' && indexesActive) return;
     if (Date.now() >= deadline) {
-      throw new Error(`DynamoDB table ${tableName} is still ${table?.TableStatus ?? 'missing'} after ${opts.timeoutMs ?? 60_000} ms`);
+      throw new Error(`DynamoDB table ${tableName} is still ${table?.TableStatus ?? 'missing'} after ${timeoutMs} ms`);
     }
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 50));
   }

@@ -1,8 +1,8 @@
 // Runs started before their caller loaded are handed to it when it asks for
 // exactly the same run; anything else runs as it would have; discard stops them.
 import { describe, expect, it } from 'vitest';
-import { PrestartedExecutor, type StoppableExecutor } from '../../lib/hosts/prestarted-executor.ts';
-import type { ExecutionResult, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
+import { PrestartedExecutor } from '../../lib/hosts/prestarted-executor.ts';
+import type { ExecutionResult, HostTarget, ScriptRun, StoppableExecutor } from '../../lib/hosts/types.ts';
 
 function fakeInner() {
   const calls: { targets: HostTarget[]; run: ScriptRun }[] = [];
