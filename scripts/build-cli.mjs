@@ -1,7 +1,8 @@
 // Builds the CLI into one CommonJS bundle, dist/kafka-responder.cjs, that
 // bin/kafka-responder.js runs with plain Node (no TypeScript loader at run time);
-// beside it the same for single commands (COMMAND_BUNDLES) and the early host
-// probes of a sandbox diagnosis (dist/early-probes.cjs).
+// beside it the same for single commands (COMMAND_BUNDLES), the AWS SDK they
+// load only when a config needs it (dist/kafka-responder-aws.cjs) and the early
+// host probes of a sandbox diagnosis (dist/early-probes.cjs).
 //
 //   npm run build          (the package's `prepare` script: `npm ci` runs it;
 //                           test/global-setup.ts runs it before integration tests)
@@ -76,6 +77,38 @@ const NATIVE = /[\\/]node_modules[\\/](classic-level|node-gyp-build)[\\/]/;
 export const COMMAND_BUNDLES = ['diagnose'];
 
 /**
+ * The AWS SDK and what signs for it, more than half of a command bundle's
+ * bytes (6 ms of every diagnosis to read and load): only a run with a config
+ * reaches it (SSM hosts, CloudWatch metrics, MSK IAM auth). A command bundle
+ * leaves it to dist/kafka-responder-aws.cjs, which it requires then.
+ */
+const AWS_PACKAGES = /^(@aws-sdk|@smithy|@aws-crypto|@aws-lambda-powertools|aws-msk-iam-sasl-signer-js)(\/|$)/;
+const AWS_BUNDLE = join(root, 'dist', 'kafka-responder-aws.cjs');
+
+/** Each AWS package our code imports becomes a module that requires it from AWS_BUNDLE when first used; `seen` collects them. */
+function deferAws(seen) {
+  return {
+    name: 'kafka-responder-defer-aws',
+    setup(build) {
+      build.onResolve({ filter: AWS_PACKAGES }, (args) => {
+        if (/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+        seen.add(args.path);
+        return { path: args.path, namespace: 'aws-deferred' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'aws-deferred' }, (args) => ({
+        // A path computed at run time: esbuild leaves the require alone.
+        contents: `module.exports = require(require('node:path').join(__dirname, ${JSON.stringify(relative(dirname(CLI_BUNDLE), AWS_BUNDLE))}))(${JSON.stringify(args.path)});\n`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** AWS_BUNDLE's entry: a function from a package name to that package, each loaded on its first call. */
+const awsEntry = (packages) =>
+  `const load = {\n${packages.map((p) => `  ${JSON.stringify(p)}: () => require(${JSON.stringify(p)}),\n`).join('')}};\nmodule.exports = (name) => load[name]();\n`;
+
+/**
  * Builds dist/kafka-responder.cjs (+ .map), the command bundles and
  * dist/early-probes.cjs, each file written whole and renamed into place, the
  * main bundle last: a CLI started meanwhile reads the old bundle or the new
@@ -104,6 +137,7 @@ export async function buildCli({ quiet = false } = {}) {
     metafile: true,
     write: false,
   };
+  const deferred = new Set();
   const [result, ...commandResults] = await Promise.all([
     esbuild.build({
       ...options,
@@ -119,11 +153,17 @@ export async function buildCli({ quiet = false } = {}) {
         // Beside the main bundle, so that files found from import.meta.url are found alike.
         outfile: join(dirname(CLI_BUNDLE), `kafka-responder-${name}.cjs`),
         define: { ...options.define, KR_BUNDLE_COMMAND: JSON.stringify(name) },
+        plugins: [...options.plugins, deferAws(deferred)],
       }),
     ),
   ]);
-  const outputs = [...commandResults.flatMap((r) => r.outputFiles), ...result.outputFiles];
-  const inputs = [result, ...commandResults].flatMap((r) => Object.keys(r.metafile.inputs));
+  const awsResult = await esbuild.build({
+    ...options,
+    stdin: { contents: awsEntry([...deferred].sort()), resolveDir: root, sourcefile: 'kafka-responder-aws-entry.js', loader: 'js' },
+    outfile: AWS_BUNDLE,
+  });
+  const outputs = [awsResult, ...commandResults].flatMap((r) => r.outputFiles).concat(result.outputFiles);
+  const inputs = [result, awsResult, ...commandResults].flatMap((r) => Object.keys(r.metafile.inputs));
   const native = [...new Set(inputs.filter((f) => NATIVE.test(f)))];
   if (native.length) throw new Error(`the CLI bundle would load a native addon, which the package does not ship: ${native.join(', ')}`);
   // esbuild escapes every non-ASCII character by default (charset): the bin reads the bundles as Latin-1.

@@ -3,14 +3,19 @@
 // --prefix <tmp> --offline ./kafka-responder-*.tgz`, no checkout, no npm ci.
 // The installed bin is then run from another directory: --help, `serve` with
 // approvers (operations on, runbooks read from the package) and, when the run
-// has a sandbox, a diagnosis of it with host probes.
+// has a sandbox, a diagnosis of it with host probes, and one with a config
+// whose hosts are reached over SSM and metrics read from CloudWatch (the AWS
+// SDK, which the diagnose bundle leaves to dist/kafka-responder-aws.cjs).
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxConfig } from '../../lib/local/defaults.ts';
 import { ServeHarness } from '../operations/serve-harness.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { slashBody } from '../slack/helpers/signed.ts';
@@ -49,7 +54,7 @@ describe('the packed tarball installs and runs without the checkout', () => {
   });
 
   it('holds the bundle, the bin, the runbooks, the host scripts and the Slack manifest, and no sources or tests', () => {
-    for (const f of ['bin/kafka-responder.js', 'bin/load-bundle.js', 'bin/package.json', 'dist/kafka-responder.cjs', 'dist/kafka-responder-diagnose.cjs', 'dist/early-probes.cjs', 'runbooks/offline-partition.md', 'runbooks/operations/broker-restart.md', 'lib/hosts/probe.sh', 'lib/hosts/probe-logs.sh', 'lib/hosts/service-control.sh', 'lib/hosts/replica-data.sh', 'slack-app-manifest.yml', 'README.md']) {
+    for (const f of ['bin/kafka-responder.js', 'bin/load-bundle.js', 'bin/package.json', 'dist/kafka-responder.cjs', 'dist/kafka-responder-diagnose.cjs', 'dist/kafka-responder-aws.cjs', 'dist/early-probes.cjs', 'runbooks/offline-partition.md', 'runbooks/operations/broker-restart.md', 'lib/hosts/probe.sh', 'lib/hosts/probe-logs.sh', 'lib/hosts/service-control.sh', 'lib/hosts/replica-data.sh', 'slack-app-manifest.yml', 'README.md']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => /^(test|bench|sandbox|handlers)\//.test(f) || f.endsWith('.ts'))).toEqual([]);
@@ -91,5 +96,34 @@ describe('the packed tarball installs and runs without the checkout', () => {
     expect(report.partial).toBe(false);
     // The host checks ran (the bundle's probe through the local executor), none skipped.
     expect(report.skippedChecks).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(!hasSandbox())('diagnose --config: hosts over SSM and metrics from CloudWatch, the AWS SDK loaded from its own bundle', async () => {
+    // A local AWS endpoint that answers every call with an error, and records what was asked.
+    const asked: string[] = [];
+    const aws = createServer((req, res) => {
+      req.resume();
+      asked.push(String(req.headers['x-amz-target'] ?? req.url));
+      res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'InvalidInstanceId', message: 'no such instance here' }));
+    });
+    await new Promise<void>((resolve) => aws.listen(0, '127.0.0.1', resolve));
+    try {
+      const { config } = sandboxConfig({ ...process.env, KR_SLACK_USERS: 'U0ALICE', KR_INCIDENT_CHANNEL: 'C0INCIDENT' });
+      const cluster = { ...config.clusters[0]!, hosts: { executor: 'ssm', instances: { '1': 'i-0123456789abcdef0' } }, metrics: { cloudwatch: { clusterName: 'sandbox', region: 'eu-west-1' } } };
+      const configFile = join(work, 'kafka-responder.json');
+      writeFileSync(configFile, JSON.stringify({ ...config, clusters: [cluster] }));
+      const endpoint = `http://127.0.0.1:${(aws.address() as AddressInfo).port}`;
+      const env = { PATH, HOME: process.env.HOME, AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' };
+      const out = await run(bin, ['diagnose', '--config', configFile, '--json'], { cwd: elsewhere, env, maxBuffer: 64 * 1024 * 1024 }).catch((err: { code?: number; stdout?: string; stderr?: string }) => {
+        if (err.code === 3 && err.stdout) return { stdout: err.stdout };
+        throw new Error(`diagnose --config failed (${err.code}): ${err.stderr}`);
+      });
+      const report = JSON.stringify(JSON.parse(out.stdout));
+      expect(asked).toContain('AmazonSSM.SendCommand');
+      expect(asked.some((a) => a.includes('GetMetricData'))).toBe(true);
+      expect(report).toMatch(/InvalidInstanceId|no such instance here/);
+    } finally {
+      aws.close();
+    }
   }, 120_000);
 });
