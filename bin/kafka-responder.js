@@ -6,7 +6,6 @@
 // CommonJS (bin/package.json), not an ES module: Node starts it about 4 ms sooner.
 const { existsSync } = require('node:fs');
 const { fileURLToPath, pathToFileURL } = require('node:url');
-const { loadBundle } = require('./load-bundle.js');
 
 const pkg = new URL('../', pathToFileURL(__filename));
 // `/kafka runbook <kind>` under `serve` reads the package's runbooks wherever it is started.
@@ -58,7 +57,8 @@ async function run() {
     cli = require(bundle);
   } else {
     sandboxHosts = startEarlyProbes();
-    ({ exports: cli, saveCodeCache } = loadBundle(bundle, command));
+    // Required after the early probes start: its own modules (vm, zlib) take a few ms to load.
+    ({ exports: cli, saveCodeCache } = require('./load-bundle.js').loadBundle(bundle, command));
   }
   const code = await cli.main(process.argv.slice(2), sandboxHosts ? { sandboxHosts } : {});
   // Probes the run did not take (it stopped early, or chose other hosts) stop with it.
