@@ -1,12 +1,16 @@
 // Runs a host script on this machine, against a sandbox broker's host
 // directory, with the same contract as SSM: bounded time, stdout cut at
-// 24,000 characters (and `truncated` set), stderr at 8,000. What runs is the
-// script's SSM document commands themselves (lib/hosts/scripts.ts), with the
-// parameters as SSM_<name> variables, exactly as the agent runs them.
+// 24,000 characters (and `truncated` set), stderr at 8,000. What runs is
+// what the script's SSM document ends in (lib/hosts/scripts.ts): its body as
+// `bash -c` text, with the arguments the document makes of the parameters
+// (scriptArgs: test/hosts/scripts.test.ts runs the document under sh and
+// compares) and stdin empty. Without the document's sh, here-document and
+// cat: three processes fewer a script, 15 ms of a sandbox diagnosis whose
+// three probes share the machine's cores with it.
 
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { HOST_SCRIPTS, checkParams, documentCommands, scriptOf, type HostScripts } from './scripts.ts';
+import { HOST_SCRIPTS, scriptArgs, scriptOf, type HostScripts } from './scripts.ts';
 import type { ExecutionResult, HostTarget, ScriptRun, StoppableExecutor } from './types.ts';
 
 export const STDOUT_LIMIT = 24_000;
@@ -17,8 +21,6 @@ const CAPTURE_BYTES = 4 * STDOUT_LIMIT;
 export interface LocalExecutorOptions {
   /** Runs at once (the machine is small). */
   concurrency?: number;
-  /** The shell that runs the document commands; sh by default, as the SSM agent. */
-  shell?: string;
   /** The scripts it may run (tests give their own); HOST_SCRIPTS by default. */
   scripts?: HostScripts;
 }
@@ -41,12 +43,10 @@ export class LocalExecutor implements StoppableExecutor {
   /** Process groups of the scripts under way, each with what kills it. */
   private readonly running = new Set<() => void>();
   private readonly concurrency: number;
-  private readonly shell: string;
   private readonly scripts: HostScripts;
 
   constructor(opts: LocalExecutorOptions = {}) {
     this.concurrency = Math.max(1, opts.concurrency ?? 4);
-    this.shell = opts.shell ?? 'sh';
     this.scripts = opts.scripts ?? HOST_SCRIPTS;
   }
 
@@ -57,23 +57,22 @@ export class LocalExecutor implements StoppableExecutor {
 
   async run(targets: HostTarget[], run: ScriptRun): Promise<ExecutionResult[]> {
     const script = scriptOf(this.scripts, run.script);
-    const params = checkParams(script, run.params);
-    const commands = documentCommands(script).join('\n');
+    // scriptArgs checks every value against its parameter's pattern first, as the document's allowedPattern does.
+    const argv = ['-c', script.body(), script.name, ...scriptArgs(script, run.params)];
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: process.env.HOME ?? '/' };
-    for (const [name, value] of Object.entries(params)) env[`SSM_${name}`] = value;
     const results: ExecutionResult[] = new Array(targets.length);
     let next = 0;
     const worker = async () => {
       while (next < targets.length) {
         const i = next++;
-        results[i] = await this.runOne(targets[i]!, commands, env, run.timeoutMs);
+        results[i] = await this.runOne(targets[i]!, argv, env, run.timeoutMs);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, targets.length) }, worker));
     return results;
   }
 
-  private async runOne(target: HostTarget, commands: string, env: Record<string, string>, timeoutMs: number): Promise<ExecutionResult> {
+  private async runOne(target: HostTarget, argv: string[], env: Record<string, string>, timeoutMs: number): Promise<ExecutionResult> {
     const started = Date.now();
     const base = { target, commandId: null, truncated: false, stdout: '', stderr: '', exitCode: null };
     // A host directory that is not there is a host that does not answer.
@@ -92,10 +91,10 @@ export class LocalExecutor implements StoppableExecutor {
       let timedOut = false;
       let settled = false;
 
-      // The document commands go in on stdin; parameter values only as environment variables.
-      const child = spawn(this.shell, ['-s'], {
+      // Parameter values are arguments, never shell text; stdin is empty, as the document's `< /dev/null` makes it.
+      const child = spawn('bash', argv, {
         cwd: target.address,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
         detached: true, // own process group, so a timeout kills the probe's children too
         env,
       });
@@ -122,9 +121,6 @@ export class LocalExecutor implements StoppableExecutor {
         if (errBytes < CAPTURE_BYTES) err.push(b);
         errBytes += b.length;
       });
-      child.stdin.on('error', () => {
-        // the script may exit before reading all of stdin; its exit status tells the story
-      });
 
       const finish = (code: number | null, spawnError?: Error) => {
         if (settled) return;
@@ -138,7 +134,7 @@ export class LocalExecutor implements StoppableExecutor {
         const durationMs = Date.now() - started;
         const common = { ...base, stdout: stdout.text, stderr: stderr.text, truncated: stdout.cut || overflow, durationMs };
         if (spawnError) {
-          resolve({ ...common, status: 'Failed', outcome: 'not-delivered', detail: `could not start ${this.shell}: ${spawnError.message}` });
+          resolve({ ...common, status: 'Failed', outcome: 'not-delivered', detail: `could not start bash: ${spawnError.message}` });
         } else if (timedOut) {
           // Killed with its whole process group: not running any more, but part of it may have run.
           resolve({ ...common, status: 'TimedOut', outcome: 'interrupted', exitCode: null, detail: `no answer within ${timeoutMs} ms; process group killed` });
@@ -150,7 +146,6 @@ export class LocalExecutor implements StoppableExecutor {
       };
       child.on('error', (e) => finish(null, e));
       child.on('close', (code) => finish(code));
-      child.stdin.end(commands);
     });
   }
 }

@@ -6,8 +6,9 @@
 //     ssm-documents plugin renders cloudFormationResources() at package
 //     time): the worker may send only these documents, never AWS-RunShellScript;
 //   - the parameters the SSM executor sends with it;
-//   - what the local executor runs on a sandbox host directory: the very
-//     document commands, with the parameters as SSM_<name> variables.
+//   - what the local executor runs on a sandbox host directory: the body as
+//     the document's last line runs it (bash -c, stdin empty), with the
+//     arguments the document makes of the parameters (scriptArgs).
 // Adding a script is one .sh file (or several joined, as the probe's
 // PROBE_PARTS) and one entry in HOST_SCRIPTS.
 import { HOST_PATH } from './host-paths.ts';

@@ -32,7 +32,7 @@ const run = (script: string, over: Partial<ScriptRun> = {}): ScriptRun => {
 };
 
 describe('LocalExecutor', () => {
-  it('runs the script document with parameter values as data, never as shell text', async () => {
+  it('runs the script with parameter values as data, never as shell text', async () => {
     const marker = join(dir, 'pwned');
     const evil = `$(touch ${marker})`;
     const [r] = await exec.run([target], { script: 'args', params: { first: evil, opt: "it's `id`", list: 'a b,*,c' }, timeoutMs: 10_000, comment: 't' });

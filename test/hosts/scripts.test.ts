@@ -83,6 +83,27 @@ describe('host scripts registry', () => {
     expect(r.stdout).toBe('/opt/kafka/bin|orders|3|/d/1|/d/2|');
   });
 
+  it("makes of every script's parameters the arguments the local executor passes (scriptArgs), under sh as the agent runs it", () => {
+    const shell = spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim() || 'sh';
+    // Every registered script, once with each optional value given and once with none.
+    const samples: Record<string, Record<string, string>[]> = {
+      probe: [{}, { config: '/h/b1/config/server.properties', systemdUnit: 'kafka.service', unitFile: '/h/b1/systemd/kafka.service', pidFile: '/h/b1/broker.pid', logBytes: '1048576', scanDeadline: '9' }],
+      'replica-data': [{ kafkaBin: '/opt/kafka/bin', topic: 'orders.v2_x-y', partition: '17', logDirs: '/d/1,/d/2,/d/3' }],
+      'service-control': [{ action: 'stop', unit: 'kafka.service', logsDir: '-' }, { action: 'status', unit: 'kafka', logsDir: '/var/log/kafka', logDirs: '/data/1,/data/2' }],
+    };
+    expect(Object.keys(samples).sort()).toEqual(Object.keys(HOST_SCRIPTS).sort());
+    for (const [name, cases] of Object.entries(samples)) {
+      const script = { ...HOST_SCRIPTS[name as keyof typeof HOST_SCRIPTS], body: () => 'printf "%s\\n" "$0" "$@"' };
+      for (const params of cases) {
+        const env: Record<string, string> = { PATH: process.env.PATH! };
+        for (const p of script.parameters) env[`SSM_${p.name}`] = params[p.name] ?? '';
+        const r = spawnSync(shell, ['-c', documentCommands(script).join('\n')], { encoding: 'utf8', env });
+        expect(r.stderr).toBe('');
+        expect(r.stdout.split('\n').slice(0, -1), `${name} ${JSON.stringify(params)}`).toEqual([script.name, ...scriptArgs(script, params)]);
+      }
+    }
+  });
+
   it('hands bash the script from descriptor 3 as its -c text: its stdin is empty (never its own text), nothing is left in /tmp, and its exit code is the document\'s', () => {
     const shell = spawnSync('sh', ['-c', 'command -v dash'], { encoding: 'utf8' }).stdout.trim() || 'sh';
     const body = () => ['#!/usr/bin/env bash', 'echo "stdin:$(cat)"', 'printf "%s|" "$@"', ...Array.from({ length: 1600 }, (_, i) => `: line ${i} of a script longer than a pipe holds`), 'exit 7', ''].join('\n');
