@@ -65,6 +65,24 @@ const dynaliteInMemory = {
   },
 };
 
+// kafkajs's SCRAM authenticator requires node:crypto as kafkajs loads, SASL or
+// not; node:crypto took about 2 ms of every CLI start. The CLI's bundles give
+// it node:crypto on first use instead. The build fails if the file no longer
+// starts that way (then review this plugin).
+const KAFKAJS_SCRAM = /[\\/]node_modules[\\/]kafkajs[\\/]src[\\/]broker[\\/]saslAuthenticator[\\/]scram\.js$/;
+const KAFKAJS_EAGER_CRYPTO = "const crypto = require('crypto')\n";
+const kafkajsLazyCrypto = {
+  name: 'kafka-responder-kafkajs-lazy-crypto',
+  setup(build) {
+    build.onLoad({ filter: KAFKAJS_SCRAM }, async (args) => {
+      const contents = await readFile(args.path, 'utf8');
+      if (!contents.startsWith(KAFKAJS_EAGER_CRYPTO)) throw new Error(`${args.path} no longer starts with ${KAFKAJS_EAGER_CRYPTO.trim()}; review scripts/build-cli.mjs`);
+      const lazy = "const crypto = new Proxy({}, { get: (_, name) => require('crypto')[name] })\n";
+      return { contents: lazy + contents.slice(KAFKAJS_EAGER_CRYPTO.length), loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
 /** A native addon is not in the package (the bundle only): the build fails if one comes in again. */
 const NATIVE = /[\\/]node_modules[\\/](classic-level|node-gyp-build)[\\/]/;
 
@@ -132,7 +150,7 @@ export async function buildCli({ quiet = false } = {}) {
     // The modules that find files beside themselves (import.meta.url) find them beside the bundle.
     define: { 'import.meta.url': '__krImportMetaUrl' },
     banner: { js: "var __krImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [...handlerPlugins, dynaliteInMemory],
+    plugins: [...handlerPlugins, dynaliteInMemory, kafkajsLazyCrypto],
     logLevel: 'warning',
     metafile: true,
     write: false,

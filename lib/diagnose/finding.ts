@@ -2,8 +2,8 @@
 // the runbook and fingerprint the same way everywhere, and small formatters
 // for evidence so every detector quotes partitions alike.
 
-import { createHash } from 'node:crypto';
 import type { PartitionState } from '../kafka/types.ts';
+import { sha256Hex } from '../runtime/digest.ts';
 import type { Evidence, Finding, FindingKind, Severity, TopicPartitionRef } from './types.ts';
 
 /** Evidence lists stay readable (and Slack-sized): the full set is in `affected`. */
@@ -18,10 +18,7 @@ export const SEVERITY_RANK: Record<Severity, number> = { critical: 0, error: 1, 
  * things in.
  */
 export function fingerprint(kind: FindingKind, identity: readonly string[]): string {
-  const h = createHash('sha256');
-  h.update(kind);
-  for (const part of [...identity].sort()) h.update('\n' + part);
-  return h.digest('hex').slice(0, 20);
+  return sha256Hex(kind + [...identity].sort().map((part) => '\n' + part).join('')).slice(0, 20);
 }
 
 export interface FindingInput {

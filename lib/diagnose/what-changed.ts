@@ -21,11 +21,11 @@
 //     without that view, the snapshot's topic subset (min ISR, unclean
 //     election, cleanup policy, segment size).
 //   - operations the bot ran: recorded by the operations runner (lib/state/cluster-ops.ts).
-import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 import type { ConfigView } from './config-view.ts';
+import { sha1Hex } from '../runtime/digest.ts';
 import { once } from '../runtime/once.ts';
 
 export const CHANGE_WINDOW_MS = 60 * 60 * 1000;
@@ -127,7 +127,7 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
   const topics: Record<string, TopicFacts> = {};
   for (const t of snapshot.topics) {
     const parts = [...t.partitions].sort((a, b) => a.partition - b.partition);
-    const digest = createHash('sha1').update(parts.map((p) => `${p.partition}:${p.leader}:${p.replicas.join(',')}`).join(';')).digest('hex').slice(0, 16);
+    const digest = sha1Hex(parts.map((p) => `${p.partition}:${p.leader}:${p.replicas.join(',')}`).join(';')).slice(0, 16);
     topics[t.name] = {
       ...(detailed
         ? { leaders: Object.fromEntries(parts.map((p) => [String(p.partition), p.leader])), replicas: Object.fromEntries(parts.map((p) => [String(p.partition), p.replicas])) }

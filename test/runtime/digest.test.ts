@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { sha1Hex, sha256Hex } from '../../lib/runtime/digest.ts';
+
+const reference = (algorithm: string, text: string) => createHash(algorithm).update(text).digest('hex');
+
+/** Strings of every length around the 64-byte block and its 55/56-byte padding edge, then random ones, ASCII and not. */
+function samples(): string[] {
+  const out = ['', 'abc', 'lone \ud800 surrogate', 'orders:0:1:1,2,3;orders:1:2:2,3,1', 'héllo wörld', '漢字', '😀 emoji'];
+  for (let n = 0; n <= 200; n++) out.push('x'.repeat(n), 'é'.repeat(n));
+  let seed = 42;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let i = 0; i < 300; i++) {
+    const len = next() % 400;
+    let s = '';
+    for (let j = 0; j < len; j++) s += String.fromCodePoint(next() % 5 === 0 ? 0x80 + (next() % 0x2000) : 0x20 + (next() % 0x5f));
+    out.push(s);
+  }
+  return out;
+}
+
+describe('digests without node:crypto', () => {
+  it('sha1Hex is createHash("sha1") of the UTF-8 text', () => {
+    for (const s of samples()) expect(sha1Hex(s), JSON.stringify(s)).toBe(reference('sha1', s));
+  });
+
+  it('sha256Hex is createHash("sha256") of the UTF-8 text', () => {
+    for (const s of samples()) expect(sha256Hex(s), JSON.stringify(s)).toBe(reference('sha256', s));
+  });
+});
