@@ -20,6 +20,7 @@ import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
 import { sandboxTarget } from '../../lib/cli/sandbox-target.ts';
 import type { DiagnosisReport, Finding, FindingKind } from '../../lib/diagnose/types.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
+import { createTopic, withAdmin } from '../../sandbox/client.ts';
 import { sandboxSettings } from '../../sandbox/layout.ts';
 
 const exec = promisify(execFile);
@@ -100,6 +101,10 @@ describe.skipIf(!ready)('diagnosis on the sandbox', { timeout: 600_000 }, () => 
   });
 
   it('the transactions are read beside the snapshot over its connections: no connection of their own, each closed once, by the snapshot', async () => {
+    // A topic with leaders, whichever tests ran before (the healthy scenario may leave none): DescribeProducers needs partitions to ask about.
+    await withAdmin(bootstrap, async (admin) => {
+      if (!(await admin.listTopics()).includes('txn-read-conns')) await createTopic(admin, 'txn-read-conns', { assignment: [[1, 2, 3]] });
+    });
     const request = vi.spyOn(WireBroker.prototype, 'request');
     const disconnect = vi.spyOn(WireBroker.prototype, 'disconnect');
     try {
@@ -117,6 +122,7 @@ describe.skipIf(!ready)('diagnosis on the sandbox', { timeout: 600_000 }, () => 
     } finally {
       request.mockRestore();
       disconnect.mockRestore();
+      await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: ['txn-read-conns'], timeout: 30_000 })).catch(() => {});
     }
   });
 
