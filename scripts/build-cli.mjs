@@ -127,8 +127,9 @@ const awsEntry = (packages) =>
   `const load = {\n${packages.map((p) => `  ${JSON.stringify(p)}: () => require(${JSON.stringify(p)}),\n`).join('')}};\nmodule.exports = (name) => load[name]();\n`;
 
 /**
- * Builds dist/kafka-responder.cjs (+ .map), the command bundles and
- * dist/early-probes.cjs, each file written whole and renamed into place, the
+ * Builds dist/kafka-responder.cjs (+ .map), the command bundles, the AWS
+ * bundle they defer to and dist/early-probes.cjs, each file written whole and
+ * renamed into place (the AWS bundle before the command bundles), the
  * main bundle last: a CLI started meanwhile reads the old bundle or the new
  * one, never half of one.
  */
