@@ -1,41 +1,84 @@
 // SHA-1 and SHA-256 of a string's UTF-8 bytes, as hex: what node:crypto's
 // createHash(...).update(text).digest('hex') gives, without loading
-// node:crypto. A diagnosis hashes a few short strings (finding fingerprints,
-// each topic's leader digest), and node:crypto took about 2 ms of every CLI
-// start to load, on the path that decides how soon a diagnosis is printed.
-// test/runtime/digest.test.ts checks both against node:crypto.
+// node:crypto. A diagnosis of a small cluster hashes a few short strings
+// (finding fingerprints, each topic's leader digest), and node:crypto took
+// about 2 ms of every CLI start to load, on the path that decides how soon a
+// diagnosis is printed. Hashing here is slower than node:crypto's, about
+// 10 ms a MB: once a process has hashed NATIVE_AFTER_CHARS, node:crypto does
+// the rest (a 200,000-partition snapshot's digests are 3 MB).
+// test/runtime/digest.test.ts checks both ways against node:crypto.
 
-const encoder = new TextEncoder();
+/** What this process hashes itself before node:crypto (loaded then) takes over. */
+export const NATIVE_AFTER_CHARS = 256 * 1024;
+let hashedChars = 0;
+let native: typeof import('node:crypto') | undefined;
 
-/** The message padded to whole 64-byte blocks, as big-endian 32-bit words (FIPS 180-4 §5.1.1). */
-function paddedWords(text: string): Uint32Array {
-  const bytes = encoder.encode(text);
-  const blocks = ((bytes.length + 8) >> 6) + 1;
-  const words = new Uint32Array(blocks * 16);
-  for (let i = 0; i < bytes.length; i++) words[i >> 2]! |= bytes[i]! << (24 - (i & 3) * 8);
-  words[bytes.length >> 2]! |= 0x80 << (24 - (bytes.length & 3) * 8);
-  const bits = bytes.length * 8;
-  words[words.length - 2] = Math.floor(bits / 2 ** 32);
-  words[words.length - 1] = bits >>> 0;
-  return words;
+/** node:crypto once enough was hashed here (and where Node has process.getBuiltinModule, 22.3+); else undefined. */
+function nativeCrypto(text: string): typeof import('node:crypto') | undefined {
+  if (native) return native;
+  hashedChars += text.length;
+  if (hashedChars <= NATIVE_AFTER_CHARS) return undefined;
+  native = process.getBuiltinModule?.('node:crypto');
+  return native;
 }
 
-const hex = (state: Int32Array | Uint32Array): string => Array.from(state, (h) => (h >>> 0).toString(16).padStart(8, '0')).join('');
+const encoder = new TextEncoder();
+/** Reused between calls (a digest is computed in one go, never re-entered): a fleet's thousands of topic digests allocate nothing each. */
+let padded = new Uint32Array(64);
+
+/** The message padded to whole 64-byte blocks, as big-endian 32-bit words (FIPS 180-4 §5.1.1); returns the word count. */
+function pad(text: string): number {
+  // ASCII (nearly every identity and digest input) straight from the string; anything else through UTF-8.
+  let ascii = true;
+  for (let i = 0; i < text.length && ascii; i++) ascii = text.charCodeAt(i) < 0x80;
+  const bytes = ascii ? null : encoder.encode(text);
+  const length = bytes ? bytes.length : text.length;
+  const count = (((length + 8) >> 6) + 1) * 16;
+  if (padded.length < count) padded = new Uint32Array(count * 2);
+  padded.fill(0, 0, count);
+  for (let i = 0; i < length; i++) padded[i >> 2]! |= (bytes ? bytes[i]! : text.charCodeAt(i)) << (24 - (i & 3) * 8);
+  padded[length >> 2]! |= 0x80 << (24 - (length & 3) * 8);
+  const bits = length * 8;
+  padded[count - 2] = Math.floor(bits / 2 ** 32);
+  padded[count - 1] = bits >>> 0;
+  return count;
+}
+
+const hex = (state: Int32Array): string => {
+  let out = '';
+  for (const h of state) out += (h >>> 0).toString(16).padStart(8, '0');
+  return out;
+};
 const rotl = (x: number, n: number): number => (x << n) | (x >>> (32 - n));
 const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
+/** The message schedule, reused: SHA-1 needs 80 words, SHA-256 64. */
+const W80 = new Int32Array(80);
 
 export function sha1Hex(text: string): string {
-  const words = paddedWords(text);
+  return nativeCrypto(text)?.createHash('sha1').update(text).digest('hex') ?? sha1HexHere(text);
+}
+
+export function sha256Hex(text: string): string {
+  return nativeCrypto(text)?.createHash('sha256').update(text).digest('hex') ?? sha256HexHere(text);
+}
+
+/** SHA-1 computed here (FIPS 180-4 §6.1). */
+export function sha1HexHere(text: string): string {
+  const count = pad(text);
   const h = new Int32Array([0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0]);
-  const w = new Int32Array(80);
-  for (let block = 0; block < words.length; block += 16) {
-    for (let t = 0; t < 16; t++) w[t] = words[block + t]!;
+  const w = W80;
+  for (let block = 0; block < count; block += 16) {
+    for (let t = 0; t < 16; t++) w[t] = padded[block + t]!;
     for (let t = 16; t < 80; t++) w[t] = rotl(w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!, 1);
     let [a, b, c, d, e] = h as unknown as [number, number, number, number, number];
+    // The four rounds of twenty, each with its own function and constant.
     for (let t = 0; t < 80; t++) {
-      const f = t < 20 ? (b & c) | (~b & d) : t < 40 ? b ^ c ^ d : t < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d;
-      const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc : 0xca62c1d6;
-      const next = (rotl(a, 5) + f + e + k + w[t]!) | 0;
+      let f: number;
+      if (t < 20) f = ((b & c) | (~b & d)) + 0x5a827999;
+      else if (t < 40) f = (b ^ c ^ d) + 0x6ed9eba1;
+      else if (t < 60) f = ((b & c) | (b & d) | (c & d)) + 0x8f1bbcdc;
+      else f = (b ^ c ^ d) + 0xca62c1d6;
+      const next = (rotl(a, 5) + f + e + w[t]!) | 0;
       e = d;
       d = c;
       c = rotl(b, 30);
@@ -59,12 +102,13 @@ const K256 = new Int32Array([
   0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-export function sha256Hex(text: string): string {
-  const words = paddedWords(text);
+/** SHA-256 computed here (FIPS 180-4 §6.2). */
+export function sha256HexHere(text: string): string {
+  const count = pad(text);
   const h = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
-  const w = new Int32Array(64);
-  for (let block = 0; block < words.length; block += 16) {
-    for (let t = 0; t < 16; t++) w[t] = words[block + t]!;
+  const w = W80;
+  for (let block = 0; block < count; block += 16) {
+    for (let t = 0; t < 16; t++) w[t] = padded[block + t]!;
     for (let t = 16; t < 64; t++) {
       const s0 = rotr(w[t - 15]!, 7) ^ rotr(w[t - 15]!, 18) ^ (w[t - 15]! >>> 3);
       const s1 = rotr(w[t - 2]!, 17) ^ rotr(w[t - 2]!, 19) ^ (w[t - 2]! >>> 10);

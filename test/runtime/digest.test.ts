@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha1Hex, sha256Hex } from '../../lib/runtime/digest.ts';
+import { NATIVE_AFTER_CHARS, sha1Hex, sha1HexHere, sha256Hex, sha256HexHere } from '../../lib/runtime/digest.ts';
 
 const reference = (algorithm: string, text: string) => createHash(algorithm).update(text).digest('hex');
 
@@ -20,11 +20,23 @@ function samples(): string[] {
 }
 
 describe('digests without node:crypto', () => {
-  it('sha1Hex is createHash("sha1") of the UTF-8 text', () => {
-    for (const s of samples()) expect(sha1Hex(s), JSON.stringify(s)).toBe(reference('sha1', s));
+  it('sha1HexHere is createHash("sha1") of the UTF-8 text', () => {
+    for (const s of samples()) expect(sha1HexHere(s), JSON.stringify(s)).toBe(reference('sha1', s));
   });
 
-  it('sha256Hex is createHash("sha256") of the UTF-8 text', () => {
-    for (const s of samples()) expect(sha256Hex(s), JSON.stringify(s)).toBe(reference('sha256', s));
+  it('sha256HexHere is createHash("sha256") of the UTF-8 text', () => {
+    for (const s of samples()) expect(sha256HexHere(s), JSON.stringify(s)).toBe(reference('sha256', s));
+  });
+});
+
+describe('sha1Hex and sha256Hex', () => {
+  it('give the same answers before and after node:crypto takes over (past NATIVE_AFTER_CHARS)', () => {
+    for (const s of samples().slice(0, 50)) expect([sha1Hex(s), sha256Hex(s)]).toEqual([reference('sha1', s), reference('sha256', s)]);
+    const long = 'orders:0:1:1,2,3;'.repeat(Math.ceil(NATIVE_AFTER_CHARS / 17) + 1);
+    expect(sha1Hex(long)).toBe(reference('sha1', long));
+    for (const s of samples().slice(0, 50)) {
+      expect(sha1Hex(s)).toBe(reference('sha1', s));
+      expect(sha256Hex(s)).toBe(reference('sha256', s));
+    }
   });
 });
