@@ -7,10 +7,14 @@
 //   - the incident-1 outage (last in-sync leader killed and wiped): `/kafka elect-leader`
 //     and two signed Approve clicks from two approvers put the chosen replica in charge,
 //     as `kafka-topics.sh --describe` shows; then `/kafka diagnose` and `/kafka timeline`
-//     export that diagnosis thread's postmortem timeline from the same in-process store.
+//     export that diagnosis thread's postmortem timeline from the same in-process store;
+//   - a drain with every operations default (throttle, reassignment poll, sweep, worker
+//     limit): approved by two people, broker 3 ends with no replica and no throttle is left,
+//     as kafka-topics.sh, kafka-configs.sh and kafka-reassign-partitions.sh show.
 import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../sandbox/cluster.ts';
+import { createTopic, produce, withAdmin } from '../../sandbox/client.ts';
 import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
 import { closedPort } from '../helpers/net.ts';
@@ -113,5 +117,49 @@ describe.skipIf(!up)('the README serve on the sandbox: a two-person leader overr
     expect(file.thread_ts).toBe(diagnosis.ts);
     expect(file.content).toContain('Diagnosis of sandbox');
     console.log(`[serve README] ${harness.startupLine}\n  leader override approved by ${ALICE} and ${BOB}: second approval → summary in the thread ${seconds.toFixed(1)} s; broker 3 leads orders-0`);
+  }, 600_000);
+});
+
+describe.skipIf(!up)('the README serve on the sandbox: a drain with the operations defaults', () => {
+  const TOPIC = 'drain-defaults';
+  const bootstrap = bootstrapServers(settings);
+  const kafkaCli = (tool: string, args: string[]) => execFileSync(`${binDir(settings)}/${tool}`, ['--bootstrap-server', bootstrap, ...args], { encoding: 'utf8', timeout: 120_000 });
+  let stub: SlackStub;
+  let harness: ServeHarness;
+
+  beforeAll(async () => {
+    stub = await new SlackStub().start();
+    harness = new ServeHarness(stub);
+    await runScenario(new Sandbox(settings, () => {}), 'healthy');
+    await withAdmin(bootstrap, async (admin) => {
+      if ((await admin.listTopics()).includes(TOPIC)) await admin.deleteTopics({ topics: [TOPIC] });
+      await createTopic(admin, TOPIC, { assignment: [[3], [3]] });
+    });
+    for (let p = 0; p < 2; p++) await produce(bootstrap, TOPIC, p, 500, 1);
+  }, 300_000);
+
+  afterAll(async () => {
+    harness?.stop();
+    await stub?.stop();
+    await withAdmin(bootstrap, (admin) => admin.deleteTopics({ topics: [TOPIC] })).catch(() => undefined);
+  });
+
+  it('drain 3 partial: approved by two people, moves every replica off broker 3 and leaves no throttle', async () => {
+    await harness.start();
+    const ack = await harness.post('/slack/events', slashBody({ text: 'drain 3 partial', user: REQUESTER, channel: CHANNEL, responseUrl: stub.responseUrl('slash') }));
+    expect(String(ack.text)).toMatch(/Planning: partially drain broker 3/);
+    const plan = await waitFor('the plan message', () => stub.topLevel(CHANNEL).find((m) => m.text.startsWith('REQUESTED: ')), 120_000, 250);
+    const id = requestIdOf(plan);
+    await harness.click('ops:approve', id, ALICE, plan);
+    const approved = Date.now();
+    await harness.click('ops:approve', id, BOB, plan);
+    const outcome = await threadOutcome(stub, plan.ts, 300_000, 250);
+    expect(outcome.status, outcome.summary).toBe('SUCCEEDED');
+    console.log(`[serve README] drain 3 partial with the operations defaults: second approval → summary ${((Date.now() - approved) / 1000).toFixed(1)} s`);
+
+    expect(kafkaCli('kafka-topics.sh', ['--describe', '--topic', TOPIC])).not.toMatch(/Replicas: [\d,]*3/);
+    for (const b of ['1', '2', '3']) expect(kafkaCli('kafka-configs.sh', ['--describe', '--entity-type', 'brokers', '--entity-name', b])).not.toMatch(/throttled/);
+    expect(kafkaCli('kafka-configs.sh', ['--describe', '--entity-type', 'topics', '--entity-name', TOPIC])).not.toMatch(/throttled/);
+    expect(kafkaCli('kafka-reassign-partitions.sh', ['--list'])).not.toMatch(new RegExp(TOPIC));
   }, 600_000);
 });

@@ -163,6 +163,20 @@ describe.skipIf(!up)('the postmortem timeline of an incident, through serve', ()
     const { stdout: printed } = await promisify(execFile)(process.execPath, [BIN, 'timeline', '--incident', link, '--format', 'markdown'], { env: readmeServeEnv(stub.apiUrl, { KR_APPROVALS_DYNAMODB_ENDPOINT: `http://127.0.0.1:${PORTS.dynamo}` }), encoding: 'utf8', timeout: 60_000 });
     const withoutExportTime = (s: string) => s.replace(/^- Exported .*$/m, '');
     expect(withoutExportTime(printed)).toBe(withoutExportTime(md));
+    // And as a deployed bot's operator runs it: STATE_TABLE and APPROVALS_TABLE through the AWS SDK's own
+    // configuration (region, credentials, endpoint): the same tables, reached at the local endpoint with test credentials.
+    const deployed = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      STATE_TABLE: 'kafka-responder-state',
+      APPROVALS_TABLE: 'kafka-responder-approvals',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL: `http://127.0.0.1:${PORTS.dynamo}`,
+    };
+    const { stdout: fromTables } = await promisify(execFile)(process.execPath, [BIN, 'timeline', '--incident', link, '--format', 'markdown'], { env: deployed, encoding: 'utf8', timeout: 60_000 });
+    expect(withoutExportTime(fromTables)).toBe(withoutExportTime(md));
     console.log(`[timeline] scenario ${((tScenario - t0) / 1000).toFixed(1)} s, alert → exported timeline ${((Date.now() - tScenario) / 1000).toFixed(1)} s; ${rows.length} events, ${trail.length} audit events`);
   }, 600_000);
 });
