@@ -51,6 +51,8 @@ const hex = (state: Int32Array): string => {
 };
 const rotl = (x: number, n: number): number => (x << n) | (x >>> (32 - n));
 const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
+/** A block's working variables added into the hash state (wrapping, as Int32Array stores). */
+const addInto = (state: Int32Array, words: readonly number[]): void => words.forEach((x, i) => (state[i]! += x));
 /** The message schedule, reused: SHA-1 needs 80 words, SHA-256 64. */
 const W80 = new Int32Array(80);
 
@@ -85,11 +87,7 @@ export function sha1HexHere(text: string): string {
       b = a;
       a = next;
     }
-    h[0]! += a;
-    h[1]! += b;
-    h[2]! += c;
-    h[3]! += d;
-    h[4]! += e;
+    addInto(h, [a, b, c, d, e]);
   }
   return hex(h);
 }
@@ -127,14 +125,7 @@ export function sha256HexHere(text: string): string {
       b = a;
       a = (t1 + t2) | 0;
     }
-    h[0]! += a;
-    h[1]! += b;
-    h[2]! += c;
-    h[3]! += d;
-    h[4]! += e;
-    h[5]! += f;
-    h[6]! += g;
-    h[7]! += hh;
+    addInto(h, [a, b, c, d, e, f, g, hh]);
   }
   return hex(h);
 }

@@ -64,11 +64,28 @@ export function uploadedBytes(body: Buffer, contentType: string | undefined): Bu
   return body;
 }
 
+export interface StubUpload {
+  fileId: string;
+  content: string;
+  bytes: Buffer;
+  filename?: string;
+  length?: number;
+  channel?: string;
+  thread_ts?: string;
+  title?: string;
+  initial_comment?: string;
+}
+
 export class SlackStub {
   readonly calls: RecordedCall[] = [];
   readonly messages: StubMessage[] = [];
-  /** files.uploadV2's three steps joined per file: the bytes uploaded (also as text) and where completeUploadExternal shared it. */
-  readonly uploads: { fileId: string; content: string; bytes: Buffer; filename?: string; length?: number; channel?: string; thread_ts?: string; title?: string; initial_comment?: string }[] = [];
+  /**
+   * files.uploadV2's three steps joined per file: the bytes uploaded (also as text) and where
+   * completeUploadExternal shared it. A file is listed once completed, as Slack shows it only then.
+   */
+  readonly uploads: StubUpload[] = [];
+  /** Files given an upload URL and not completed yet. */
+  private readonly pendingUploads = new Map<string, StubUpload>();
   readonly responses: { path: string; body: Record<string, unknown> }[] = [];
   /** Slack method → error code to answer with (e.g. "not_in_channel"). */
   readonly failures = new Map<string, string>();
@@ -119,6 +136,7 @@ export class SlackStub {
     this.calls.length = 0;
     this.messages.length = 0;
     this.uploads.length = 0;
+    this.pendingUploads.clear();
     this.responses.length = 0;
     this.failures.clear();
     this.serverErrors.clear();
@@ -159,7 +177,7 @@ export class SlackStub {
     const raw = bytes.toString('utf8');
     if (url.pathname.startsWith('/upload/')) {
       const fileId = url.pathname.slice('/upload/'.length);
-      const pending = this.uploads.find((u) => u.fileId === fileId);
+      const pending = this.pendingUploads.get(fileId);
       const file = uploadedBytes(bytes, req.headers['content-type']);
       if (pending) Object.assign(pending, { content: file.toString('utf8'), bytes: file });
       return { status: 200, body: 'OK' };
@@ -210,14 +228,16 @@ export class SlackStub {
       }
       case 'files.getUploadURLExternal': {
         const fileId = `F${++this.seq}`;
-        this.uploads.push({ fileId, content: '', bytes: Buffer.alloc(0), filename: String(args.filename), ...(args.length !== undefined ? { length: Number(args.length) } : {}) });
+        this.pendingUploads.set(fileId, { fileId, content: '', bytes: Buffer.alloc(0), filename: String(args.filename), ...(args.length !== undefined ? { length: Number(args.length) } : {}) });
         return { status: 200, body: { ok: true, upload_url: `http://127.0.0.1:${this.port}/upload/${fileId}`, file_id: fileId } };
       }
       case 'files.completeUploadExternal': {
         const files = (args.files as { id: string; title?: string }[]) ?? [];
         for (const f of files) {
-          const u = this.uploads.find((x) => x.fileId === f.id);
-          if (u) Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title, ...(args.initial_comment ? { initial_comment: String(args.initial_comment) } : {}) });
+          const u = this.pendingUploads.get(f.id);
+          if (!u) continue;
+          this.pendingUploads.delete(f.id);
+          this.uploads.push(Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title, ...(args.initial_comment ? { initial_comment: String(args.initial_comment) } : {}) }));
         }
         return { status: 200, body: { ok: true, files: files.map((f) => ({ id: f.id })) } };
       }
