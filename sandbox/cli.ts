@@ -2,25 +2,41 @@
 import { parseArgs } from 'node:util';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { BROKER_IDS, DEFAULT_KAFKA_VERSION, NEWEST_ZOOKEEPER_VERSION, SUPPORTED_KAFKA_VERSIONS, lineName, nodeLayout, sandboxSettings } from './layout.ts';
+import {
+  BROKER_IDS,
+  DEFAULT_KAFKA_VERSION,
+  NEWEST_ZOOKEEPER_VERSION,
+  QUORUM_CONTROLLER_IDS,
+  SUPPORTED_KAFKA_VERSIONS,
+  controllerBootstrapServers,
+  lineName,
+  nodeIds,
+  nodeLayout,
+  sandboxSettings,
+  type SandboxSettings,
+} from './layout.ts';
 import { Sandbox } from './cluster.ts';
 import { SCENARIOS, runScenario } from './scenarios.ts';
 
 const USAGE = `usage: kafka-responder sandbox <command>
   install            fetch Apache Kafka's jars from Maven Central (up does it when needed)
-  up [--zookeeper]   start the controller and brokers ${BROKER_IDS.join(', ')} (no-op when running);
-                     --zookeeper: ZooKeeper mode, a ZooKeeper server in the controller's place
+  up [--zookeeper]   start the controllers (4.x: ${QUORUM_CONTROLLER_IDS.join(', ')}, a dynamic quorum; 3.9: 100), then
+                     brokers ${BROKER_IDS.join(', ')} (no-op when running);
+                     --zookeeper: ZooKeeper mode, a ZooKeeper server (100) in the controller's place
                      (Kafka ${NEWEST_ZOOKEEPER_VERSION} unless KAFKA_VERSION says 2.8.2); later commands keep the mode
   down [--purge]     stop every sandbox process (--purge: also delete its data)
   status [--json]    per node: running, pid, port, host dir
-  env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME; KAFKA_METRICS_TARGETS
+  env                shell exports: KAFKA_BOOTSTRAP_SERVERS, KAFKA_BIN, KR_SANDBOX_HOME; in KRaft mode
+                     KAFKA_CONTROLLER_BOOTSTRAP_SERVERS (kafka-metadata-quorum.sh --bootstrap-controller); KAFKA_METRICS_TARGETS
                      (JMX exporters' host:port, with KR_SANDBOX_METRICS=1); once up also
                      KAFKA_SCRAM_BOOTSTRAP_SERVERS, KAFKA_SCRAM_MECHANISM, KAFKA_SCRAM_USERNAME,
                      KAFKA_SCRAM_PASSWORD, KAFKA_TLS_BOOTSTRAP_SERVERS, KAFKA_TLS_CA
-  stop <id>          graceful stop (controlled shutdown)
+  stop <id>          graceful stop (controlled shutdown); <id>: a broker or a controller
   kill <id>          SIGKILL
-  start <id>         start one broker
-  wipe <id>          delete a stopped broker's data
+  start <id>         start one node
+  wipe <id>          delete a stopped node's data. A controller of the 4.x quorum, while the other two
+                     run: its next start formats it with --no-initial-controllers, starts it as an
+                     observer, then remove-controller (old directory) and add-controller (new one)
   stop-timeout <id> <seconds|none>
                      record a systemd unit with TimeoutStopSec=<seconds> in the broker's host dir
                      (systemd/kafka.service, what the host probe reads there); none removes it
@@ -33,6 +49,13 @@ env: KR_SANDBOX_HOME, KR_SANDBOX_PORT_BASE (default 19090), KR_KAFKA_CACHE,
 function brokerArg(arg: string | undefined): number {
   if (!arg || !/^\d+$/.test(arg)) throw new Error(`a broker id is required (${BROKER_IDS.join(', ')})`);
   return Number(arg);
+}
+
+/** A broker's or a controller's id, and its name for messages ("broker 2", "controller 101"). */
+function nodeArg(s: SandboxSettings, arg: string | undefined): { id: number; name: string } {
+  if (!arg || !/^\d+$/.test(arg)) throw new Error(`a node id is required (${nodeIds(s).join(', ')})`);
+  const id = Number(arg);
+  return { id, name: `${nodeIds(s).includes(id) ? nodeLayout(s, id).role : 'node'} ${id}` };
 }
 
 function parseSandboxArgs(
@@ -101,6 +124,7 @@ export async function run(argv: string[]): Promise<number> {
       console.log(`export KAFKA_BOOTSTRAP_SERVERS=${sandbox.bootstrapServers}`);
       console.log(`export KAFKA_BIN=${sandbox.binDir}`);
       console.log(`export KR_SANDBOX_HOME=${sandbox.settings.home}`);
+      if (sandbox.settings.mode === 'kraft') console.log(`export KAFKA_CONTROLLER_BOOTSTRAP_SERVERS=${controllerBootstrapServers(sandbox.settings)}`);
       // The SCRAM and TLS listeners' details live in cluster.json (written by `up`).
       // Sandbox-only names, so they never switch the CLI's own KAFKA_SASL_* / KAFKA_SSL_* auth on.
       const cluster = await sandbox.readClusterFile();
@@ -117,20 +141,28 @@ export async function run(argv: string[]): Promise<number> {
       }
       return 0;
     }
-    case 'stop':
-      console.error(`broker ${arg}: ${await sandbox.stop(brokerArg(arg))}`);
+    case 'stop': {
+      const n = nodeArg(sandbox.settings, arg);
+      console.error(`${n.name}: ${await sandbox.stop(n.id)}`);
       return 0;
-    case 'kill':
-      console.error(`broker ${arg}: ${await sandbox.kill(brokerArg(arg))}`);
+    }
+    case 'kill': {
+      const n = nodeArg(sandbox.settings, arg);
+      console.error(`${n.name}: ${await sandbox.kill(n.id)}`);
       return 0;
-    case 'start':
-      await sandbox.start(brokerArg(arg));
-      console.error(`broker ${arg}: started`);
+    }
+    case 'start': {
+      const n = nodeArg(sandbox.settings, arg);
+      await sandbox.start(n.id);
+      console.error(`${n.name}: started`);
       return 0;
-    case 'wipe':
-      await sandbox.wipe(brokerArg(arg));
-      console.error(`broker ${arg}: data wiped`);
+    }
+    case 'wipe': {
+      const n = nodeArg(sandbox.settings, arg);
+      await sandbox.wipe(n.id);
+      console.error(`${n.name}: data wiped${n.name.startsWith('controller') ? '; its next start rejoins the quorum' : ''}`);
       return 0;
+    }
     case 'stop-timeout': {
       const id = brokerArg(arg);
       const value = rest[0];

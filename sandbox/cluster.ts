@@ -1,24 +1,28 @@
-// Lifecycle of the sandbox's JVMs: three brokers on loopback beside node 100,
-// which holds the metadata: a dedicated KRaft controller, or in ZooKeeper mode
-// a standalone ZooKeeper server (there a broker is the controller). Only
+// Lifecycle of the sandbox's JVMs: three brokers on loopback beside the nodes
+// that hold the metadata: three dedicated KRaft controllers in a dynamic quorum
+// on the 4.x lines (100, 101, 102; quorum.ts), one on 3.9 KRaft (100), or in
+// ZooKeeper mode a standalone ZooKeeper server (100; a broker is the controller). Only
 // processes whose command line names our own config file are ever signalled,
 // so `down` cannot hit anything it did not start.
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, openSync, closeSync } from 'node:fs';
+import { openSync, closeSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { JMX_EXPORTER_VERSION, checkJava, ensureJmxExporter, ensureKafkaDist, type KafkaDist } from './dist.ts';
-import { brokerListed, isAlive, markLog, portAccepts, portFree, readSince, tail, type LogMark } from './processes.ts';
+import { brokerListed, isAlive, mainClass, markLog, ownedPid, portAccepts, portFree, readSince, tail, writeServiceScript, type LogMark } from './processes.ts';
 import { jmxExporterRules, log4j2Xml, log4jProperties, serverProperties, writeToolWrappers, zookeeperLog4jProperties, zookeeperProperties } from './files.ts';
 import {
   BROKER_IDS,
-  CONTROLLER_ID,
   binDir,
   bootstrapServers,
   clusterFile,
   clusterFileSchema,
+  controllerBootstrapServers,
+  controllerIds,
+  hasControllerQuorum,
+  nodeIds,
   nodeLayout,
   lineName,
   metricsPort,
@@ -31,15 +35,15 @@ import {
   type NodeLayout,
   type SandboxSettings,
 } from './layout.ts';
-import { SCRAM_MECHANISM, SCRAM_USERNAME, addScramArg, alterScramConfig, ensureSecurityMaterial, type SecurityMaterial } from './security.ts';
+import { SCRAM_MECHANISM, SCRAM_USERNAME, addScramArg, ensureScramUser, ensureSecurityMaterial, type SecurityMaterial } from './security.ts';
+import { formatQuorumArgs, isFormatted, joinPending, joinQuorum, predatesQuorum, predatesQuorumMessage, singleControllerLayout } from './quorum.ts';
 
-export { isAlive, markLog, readSince, type LogMark } from './processes.ts';
+export { SERVICE_SCRIPT, SLOW_STOP_FILE, isAlive, markLog, readSince, type LogMark } from './processes.ts';
 
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export const ALL_NODE_IDS = [CONTROLLER_ID, ...BROKER_IDS];
-// Generous: a 2-core machine under load takes a while to start four JVMs.
+// Generous: a 2-core machine under load takes a while to start six JVMs.
 const START_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 90_000;
 /** 3 s apart: outlasts a ZooKeeper session (18 s by default) with room for a loaded machine. */
@@ -62,47 +66,6 @@ export function randomClusterId(): string {
   }
 }
 
-async function readPid(node: NodeLayout): Promise<number | null> {
-  try {
-    const pid = Number((await readFile(node.pidFile, 'utf8')).trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-const ZOOKEEPER_MAIN = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
-const mainClass = (node: NodeLayout) => (node.role === 'zookeeper' ? ZOOKEEPER_MAIN : 'kafka.Kafka');
-
-/** The pid is ours only if that process still runs our config (pids get reused). */
-async function ownedPid(node: NodeLayout): Promise<number | null> {
-  const pid = await readPid(node);
-  if (pid === null) return null;
-  try {
-    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
-    return cmdline.includes(node.configFile) && cmdline.includes(mainClass(node)) ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
-
-/**
- * The broker's "service" on its host directory: what lib/hosts/service-control.sh
- * runs to start it (as systemd would run ExecStart). It records its pid where the
- * sandbox looks for it, then becomes the JVM.
- */
-async function writeServiceScript(node: NodeLayout, javaArgs: string[]): Promise<void> {
-  const file = join(node.hostDir, SERVICE_SCRIPT);
-  const body = ['#!/usr/bin/env bash', `cd ${shellQuote(node.hostDir)} || exit 1`, `echo $$ > ${shellQuote(node.pidFile)}`, `exec java ${javaArgs.map(shellQuote).join(' ')}`, ''].join('\n');
-  await writeFile(file, body, { mode: 0o755 });
-}
-
-/** Written into each broker's host directory; its presence tells service-control.sh it is on a sandbox host. */
-export const SERVICE_SCRIPT = 'sandbox-service.sh';
-/** Test knob: a number of seconds in this file (host directory) delays the broker's next graceful stop. */
-export const SLOW_STOP_FILE = 'slow-stop-seconds';
 
 export class Sandbox {
   readonly settings: SandboxSettings;
@@ -116,7 +79,10 @@ export class Sandbox {
   }
 
   node(id: number): NodeLayout {
-    if (!ALL_NODE_IDS.includes(id)) throw new Error(`no such sandbox node: ${id} (brokers are ${BROKER_IDS.join(', ')})`);
+    if (!nodeIds(this.settings).includes(id)) {
+      const metadata = this.settings.mode === 'zookeeper' ? 'the ZooKeeper server is' : hasControllerQuorum(this.settings) ? 'controllers are' : 'the controller is';
+      throw new Error(`no such sandbox node: ${id} (${metadata} ${controllerIds(this.settings).join(', ')}; brokers are ${BROKER_IDS.join(', ')})`);
+    }
     return nodeLayout(this.settings, id);
   }
 
@@ -143,7 +109,7 @@ export class Sandbox {
 
   async status(): Promise<NodeStatus[]> {
     return Promise.all(
-      ALL_NODE_IDS.map(async (id) => {
+      nodeIds(this.settings).map(async (id) => {
         const n = nodeLayout(this.settings, id);
         const pid = await ownedPid(n);
         return { id, role: n.role, running: pid !== null, pid, port: n.port, hostDir: n.hostDir };
@@ -193,6 +159,7 @@ export class Sandbox {
           '`npx kafka-responder sandbox down --purge` first, or set KR_SANDBOX_HOME to another folder',
       );
     }
+    if (predatesQuorum(this.settings, existing)) throw new Error(predatesQuorumMessage(this.settings));
     const statuses = await this.status();
     if (existing && statuses.every((s) => s.running)) {
       this.log(`sandbox already up (${existing.bootstrapServers})`);
@@ -211,6 +178,13 @@ export class Sandbox {
       }
     }
     const security = await this.ensureSecurity();
+    const quorum = hasControllerQuorum(this.settings);
+    const controllers = controllerIds(this.settings).map((id) => {
+      const { port, hostDir } = this.node(id);
+      // Directory ids are made once per sandbox (Kafka's Uuid format); a replaced controller's is recorded by joinQuorum.
+      const directoryId = quorum ? (existing?.controllers?.find((c) => c.id === id)?.directoryId ?? randomClusterId()) : undefined;
+      return { id, port, hostDir, ...(directoryId ? { directoryId } : {}) };
+    });
     const cluster: ClusterFile = {
       kafkaVersion: dist.version,
       mode: this.settings.mode,
@@ -218,7 +192,11 @@ export class Sandbox {
       portBase: this.settings.portBase,
       bootstrapServers: this.bootstrapServers,
       binDir: await writeToolWrappers(this.settings, dist),
-      controller: { id: CONTROLLER_ID, port: this.node(CONTROLLER_ID).port, hostDir: this.node(CONTROLLER_ID).hostDir },
+      controller: { id: controllers[0]!.id, port: controllers[0]!.port, hostDir: controllers[0]!.hostDir },
+      controllers,
+      ...(this.settings.mode === 'kraft'
+        ? { controllerQuorum: quorum ? ('dynamic' as const) : ('static' as const), controllerBootstrapServers: controllerBootstrapServers(this.settings) }
+        : {}),
       brokers: BROKER_IDS.map((id) => ({ id, port: this.node(id).port, hostDir: this.node(id).hostDir })),
       scram: { mechanism: SCRAM_MECHANISM, username: SCRAM_USERNAME, password: security.secrets.scramPassword, bootstrapServers: scramBootstrapServers(this.settings) },
       tls: { caPemFile: security.paths.caPem, truststoreFile: security.paths.truststore, bootstrapServers: tlsBootstrapServers(this.settings) },
@@ -227,35 +205,13 @@ export class Sandbox {
     await mkdir(this.settings.home, { recursive: true });
     await writeFile(clusterFile(this.settings), JSON.stringify(cluster, null, 2));
     const t0 = Date.now();
-    if (!statuses.find((s) => s.id === CONTROLLER_ID)?.running) await this.startNode(CONTROLLER_ID, cluster);
-    await Promise.all(statuses.filter((s) => s.role === 'broker' && !s.running).map((s) => this.startNode(s.id, cluster)));
-    await this.ensureScramUser(cluster, security);
+    // Decided before any format: the controllers of a new quorum are all formatted with the same initial voters.
+    const initialQuorum = this.noControllerFormatted();
+    await Promise.all(statuses.filter((s) => s.role !== 'broker' && !s.running).map((s) => this.startNode(s.id, cluster, initialQuorum)));
+    await Promise.all(statuses.filter((s) => s.role === 'broker' && !s.running).map((s) => this.startNode(s.id, cluster, false)));
+    await ensureScramUser(cluster, security, this.log);
     this.log(`sandbox up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${lineName(this.settings)}, ${cluster.bootstrapServers}`);
     return cluster;
-  }
-
-  /**
-   * The SCRAM user exists once per cluster: a fresh controller gets it at format
-   * time (--add-scram); a cluster formatted before the sandbox had SCRAM gets it
-   * here, once, through kafka-configs over PLAINTEXT. The marker holds the cluster
-   * id so later `up`s skip the extra JVM.
-   */
-  private async ensureScramUser(cluster: ClusterFile, security: SecurityMaterial): Promise<void> {
-    const marker = security.paths.scramMarker;
-    const done = await readFile(marker, 'utf8').then((t) => t.trim() === cluster.clusterId, () => false);
-    if (done) return;
-    try {
-      await exec(
-        join(cluster.binDir, 'kafka-configs.sh'),
-        ['--bootstrap-server', cluster.bootstrapServers, '--alter', '--add-config', alterScramConfig(security.secrets), '--entity-type', 'users', '--entity-name', SCRAM_USERNAME],
-        { timeout: 120_000 },
-      );
-    } catch (err) {
-      const e = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`creating the SCRAM user ${SCRAM_USERNAME} failed: ${(e.stderr || e.stdout || e.message).trim()}`);
-    }
-    await writeFile(marker, cluster.clusterId);
-    this.log(`SCRAM user ${SCRAM_USERNAME} created with kafka-configs`);
   }
 
   private async writeNodeFiles(node: NodeLayout, dist: KafkaDist): Promise<void> {
@@ -278,17 +234,24 @@ export class Sandbox {
       : `-Dlog4j.configuration=file:${join(node.hostDir, 'config', 'log4j.properties')}`;
   }
 
+  /** No controller of the sandbox has formatted storage yet: a new quorum. */
+  private noControllerFormatted(): boolean {
+    return controllerIds(this.settings).every((id) => !isFormatted(this.node(id)));
+  }
+
   /** `kafka-storage.sh format`, needed before a KRaft node's first start and after a wipe (ZooKeeper mode has none). */
-  private async formatIfNeeded(node: NodeLayout, dist: KafkaDist, clusterId: string): Promise<void> {
-    if (this.settings.mode === 'zookeeper' || existsSync(join(node.dataDir, 'meta.properties'))) return;
-    // The controller holds the cluster's bootstrap metadata: the SCRAM user goes in there.
-    const security = node.role === 'controller' ? await this.ensureSecurity() : null;
+  private async formatIfNeeded(node: NodeLayout, dist: KafkaDist, cluster: ClusterFile, initialQuorum: boolean): Promise<void> {
+    if (this.settings.mode === 'zookeeper' || isFormatted(node)) return;
+    const clusterId = cluster.clusterId;
+    // The controllers hold the cluster's bootstrap metadata: the SCRAM user goes in there (a joining controller copies the leader's).
+    const security = node.role === 'controller' && (initialQuorum || !hasControllerQuorum(this.settings)) ? await this.ensureSecurity() : null;
+    const quorumArgs = await formatQuorumArgs(this.settings, node, cluster, initialQuorum);
     try {
       await exec(
         'java',
         ['-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dkafka.logs.dir=${node.logsDir}`, this.loggingOpt(node, dist), '-cp', dist.classpath,
           'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', node.configFile, '--ignore-formatted',
-          ...(security ? ['--add-scram', addScramArg(security.secrets)] : [])],
+          ...quorumArgs, ...(security ? ['--add-scram', addScramArg(security.secrets)] : [])],
         { timeout: 120_000 },
       );
     } catch (err) {
@@ -301,6 +264,7 @@ export class Sandbox {
   async start(id: number): Promise<void> {
     let cluster = await this.readClusterFile();
     if (!cluster) throw new Error('the sandbox has never been brought up: run `npx kafka-responder sandbox up`');
+    if (predatesQuorum(this.settings, cluster)) throw new Error(predatesQuorumMessage(this.settings));
     const node = this.node(id);
     if (await ownedPid(node)) {
       this.log(`node ${id} is already running`);
@@ -315,7 +279,7 @@ export class Sandbox {
       cluster = metrics ? { ...rest, metrics: { targets: metricsTargets(this.settings), exporterVersion: JMX_EXPORTER_VERSION } } : rest;
       await writeFile(clusterFile(this.settings), JSON.stringify(cluster, null, 2));
     }
-    await this.startNode(id, cluster);
+    await this.startNode(id, cluster, this.noControllerFormatted());
   }
 
   /** KR_SANDBOX_METRICS when set, else what the sandbox was brought up with. */
@@ -332,11 +296,11 @@ export class Sandbox {
     return [`-javaagent:${jar}=127.0.0.1:${metricsPort(this.settings, node.id)}:${rules}`];
   }
 
-  private async startNode(id: number, cluster: ClusterFile): Promise<void> {
+  private async startNode(id: number, cluster: ClusterFile, initialQuorum: boolean): Promise<void> {
     const dist = await this.ensureDist();
     const node = this.node(id);
     await this.writeNodeFiles(node, dist);
-    await this.formatIfNeeded(node, dist, cluster.clusterId);
+    await this.formatIfNeeded(node, dist, cluster, initialQuorum);
     const javaArgs = [
       node.role === 'broker' ? '-Xmx512m' : '-Xmx256m',
       '-Xms128m',
@@ -351,7 +315,7 @@ export class Sandbox {
       mainClass(node),
       node.configFile,
     ];
-    if (node.role === 'broker') await writeServiceScript(node, javaArgs);
+    if (node.role !== 'zookeeper') await writeServiceScript(node, javaArgs);
     const serverLog = join(node.logsDir, 'server.log');
     if (this.settings.mode === 'zookeeper' && node.role === 'broker') await this.waitDeregistered(id);
     for (let attempt = 1; ; attempt++) {
@@ -359,6 +323,8 @@ export class Sandbox {
       const pid = await this.launch(node, javaArgs);
       try {
         await this.waitStarted(node, pid, logMark);
+        // A controller formatted to replace a wiped one runs as an observer until it is a voter again.
+        if (node.role === 'controller' && joinPending(node)) await joinQuorum(this.settings, node, cluster, this.log);
         return;
       } catch (err) {
         // ZooKeeper mode: a killed broker's registration lives until its ZooKeeper session expires
@@ -408,7 +374,7 @@ export class Sandbox {
 
   /**
    * Started = the start line written since `logMark` ("Kafka Server started" in
-   * KRaft, "[KafkaServer id=N] started" in ZooKeeper mode), and the port answers.
+   * KRaft, brokers and controllers alike; "[KafkaServer id=N] started" in ZooKeeper mode), and the port answers.
    * The ZooKeeper server: its client port answers.
    */
   private async waitStarted(node: NodeLayout, pid: number, logMark: LogMark): Promise<void> {
@@ -427,7 +393,11 @@ export class Sandbox {
 
   /** Graceful stop (SIGTERM → controlled shutdown); SIGKILL only if it hangs, and it says so. */
   async stop(id: number): Promise<'stopped' | 'not-running' | 'killed-after-timeout'> {
-    const node = this.node(id);
+    return this.stopNode(this.node(id));
+  }
+
+  private async stopNode(node: NodeLayout): Promise<'stopped' | 'not-running' | 'killed-after-timeout'> {
+    const id = node.id;
     const pid = await ownedPid(node);
     if (pid === null) return 'not-running';
     process.kill(pid, 'SIGTERM');
@@ -461,10 +431,25 @@ export class Sandbox {
     for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
   }
 
-  /** Deletes a stopped broker's data; its next start formats fresh storage. */
+  /**
+   * Deletes a stopped node's data; its next start formats fresh storage. A
+   * controller of a quorum can lose its disk as one of three: while the other
+   * two run, its next start joins the quorum as a new voter (joinQuorum). A lone
+   * controller or ZooKeeper server holds the only copy of the metadata.
+   */
   async wipe(id: number): Promise<void> {
-    const node = this.broker(id);
-    if (await ownedPid(node)) throw new Error(`broker ${id} is running: stop or kill it before wiping its data`);
+    const node = this.node(id);
+    const name = `${node.role} ${id}`;
+    if (node.role !== 'broker' && !hasControllerQuorum(this.settings)) {
+      throw new Error(`${name} holds the cluster's only copy of its metadata: wiping it loses the cluster (\`sandbox down --purge\` starts over)`);
+    }
+    if (await ownedPid(node)) throw new Error(`${name} is running: stop or kill it before wiping its data`);
+    if (node.role === 'controller') {
+      const down = (await this.status()).filter((s) => s.role === 'controller' && s.id !== id && !s.running).map((s) => s.id);
+      if (down.length) {
+        throw new Error(`controller ${id} can be wiped only while the other controllers run (${down.join(', ')} ${down.length > 1 ? 'are' : 'is'} down): its fresh storage rejoins the quorum through them`);
+      }
+    }
     await rm(node.dataDir, { recursive: true, force: true });
     await mkdir(node.dataDir, { recursive: true });
   }
@@ -472,7 +457,9 @@ export class Sandbox {
   /** Stops every process the sandbox started (and nothing else). --purge also deletes its folder. */
   async down(opts: { purge?: boolean } = {}): Promise<void> {
     await Promise.all(BROKER_IDS.map((id) => this.stop(id)));
-    await this.stop(CONTROLLER_ID);
+    await Promise.all(controllerIds(this.settings).map((id) => this.stop(id)));
+    // A 4.x sandbox brought up before the quorum: its one controller (nothing happens when there is none).
+    if (hasControllerQuorum(this.settings)) await this.stopNode(singleControllerLayout(this.settings));
     if (opts.purge) await rm(this.settings.home, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KafkaDist } from './dist.ts';
-import { BROKER_IDS, CONTROLLER_ID, binDir, nodeLayout, type NodeLayout, type SandboxSettings } from './layout.ts';
+import { BROKER_IDS, CONTROLLER_ID, binDir, controllerBootstrapServers, hasControllerQuorum, nodeLayout, type NodeLayout, type SandboxSettings } from './layout.ts';
 import { SCRAM_MECHANISM, type SecurityMaterial } from './security.ts';
 
 /**
@@ -30,15 +30,20 @@ function securityListenerProperties(node: NodeLayout, sec: SecurityMaterial): st
 
 /** Without `security` (older callers) a broker has its PLAINTEXT listener only. */
 export function serverProperties(s: SandboxSettings, node: NodeLayout, security?: SecurityMaterial): string {
-  const quorum = nodeLayout(s, CONTROLLER_ID);
+  const first = nodeLayout(s, CONTROLLER_ID);
+  // A dynamic quorum (4.x) is found through its bootstrap servers, its voters live in the metadata log
+  // (formatted with --initial-controllers); 3.9 keeps the static voter list of one controller.
+  const voters = hasControllerQuorum(s)
+    ? `controller.quorum.bootstrap.servers=${controllerBootstrapServers(s)}`
+    : `controller.quorum.voters=${CONTROLLER_ID}@127.0.0.1:${first.port}`;
   // ZooKeeper mode writes none of KRaft's keys: 2.8 and 3.9 brokers in ZooKeeper mode reject or warn on them.
   const common =
     s.mode === 'zookeeper'
-      ? [`broker.id=${node.id}`, `zookeeper.connect=127.0.0.1:${quorum.port}`, `log.dirs=${node.dataDir}`]
-      : [`node.id=${node.id}`, `controller.quorum.voters=${CONTROLLER_ID}@127.0.0.1:${quorum.port}`, 'controller.listener.names=CONTROLLER', `log.dirs=${node.dataDir}`];
+      ? [`broker.id=${node.id}`, `zookeeper.connect=127.0.0.1:${first.port}`, `log.dirs=${node.dataDir}`]
+      : [`node.id=${node.id}`, voters, 'controller.listener.names=CONTROLLER', `log.dirs=${node.dataDir}`];
   if (node.role === 'controller') {
     return [
-      '# kafka-responder sandbox: dedicated KRaft controller',
+      `# kafka-responder sandbox: dedicated KRaft controller ${node.id}`,
       'process.roles=controller',
       ...common,
       `listeners=CONTROLLER://127.0.0.1:${node.port}`,
@@ -226,6 +231,8 @@ export function toolClasses(version: string): Record<string, string> {
     'kafka-features.sh': 'org.apache.kafka.tools.FeatureCommand',
     // KIP-664 (3.0+): describe-producers, list, describe, find-hanging, abort.
     'kafka-transactions.sh': 'org.apache.kafka.tools.TransactionsCommand',
+    // describe --status / --replication; add-controller and remove-controller (3.9+, dynamic quorum).
+    'kafka-metadata-quorum.sh': 'org.apache.kafka.tools.MetadataQuorumCommand',
     ...(v4 ? {} : { 'zookeeper-shell.sh': 'org.apache.zookeeper.ZooKeeperMainWithTlsSupportForKafka' }),
   };
 }

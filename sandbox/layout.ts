@@ -21,9 +21,12 @@ export const BROKER_IDS = [1, 2, 3] as const;
 /**
  * The node that holds the cluster's metadata, never a broker, so that killing or
  * wiping any broker never touches it: a dedicated KRaft controller, or in
- * ZooKeeper mode the ZooKeeper server (there a broker is the controller).
+ * ZooKeeper mode the ZooKeeper server (there a broker is the controller). On the
+ * 4.x lines it is the first of a quorum of three (QUORUM_CONTROLLER_IDS).
  */
 export const CONTROLLER_ID = 100;
+/** The 4.x lines' dedicated controllers: a dynamic KRaft quorum (kraft.version 1, KIP-853). */
+export const QUORUM_CONTROLLER_IDS = [100, 101, 102] as const;
 
 /** Kafka 4.0 removed ZooKeeper mode; before 3.3 KRaft was not production-ready (2.8 is run in ZooKeeper mode only). */
 export const modesOf = (version: string): SandboxMode[] =>
@@ -122,25 +125,43 @@ export interface NodeLayout {
 }
 
 /**
- * Port layout from the base B: controller B, broker N's PLAINTEXT B+N,
- * SASL_PLAINTEXT (SCRAM) B+10+N, SSL B+20+N (N = 1..3). The three blocks
- * B..B+3, B+11..B+13 and B+21..B+23 cannot overlap while there are fewer than
- * ten brokers. A second sandbox needs a base at least 24 away from the first.
+ * Port layout from the base B (a sandbox stays inside B..B+99; the test matrix
+ * puts its lines 100 apart):
+ *   B, B+4, B+5      controllers 100, 101, 102 (CONTROLLER listener; 3.9 KRaft has 100 only;
+ *                    in ZooKeeper mode B is the ZooKeeper server's client port)
+ *   B+1..B+3         brokers 1..3, PLAINTEXT
+ *   B+11..B+13       brokers' SASL_PLAINTEXT (SCRAM)
+ *   B+21..B+23       brokers' SSL
+ *   B+30+(port-B)    the JMX exporter of each Kafka node, with metrics on: B+30, B+34, B+35
+ *                    for the controllers, B+31..B+33 for the brokers
+ * None of these overlap while there are fewer than ten brokers.
  */
 export const SASL_PORT_OFFSET = 10;
 export const TLS_PORT_OFFSET = 20;
-/** With metrics on, the JMX exporter of node N listens on B+30+N, the KRaft controller's on B+30. */
 export const METRICS_PORT_OFFSET = 30;
+/** Controller id → its port's distance from B: 100 keeps B, as before the quorum; 101 and 102 sit past the brokers. */
+const CONTROLLER_PORT_OFFSETS: Readonly<Record<number, number>> = { 100: 0, 101: 4, 102: 5 };
 
-/** The JMX exporter's port of a Kafka node (brokers, and the KRaft controller). */
-export const metricsPort = (s: Pick<SandboxSettings, 'portBase'>, id: number) => s.portBase + METRICS_PORT_OFFSET + (id === CONTROLLER_ID ? 0 : id);
-/** host:port of every exporter, comma separated: the KRaft controller (not a ZooKeeper server) and the brokers. */
-export const metricsTargets = (s: Pick<SandboxSettings, 'portBase' | 'mode'>) =>
-  [...(s.mode === 'kraft' ? [CONTROLLER_ID] : []), ...BROKER_IDS].map((id) => `127.0.0.1:${metricsPort(s, id)}`).join(',');
+type Line = Pick<SandboxSettings, 'kafkaVersion' | 'mode'>;
+/** 4.x KRaft runs three controllers in a dynamic quorum; 3.9 KRaft keeps one static voter, ZooKeeper mode its ZooKeeper server. */
+export const hasControllerQuorum = (s: Line) => s.mode === 'kraft' && s.kafkaVersion.startsWith('4.');
+/** The nodes that hold the metadata: controllers (or the ZooKeeper server), never brokers. */
+export const controllerIds = (s: Line): number[] => (hasControllerQuorum(s) ? [...QUORUM_CONTROLLER_IDS] : [CONTROLLER_ID]);
+/** Every node of the line: controllers first (they start first), then the brokers. */
+export const nodeIds = (s: Line): number[] => [...controllerIds(s), ...BROKER_IDS];
+const isController = (id: number) => id in CONTROLLER_PORT_OFFSETS;
+const portOffset = (id: number) => CONTROLLER_PORT_OFFSETS[id] ?? id;
 
-export function nodeLayout(s: Pick<SandboxSettings, 'home' | 'portBase' | 'mode'>, id: number): NodeLayout {
-  const role = id !== CONTROLLER_ID ? 'broker' : s.mode === 'zookeeper' ? 'zookeeper' : 'controller';
-  const hostDir = join(s.home, role === 'broker' ? `broker-${id}` : role);
+/** The JMX exporter's port of a Kafka node (brokers and KRaft controllers): B+30 plus its own port's offset. */
+export const metricsPort = (s: Pick<SandboxSettings, 'portBase'>, id: number) => s.portBase + METRICS_PORT_OFFSET + portOffset(id);
+/** host:port of every exporter, comma separated: the KRaft controllers (not a ZooKeeper server) and the brokers. */
+export const metricsTargets = (s: Pick<SandboxSettings, 'portBase' | 'mode' | 'kafkaVersion'>) =>
+  [...(s.mode === 'kraft' ? controllerIds(s) : []), ...BROKER_IDS].map((id) => `127.0.0.1:${metricsPort(s, id)}`).join(',');
+
+export function nodeLayout(s: Pick<SandboxSettings, 'home' | 'portBase' | 'mode' | 'kafkaVersion'>, id: number): NodeLayout {
+  const role = !isController(id) ? 'broker' : s.mode === 'zookeeper' ? 'zookeeper' : 'controller';
+  // A quorum's controllers each get their own host; a lone controller keeps the folder it always had.
+  const hostDir = join(s.home, role === 'broker' ? `broker-${id}` : hasControllerQuorum(s) || id !== CONTROLLER_ID ? `controller-${id}` : role);
   const broker = role === 'broker';
   return {
     id,
@@ -151,12 +172,16 @@ export function nodeLayout(s: Pick<SandboxSettings, 'home' | 'portBase' | 'mode'
     dataDir: join(hostDir, 'data', role === 'zookeeper' ? 'zookeeper' : 'kafka-logs'),
     logsDir: join(hostDir, 'logs'),
     pidFile: join(hostDir, `${role}.pid`),
-    // The ZooKeeper server's client port takes the controller's place.
-    port: broker ? s.portBase + id : s.portBase,
+    // The ZooKeeper server's client port takes controller 100's place.
+    port: s.portBase + portOffset(id),
     saslPort: broker ? s.portBase + SASL_PORT_OFFSET + id : null,
     tlsPort: broker ? s.portBase + TLS_PORT_OFFSET + id : null,
   };
 }
+
+/** host:port of every controller, for `kafka-metadata-quorum.sh --bootstrap-controller` and controller.quorum.bootstrap.servers. */
+export const controllerBootstrapServers = (s: Pick<SandboxSettings, 'portBase' | 'mode' | 'kafkaVersion'>) =>
+  controllerIds(s).map((id) => `127.0.0.1:${s.portBase + portOffset(id)}`).join(',');
 
 export const binDir = (s: SandboxSettings) => join(s.home, 'bin');
 export const clusterFile = (s: SandboxSettings) => join(s.home, CLUSTER_FILE);
@@ -177,8 +202,15 @@ export const clusterFileSchema = z.object({
   portBase: z.number().int(),
   bootstrapServers: z.string(),
   binDir: z.string(),
-  /** Node 100: the KRaft controller, or in ZooKeeper mode the ZooKeeper server (port = its client port). */
+  /** Node 100: the (first) KRaft controller, or in ZooKeeper mode the ZooKeeper server (port = its client port). */
   controller: z.object({ id: z.number().int(), port: z.number().int(), hostDir: z.string() }),
+  // Optional: files written before the controller quorum still parse (they had `controller` only).
+  /** Every controller, `controller` first; directoryId: its metadata directory's id in a dynamic quorum (changes when it is replaced). */
+  controllers: z.array(z.object({ id: z.number().int(), port: z.number().int(), hostDir: z.string(), directoryId: z.string().optional() })).optional(),
+  /** KRaft only: dynamic = kraft.version 1, controller.quorum.bootstrap.servers (4.x); static = controller.quorum.voters (3.9). */
+  controllerQuorum: z.enum(['dynamic', 'static']).optional(),
+  /** The controllers' host:port list (`kafka-metadata-quorum.sh --bootstrap-controller`). */
+  controllerBootstrapServers: z.string().optional(),
   brokers: z.array(z.object({ id: z.number().int(), port: z.number().int(), hostDir: z.string() })),
   // Optional: cluster.json files written before these listeners existed still parse.
   /** SASL_PLAINTEXT listeners; the password is a per-home random test secret. */

@@ -1,8 +1,10 @@
 // Process and log helpers of the sandbox's lifecycle: liveness, ports, and
 // reading only what a process wrote after a mark.
-import { stat, readFile } from 'node:fs/promises';
+import { stat, readFile, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import type { NodeLayout } from './layout.ts';
 
 export function isAlive(pid: number): boolean {
   try {
@@ -84,3 +86,47 @@ export async function brokerListed(bootstrap: string, id: number): Promise<boole
     await admin.disconnect().catch(() => undefined);
   }
 }
+
+// ---------------------------------------------------------------- a node's pid and service script
+
+async function readPid(node: NodeLayout): Promise<number | null> {
+  try {
+    const pid = Number((await readFile(node.pidFile, 'utf8')).trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+const ZOOKEEPER_MAIN = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
+export const mainClass = (node: NodeLayout) => (node.role === 'zookeeper' ? ZOOKEEPER_MAIN : 'kafka.Kafka');
+
+/** The pid is ours only if that process still runs our config (pids get reused). */
+export async function ownedPid(node: NodeLayout): Promise<number | null> {
+  const pid = await readPid(node);
+  if (pid === null) return null;
+  try {
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    return cmdline.includes(node.configFile) && cmdline.includes(mainClass(node)) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A Kafka node's "service" on its host directory (broker or controller): what
+ * lib/hosts/service-control.sh runs to start it (as systemd would run ExecStart).
+ * It records its pid where the sandbox looks for it, then becomes the JVM.
+ */
+export async function writeServiceScript(node: NodeLayout, javaArgs: string[]): Promise<void> {
+  const file = join(node.hostDir, SERVICE_SCRIPT);
+  const body = ['#!/usr/bin/env bash', `cd ${shellQuote(node.hostDir)} || exit 1`, `echo $$ > ${shellQuote(node.pidFile)}`, `exec java ${javaArgs.map(shellQuote).join(' ')}`, ''].join('\n');
+  await writeFile(file, body, { mode: 0o755 });
+}
+
+/** Written into each Kafka node's host directory; its presence tells service-control.sh it is on a sandbox host. */
+export const SERVICE_SCRIPT = 'sandbox-service.sh';
+/** Test knob: a number of seconds in this file (host directory) delays the broker's next graceful stop. */
+export const SLOW_STOP_FILE = 'slow-stop-seconds';

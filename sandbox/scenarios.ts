@@ -5,11 +5,13 @@ import { open, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import type { Sandbox } from './cluster.ts';
-import { BROKER_IDS } from './layout.ts';
+import { BROKER_IDS, hasControllerQuorum } from './layout.ts';
+import { waitQuorumHealthy } from './quorum.ts';
+import { QUORUM_SCENARIOS, type QuorumExpect } from './quorum-scenarios.ts';
 import { createTopic, describeTopic, kafkaTool, parseTopicDescribe, kafkaClient, offsetsPartitionFor, produce, sleep, waitFor, withAdmin } from './client.ts';
 
 /** Topics the scenarios create; `healthy` deletes them. */
-export const SCENARIO_TOPICS = ['logs-rf1', 'orders', 'payments', 'clicks', 'audit', 'events'] as const;
+export const SCENARIO_TOPICS = ['logs-rf1', 'orders', 'payments', 'clicks', 'audit', 'events', 'inventory'] as const;
 
 export interface ScenarioResult {
   scenario: string;
@@ -19,6 +21,8 @@ export interface ScenarioResult {
   actions: string[];
   topics: string[];
   brokers: { stopped: number[]; killed: number[]; wiped: number[]; restarted: number[] };
+  /** The quorum scenarios' controllers (quorum-scenarios.ts). */
+  controllers?: { stopped: number[]; killed: number[] };
   /** What Kafka should report now; partitions as "topic:partition". */
   expect: {
     unavailablePartitions?: string[];
@@ -32,6 +36,7 @@ export interface ScenarioResult {
     bestReplica?: number;
     partitionDirsWithoutSegments?: { broker: number; dirs: string[] }[];
     consumerOffsets?: { partition: number; leader: number; segmentsPerBroker: Record<string, number> };
+    quorum?: QuorumExpect;
   };
   details?: Record<string, unknown>;
 }
@@ -42,6 +47,7 @@ class Ctx {
   readonly actions: string[] = [];
   readonly topics: string[] = [];
   readonly brokers = { stopped: [] as number[], killed: [] as number[], wiped: [] as number[], restarted: [] as number[] };
+  readonly controllers = { stopped: [] as number[], killed: [] as number[] };
   details: Record<string, unknown> = {};
   constructor(readonly sandbox: Sandbox) {}
   get bootstrap() {
@@ -104,10 +110,13 @@ async function waitFullyReplicated(ctx: Ctx, timeoutMs = 180_000) {
   }, timeoutMs);
 }
 
-/** Back to a clean, fully replicated cluster: every broker up, scenario topics gone, configs reset. */
+/** Back to a clean, fully replicated cluster: every node up, scenario topics gone, configs reset. */
 export async function ensureHealthy(ctx: Ctx): Promise<void> {
   await rebuildIfConsumerOffsetsOversized(ctx);
+  const controllerWasDown = (await ctx.sandbox.status()).some((s) => s.role === 'controller' && !s.running);
   await ctx.sandbox.up();
+  // Controllers restarted: the quorum leads again with all its voters before anything asks it for a change.
+  if (controllerWasDown && hasControllerQuorum(ctx.sandbox.settings)) await waitQuorumHealthy(ctx.sandbox.settings);
   await electLeaderlessUnclean(ctx);
   await waitFullyReplicated(ctx);
   await ctx.admin(async (admin) => {
@@ -366,6 +375,7 @@ export const SCENARIOS: Record<string, ScenarioFn> = {
   'corrupt-index': corruptIndex,
   'offsets-loading': async (s, c) => (await import('./offsets-loading.ts')).offsetsLoading(s, c),
   'missing-segments': missingSegments,
+  ...QUORUM_SCENARIOS,
   healthy,
 };
 
@@ -385,6 +395,7 @@ export async function runScenario(sandbox: Sandbox, name: string, _args: string[
     actions: ctx.actions,
     topics: ctx.topics,
     brokers: ctx.brokers,
+    ...(ctx.controllers.stopped.length || ctx.controllers.killed.length ? { controllers: ctx.controllers } : {}),
     expect,
     ...(Object.keys(ctx.details).length ? { details: ctx.details } : {}),
   };

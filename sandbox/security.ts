@@ -10,7 +10,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as z from 'zod';
-import { BROKER_IDS, type SandboxSettings } from './layout.ts';
+import { BROKER_IDS, type ClusterFile, type SandboxSettings } from './layout.ts';
 
 const exec = promisify(execFile);
 
@@ -114,4 +114,32 @@ export function addScramArg(secrets: SandboxSecrets): string {
 /** `kafka-configs --alter --add-config` value, for a cluster formatted before SCRAM existed in the sandbox. */
 export function alterScramConfig(secrets: SandboxSecrets): string {
   return `${SCRAM_MECHANISM}=[password=${secrets.scramPassword}]`;
+}
+
+/**
+ * The SCRAM user exists once per cluster: fresh controllers get it at format
+ * time (--add-scram); a cluster formatted before the sandbox had SCRAM gets it
+ * here, once, through kafka-configs over PLAINTEXT. The marker holds the cluster
+ * id so later `up`s skip the extra JVM.
+ */
+export async function ensureScramUser(
+  cluster: Pick<ClusterFile, 'clusterId' | 'binDir' | 'bootstrapServers'>,
+  security: SecurityMaterial,
+  log: (m: string) => void,
+): Promise<void> {
+  const marker = security.paths.scramMarker;
+  const done = await readFile(marker, 'utf8').then((t) => t.trim() === cluster.clusterId, () => false);
+  if (done) return;
+  try {
+    await exec(
+      join(cluster.binDir, 'kafka-configs.sh'),
+      ['--bootstrap-server', cluster.bootstrapServers, '--alter', '--add-config', alterScramConfig(security.secrets), '--entity-type', 'users', '--entity-name', SCRAM_USERNAME],
+      { timeout: 120_000 },
+    );
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`creating the SCRAM user ${SCRAM_USERNAME} failed: ${(e.stderr || e.stdout || e.message).trim()}`);
+  }
+  await writeFile(marker, cluster.clusterId);
+  log(`SCRAM user ${SCRAM_USERNAME} created with kafka-configs`);
 }

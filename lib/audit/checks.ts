@@ -12,6 +12,7 @@ import { makeFinding, type FindingInput } from '../diagnose/finding.ts';
 import { detectHostFindings } from '../diagnose/detectors/hosts.ts';
 import { minIsrOf } from '../diagnose/partition-filters.ts';
 import { trendFindings, type StorageSample } from './storage-trend.ts';
+import { quorumSizeUnsafe, staticQuorumVoters } from './quorum-checks.ts';
 
 /** Broker configs by broker id: name → value (null when sensitive or unset). */
 export type BrokerConfigs = ReadonlyMap<number, Readonly<Record<string, string | null>>>;
@@ -349,6 +350,8 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   { kind: 'fd-mmap-headroom', needs: 'hosts', prevents: 'a broker exiting (and crash-looping) when it cannot open a segment', run: fdMmapHeadroom },
   { kind: 'broker-config-drift', needs: 'broker-configs', prevents: 'topics and brokers behaving differently depending on which broker created or leads them', run: brokerConfigDrift },
   { kind: 'topic-override-weaker', needs: 'broker-configs', prevents: 'a topic left outside the cluster-wide safety settings', run: topicOverrideWeaker },
+  { kind: 'quorum-size-unsafe', needs: 'metadata', prevents: 'every metadata change stopping when one controller too many fails (a single voter, or an even count)', run: quorumSizeUnsafe },
+  { kind: 'quorum-static-voters', needs: 'metadata', prevents: 'a failed controller replaceable only by editing every node\'s config and rolling the cluster', run: staticQuorumVoters },
 ];
 
 export const PREVENTS: ReadonlyMap<FindingKind, string> = new Map(AUDIT_CHECKS.map((c) => [c.kind, c.prevents]));

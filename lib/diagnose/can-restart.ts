@@ -11,6 +11,8 @@ import type { ProbeReport } from '../hosts/types.ts';
 import type { TopicPartitionRef } from './types.ts';
 import { isUnavailable, minIsrOf } from './partition-filters.ts';
 import { plural } from './finding.ts';
+import { registrationOf } from '../kafka/registered-brokers.ts';
+import { assessControllerRestart, quorumPartOfBrokerRestart } from './can-restart-controller.ts';
 
 export interface CoordinatorMove {
   offsetsPartition: number;
@@ -20,7 +22,10 @@ export interface CoordinatorMove {
 }
 
 export interface RestartAssessment {
+  /** The node asked about (a broker's id, or a KRaft controller's). */
   brokerId: number;
+  /** What it is: a broker (absent: older answers), a KRaft controller (can-restart-controller.ts), or a node the quorum cannot place now. */
+  role?: 'broker' | 'controller' | 'node';
   verdict: 'yes' | 'no';
   /** Why, most important first. A "no" always has at least one reason. */
   reasons: string[];
@@ -36,6 +41,9 @@ export interface RestartAssessment {
 }
 
 export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe?: ProbeReport | null): RestartAssessment {
+  // A KRaft controller is judged by what its stop costs the metadata quorum.
+  const controller = assessControllerRestart(snapshot, brokerId);
+  if (controller) return controller;
   const live = new Set(snapshot.brokers.map((b) => b.id));
   const reasons: string[] = [];
   const notes: string[] = [];
@@ -80,9 +88,18 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
     }
   }
 
-  const known = live.has(brokerId) || hostsReplicas > 0 || snapshot.unreachableBrokers.includes(brokerId);
+  const registration = registrationOf(snapshot, brokerId);
+  const known = live.has(brokerId) || hostsReplicas > 0 || snapshot.unreachableBrokers.includes(brokerId) || registration === 'fenced';
   if (!known) reasons.push(`Broker ${brokerId} is not part of this cluster (live brokers: ${[...live].sort((a, b) => a - b).join(', ') || 'none'}).`);
-  if (!live.has(brokerId) && known) notes.push(`Broker ${brokerId} is not in the live broker list: it is already down, so restarting it cannot reduce availability further.`);
+  if (!live.has(brokerId) && known) {
+    notes.push(
+      registration === 'fenced'
+        ? `Broker ${brokerId} is registered but fenced: it does not heartbeat to the controller (stopped, crashed, cut off from the controllers, or still starting), so it is already out of service and restarting it cannot reduce availability further; if its process is gone, start it rather than restart it.`
+        : registration === 'not-registered'
+          ? `Broker ${brokerId} is not registered with the controller (unregistered, or never started with this id): it is already down, so restarting it cannot reduce availability further.`
+          : `Broker ${brokerId} is not in the live broker list: it is already down, so restarting it cannot reduce availability further.`,
+    );
+  }
 
   if (wouldGoOffline.length > 0) {
     reasons.push(
@@ -128,10 +145,21 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
   for (const t of snapshot.topics) for (const p of t.partitions) for (const r of p.replicas) replicaHolders.add(r);
   const othersNotLive = [...replicaHolders].filter((b) => b !== brokerId && !live.has(b)).sort((a, b) => a - b);
   if (othersNotLive.length > 0) {
-    notes.push(`Broker${othersNotLive.length > 1 ? 's' : ''} ${othersNotLive.join(', ')} ${othersNotLive.length > 1 ? 'are' : 'is'} down; the partition checks above already count that, but bring ${othersNotLive.length > 1 ? 'them' : 'it'} back first if you can.`);
+    const fencedOthers = othersNotLive.filter((b) => registrationOf(snapshot, b) === 'fenced');
+    const state = fencedOthers.length === othersNotLive.length ? ' (registered but fenced: not heartbeating to the controller)' : fencedOthers.length > 0 ? ` (fenced, not heartbeating: ${fencedOthers.join(', ')})` : '';
+    notes.push(`Broker${othersNotLive.length > 1 ? 's' : ''} ${othersNotLive.join(', ')} ${othersNotLive.length > 1 ? 'are' : 'is'} down${state}; the partition checks above already count that, but bring ${othersNotLive.length > 1 ? 'them' : 'it'} back first if you can.`);
   }
   const othersDown = snapshot.unreachableBrokers.filter((b) => b !== brokerId);
-  if (othersDown.length > 0) reasons.push(`Other brokers are not answering (${othersDown.join(', ')}): restart one broker at a time, and only on a healthy cluster.`);
+  if (othersDown.length > 0) {
+    const registered = snapshot.registeredBrokers?.status === 'read' && othersDown.every((b) => registrationOf(snapshot, b) === 'live');
+    reasons.push(
+      `Other brokers are not answering (${othersDown.join(', ')})${registered ? ', although the controller counts them as live and unfenced (the network path to them or their request handling, not a stopped process)' : ''}: restart one broker at a time, and only on a healthy cluster.`,
+    );
+  }
+  // No restart while the quorum has no leader; a combined node is also judged as a voter.
+  const quorum = quorumPartOfBrokerRestart(snapshot, brokerId);
+  reasons.unshift(...quorum.reasons);
+  notes.push(...quorum.notes);
   if (snapshot.partial) reasons.push('The cluster snapshot is incomplete, so a safe answer cannot be given.');
   else if (snapshot.topicFilter && snapshot.topicFilter.length > 0) reasons.push('The snapshot covers only some topics; assess with all topics.');
 

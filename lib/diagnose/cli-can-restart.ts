@@ -10,6 +10,7 @@ import { renderRestartMarkdown } from './render-markdown.ts';
 
 const USAGE = `usage: kafka-responder can-restart <broker-id> [--config FILE [--cluster NAME] | --bootstrap LIST] [--format text|json|markdown] [--timeout S]
 ${TARGET_USAGE}
+  <broker-id>: a broker, or a KRaft controller (judged by what its stop costs the controller quorum).
   Exit: 0 yes, 3 no, 1 could not read the cluster, 2 usage.`;
 
 export async function run(argv: string[], defaults: CliDefaults = {}): Promise<number> {

@@ -5,6 +5,7 @@
 // Exit codes: 0 nothing hangs or stalls, 3 findings, 1 could not read, 2 usage.
 import { isTopicName, TOPIC_NAME_RULE } from '../kafka/names.ts';
 import { transactionVerdict } from '../kafka/transactions.ts';
+import { isRegisteredBrokersSkippedCheck } from '../kafka/registered-brokers.ts';
 import type { TransactionsView } from '../kafka/types.ts';
 import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle } from './cli-support.ts';
 import { formatDuration, TRANSACTION_FINDING_KINDS } from './detectors/transactions.ts';
@@ -39,7 +40,7 @@ export function openTransactionLines(view: TransactionsView): string[] {
 export async function transactionsReport(argsTopic: string | null, target: Awaited<ReturnType<typeof resolveClusterTarget>>): Promise<{ report: DiagnosisReport; view: TransactionsView | null }> {
   const started = Date.now();
   const inputs = await collectDiagnosisInputs({ ...diagnosisInputFor(target), executor: null, hostTargets: [], topic: argsTopic });
-  const report = buildReport(target.name, started, Date.now() - started, { ...inputs, probes: [], skippedChecks: inputs.skippedChecks.filter((s) => !s.startsWith('No host access')) });
+  const report = buildReport(target.name, started, Date.now() - started, { ...inputs, probes: [], skippedChecks: inputs.skippedChecks.filter((s) => !s.startsWith('No host access') && !isRegisteredBrokersSkippedCheck(s)) });
   report.findings = report.findings.filter((f) => (TRANSACTION_FINDING_KINDS as readonly string[]).includes(f.kind));
   return { report, view: inputs.snapshot.transactions ?? null };
 }

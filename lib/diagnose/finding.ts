@@ -29,10 +29,17 @@ export interface FindingInput {
   partitions?: TopicPartitionRef[];
   brokers?: Iterable<number>;
   groups?: Iterable<string>;
+  /** KRaft controllers named by the finding (quorum findings). */
+  controllers?: Iterable<number>;
   evidence?: Evidence[];
   nextActions?: string[];
   /** What makes this finding "the same problem" on a re-run; defaults to the affected brokers and groups. */
   identity?: string[];
+}
+
+function controllersOf(input: FindingInput): { controllers?: number[] } {
+  const ids = [...new Set(input.controllers ?? [])].sort((a, b) => a - b);
+  return ids.length > 0 ? { controllers: ids } : {};
 }
 
 export function makeFinding(input: FindingInput): Finding {
@@ -44,7 +51,7 @@ export function makeFinding(input: FindingInput): Finding {
     severity: input.severity,
     title: input.title,
     summary: input.summary,
-    affected: { partitions: input.partitions ?? [], brokers, groups },
+    affected: { partitions: input.partitions ?? [], brokers, groups, ...controllersOf(input) },
     evidence: input.evidence ?? [],
     runbook: input.kind,
     nextActions: input.nextActions ?? [],

@@ -22,6 +22,16 @@ function more(listed: number, count: number | null): string {
   return count !== null && count > listed ? `, and ${count - listed} more` : '';
 }
 
+const epoch = (e: number | null) => (e === null ? '' : ` (epoch ${e})`);
+
+/** KRaft controller failovers, from the quorum leader before and after. */
+function quorumLeaderText(c: Extract<ClusterChange, { code: 'quorum-leader-changed' }>): string {
+  if (c.to === null) return `the controller quorum lost its leader (controller ${c.from}${c.fromEpoch === null ? '' : `, epoch ${c.fromEpoch}`}) ${between(c)}`;
+  if (c.from === null) return `controller ${c.to} was elected quorum leader${epoch(c.toEpoch)} after a time without one ${between(c)}`;
+  if (c.from === c.to) return `controller ${c.to} was re-elected quorum leader (epoch ${c.fromEpoch ?? '?'} → ${c.toEpoch ?? '?'}) ${between(c)}`;
+  return `the active controller moved from controller ${c.from}${epoch(c.fromEpoch)} to controller ${c.to}${epoch(c.toEpoch)} ${between(c)}`;
+}
+
 /** What happened, without its time (the caller puts it where its layout wants it). */
 export function describeChange(c: ClusterChange): string {
   switch (c.code) {
@@ -33,6 +43,8 @@ export function describeChange(c: ClusterChange): string {
       return `broker ${c.broker} left the cluster ${between(c)}`;
     case 'controller-changed':
       return `the controller moved from ${broker(c.from)} to ${broker(c.to)} ${between(c)}`;
+    case 'quorum-leader-changed':
+      return quorumLeaderText(c);
     case 'leaders-changed':
       return c.partitions.length
         ? `leaders of ${c.topic} changed ${between(c)}: ${c.partitions.map((p) => `${c.topic}-${p.partition} ${p.from === -1 ? 'none' : p.from}→${p.to === -1 ? 'none' : p.to}`).join(', ')}${more(c.partitions.length, c.count)}`

@@ -5,6 +5,7 @@
 
 import type { DiagnosisReport, Finding } from './types.ts';
 import type { RestartAssessment } from './can-restart.ts';
+import { isBrokerAnswer, restartNoun } from './can-restart-controller.ts';
 import { plural, sortFindings } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 
@@ -29,6 +30,7 @@ function finding(f: Finding): string[] {
   if (f.prevents) out.push(`- **Prevents:** ${prose(f.prevents)}`);
   const a = f.affected;
   if (a.brokers.length) out.push(`- **Brokers:** ${a.brokers.join(', ')}`);
+  if (a.controllers?.length) out.push(`- **Controllers:** ${a.controllers.join(', ')}`);
   if (a.groups.length) out.push(`- **${plural(a.groups.length, 'consumer group')}:** ${a.groups.slice(0, 10).map(code).join(', ')}${a.groups.length > 10 ? ', …' : ''}`);
   if (a.partitions.length) {
     const shown = a.partitions.slice(0, MAX_PARTITIONS_SHOWN).map((p) => code(`${p.topic}-${p.partition}`));
@@ -84,7 +86,7 @@ export function renderReportMarkdown(report: DiagnosisReport, wording: MarkdownR
 }
 
 export function renderRestartMarkdown(cluster: string, a: RestartAssessment): string {
-  const lines = [`## Can broker ${a.brokerId} of ${prose(cluster)} restart now? **${a.verdict === 'yes' ? 'Yes' : 'No'}**`, ''];
+  const lines = [`## Can ${restartNoun(a)} ${a.brokerId} of ${prose(cluster)} restart now? **${a.verdict === 'yes' ? 'Yes' : 'No'}**`, ''];
   for (const r of a.reasons) lines.push(`- ✗ ${prose(r)}`);
   if (a.reasons.length) lines.push('');
   const list = (title: string, refs: { topic: string; partition: number }[]) => {
@@ -95,7 +97,7 @@ export function renderRestartMarkdown(cluster: string, a: RestartAssessment): st
   for (const c of a.coordinatorsMoving) {
     if (c.groups.length) lines.push(`- Coordinator of \`__consumer_offsets-${c.offsetsPartition}\` moves to ${c.newLeader === null ? 'no broker' : `broker ${c.newLeader}`} (${plural(c.groups.length, 'group')} reload)`);
   }
-  lines.push(`- Recovering logs: ${a.recovering === null ? 'unknown (no host access)' : a.recovering ? 'yes' : 'no'}`);
+  if (isBrokerAnswer(a)) lines.push(`- Recovering logs: ${a.recovering === null ? 'unknown (no host access)' : a.recovering ? 'yes' : 'no'}`);
   for (const n of a.notes) lines.push(`- ${prose(n)}`);
   return lines.join('\n') + '\n';
 }

@@ -7,6 +7,7 @@ import { button, context, header, section, type SlackMessage } from '../slack/bl
 import { SLACK_LIMITS, clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import type { DiagnoseProgress } from './diagnoser.ts';
 import type { RestartAssessment } from './can-restart.ts';
+import { isBrokerAnswer, restartNoun } from './can-restart-controller.ts';
 import { sortFindings } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
@@ -50,6 +51,7 @@ function affectedLine(f: Finding): string {
   const parts: string[] = [];
   if (f.affected.partitions.length) parts.push(`partitions ${listSome(f.affected.partitions, (p) => `${p.topic}-${p.partition}`)}`);
   if (f.affected.brokers.length) parts.push(`brokers ${listSome(f.affected.brokers, String)}`);
+  if (f.affected.controllers?.length) parts.push(`controllers ${listSome(f.affected.controllers, String)}`);
   if (f.affected.groups.length) parts.push(`groups ${listSome(f.affected.groups, (g) => g)}`);
   return parts.join('; ');
 }
@@ -117,6 +119,7 @@ export function reportAsText(report: DiagnosisReport): string {
     out.push(`[${f.severity.toUpperCase()}] ${f.title}  (${f.kind}, fingerprint ${f.fingerprint})`, `  ${f.summary}`);
     if (f.affected.partitions.length) out.push(`  partitions: ${f.affected.partitions.map((p) => `${p.topic}-${p.partition}`).join(', ')}`);
     if (f.affected.brokers.length) out.push(`  brokers: ${f.affected.brokers.join(', ')}`);
+    if (f.affected.controllers?.length) out.push(`  controllers: ${f.affected.controllers.join(', ')}`);
     if (f.affected.groups.length) out.push(`  groups: ${f.affected.groups.join(', ')}`);
     for (const e of f.evidence) out.push(`  evidence ${e.label}${e.source ? ` (${e.source})` : ''}: ${e.value}`);
     for (const a of f.nextActions) out.push(`  next: ${a}`);
@@ -198,14 +201,15 @@ export function renderCanRestart(cluster: string, a: RestartAssessment, correlat
     ...a.wouldFallBelowMinIsr.map((p) => `${p.topic}-${p.partition} (ISR ${p.isr} < min ${p.minIsr})`),
   ];
   const icon = safe ? ':white_check_mark:' : ':no_entry:';
-  const blocks: KnownBlock[] = [section(`${icon} *Can broker ${a.brokerId} of ${escapeMrkdwn(cluster)} restart now?* ${escapeMrkdwn(verdict)}`)];
+  const noun = restartNoun(a);
+  const blocks: KnownBlock[] = [section(`${icon} *Can ${noun} ${a.brokerId} of ${escapeMrkdwn(cluster)} restart now?* ${escapeMrkdwn(verdict)}`)];
   if (reasons.length) blocks.push(section(reasons.slice(0, 15).map((r) => `• ${escapeMrkdwn(r)}`).join('\n')));
   if (atRisk.length) blocks.push(section(`*At risk:* ${escapeMrkdwn(listSome(atRisk, (p) => p, 30))}`));
-  if (!safe) {
+  if (!safe && isBrokerAnswer(a)) {
     // Not safe to stop as it is: offer to move its replicas away first (two approvals).
     const value = JSON.stringify({ cluster, request: { kind: 'drain-broker', broker: a.brokerId, partial: false } });
     blocks.push({ type: 'actions', elements: [button({ text: `Plan drain of broker ${a.brokerId}`, actionId: OPS_ACTIONS.plan, value })] });
   }
   blocks.push(context(`correlation id \`${correlationId}\``));
-  return { text: clipEscaped(`Broker ${a.brokerId}: ${verdict}`, SLACK_LIMITS.fallbackText), blocks };
+  return { text: clipEscaped(`${noun[0]!.toUpperCase()}${noun.slice(1)} ${a.brokerId}: ${verdict}`, SLACK_LIMITS.fallbackText), blocks };
 }

@@ -3,6 +3,7 @@
 
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
 import type { RestartAssessment } from './can-restart.ts';
+import { isBrokerAnswer, restartNoun } from './can-restart-controller.ts';
 import { SEVERITY_RANK, plural } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 
@@ -34,6 +35,7 @@ function renderFinding(f: Finding, style: Style): string[] {
   const a = f.affected;
   const parts: string[] = [];
   if (a.brokers.length) parts.push(`brokers ${a.brokers.join(', ')}`);
+  if (a.controllers?.length) parts.push(`controllers ${a.controllers.join(', ')}`);
   if (a.groups.length) parts.push(`${plural(a.groups.length, 'group')}: ${a.groups.slice(0, 5).join(', ')}${a.groups.length > 5 ? ', …' : ''}`);
   if (a.partitions.length) {
     const shown = a.partitions.slice(0, MAX_PARTITIONS_SHOWN).map((p) => `${p.topic}-${p.partition}`);
@@ -86,7 +88,7 @@ export function renderReport(report: DiagnosisReport, style: Style, title = 'Dia
 export function renderRestart(a: RestartAssessment, style: Style): string {
   const lines: string[] = [];
   const verdict = a.verdict === 'yes' ? paint(style, 'green', 'YES') : paint(style, 'critical', 'NO');
-  lines.push(`${paint(style, 'bold', `Can broker ${a.brokerId} be restarted now?`)} ${verdict}`);
+  lines.push(`${paint(style, 'bold', `Can ${restartNoun(a)} ${a.brokerId} be restarted now?`)} ${verdict}`);
   for (const r of a.reasons) lines.push(`  ✗ ${r}`);
   const list = (title: string, refs: { topic: string; partition: number }[]) => {
     if (!refs.length) return;
@@ -97,7 +99,7 @@ export function renderRestart(a: RestartAssessment, style: Style): string {
   if (a.coordinatorsMoving.length) {
     lines.push(`  group coordinators that move and reload: ${a.coordinatorsMoving.map((c) => `__consumer_offsets-${c.offsetsPartition}→${c.newLeader ?? 'none'}${c.groups.length ? ` (${plural(c.groups.length, 'group')})` : ''}`).join(', ')}`);
   }
-  lines.push(`  recovering logs: ${a.recovering === null ? 'unknown (no host access)' : a.recovering ? 'yes' : 'no'}`);
+  if (isBrokerAnswer(a)) lines.push(`  recovering logs: ${a.recovering === null ? 'unknown (no host access)' : a.recovering ? 'yes' : 'no'}`);
   for (const n of a.notes) lines.push(paint(style, 'dim', `  · ${n}`));
   return lines.join('\n');
 }

@@ -7,16 +7,20 @@ import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
 import type { SharedConnections, SnapshotOptions } from '../kafka/snapshot.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
+import { registeredBrokersSkippedCheck } from '../kafka/registered-brokers.ts';
 import { tpKey } from '../kafka/partitions.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import { diagnosisInputFor, startHostProbes, type ProbeHostsFn } from './host-probes.ts';
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
 import { assessRestart, type RestartAssessment } from './can-restart.ts';
+import { restartNoun } from './can-restart-controller.ts';
 import type { ClusterTarget } from './target.ts';
 import { HOST_CHECKS } from './detectors/index.ts';
+import { quorumSkippedCheck } from './detectors/quorum.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag.ts';
+import { shareGroupsNotJudged } from './group-text.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';
 import { whatChanged, type ClusterChange } from './what-changed.ts';
@@ -143,6 +147,12 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   if (txns?.status === 'unavailable') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled): ${txns.reason}.`);
   else if (txns?.status === 'failed') skippedChecks.push(`Transaction checks (hanging-transaction, lso-stalled) could not run: ${txns.reason}`);
   else if (txns && coordinatorViewUnavailable(txns)) skippedChecks.push(`Transaction check (hanging-transaction, from the coordinator's view): ${COORDINATOR_VIEW_NOT_AVAILABLE_REASON}.`);
+  const fenced = registeredBrokersSkippedCheck(snapshot);
+  if (fenced) skippedChecks.push(fenced);
+  const quorum = quorumSkippedCheck(snapshot);
+  if (quorum) skippedChecks.push(quorum);
+  const shareGroups = shareGroupsNotJudged(snapshot.groups);
+  if (shareGroups) skippedChecks.push(shareGroups);
 
   if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {
     const why = snapshot.errors.find((e) => e.scope === `topic:${input.topic}`)?.message ?? 'not in the metadata';
@@ -219,7 +229,7 @@ export interface PassIo {
 }
 
 /**
- * Can broker N restart right now, read live: the one answer `/kafka can-restart`
+ * Can broker (or KRaft controller) N restart right now, read live: the one answer `/kafka can-restart`
  * and `kafka-responder can-restart` both give. The snapshot covers every topic;
  * only that broker's host is probed (is it still recovering logs?). A probe
  * that fails is said in the notes, never dropped.
@@ -235,6 +245,6 @@ export async function checkRestart(target: ClusterTarget, brokerId: number, io: 
   });
   const probe = inputs.probes.find((p) => p.brokerId === brokerId);
   const assessment = assessRestart(inputs.snapshot, brokerId, probe?.ok ? probe.report : null);
-  if (probe && !probe.ok) assessment.notes.push(`Host probe of broker ${brokerId} failed (${probe.reason}): ${probe.message}`);
+  if (probe && !probe.ok) assessment.notes.push(`Host probe of ${restartNoun(assessment)} ${brokerId} failed (${probe.reason}): ${probe.message}`);
   return assessment;
 }

@@ -26,6 +26,8 @@ export const FINDING_KINDS = [
   'short-stop-timeout',
   'broker-crash-loop',
   'broker-unreachable',
+  // Registered but fenced (KIP-1073, Kafka 4.0 KRaft): not heartbeating, told apart from a live broker we cannot reach.
+  'broker-fenced',
   'host-unreachable',
   'consumer-offset-below-log-start',
   'consumer-offset-above-log-end',
@@ -33,6 +35,12 @@ export const FINDING_KINDS = [
   // Transactions (KIP-664): open transactions no coordinator will close, and last stable offsets that stopped.
   'hanging-transaction',
   'lso-stalled',
+  // An open transaction holding the LSO whose coordinator cannot be asked yet (its __transaction_state partition has no leader).
+  'transaction-unresolved',
+  // The KRaft controller quorum (DescribeQuorum): one failure from losing its majority, no leader, a replica behind the metadata log.
+  'quorum-at-risk',
+  'quorum-lost',
+  'metadata-log-lag',
   // Preventive audit (lib/audit/): risks in configuration and host state, before anything breaks.
   'min-isr-not-below-rf',
   'min-isr-one',
@@ -45,6 +53,9 @@ export const FINDING_KINDS = [
   'fd-mmap-headroom',
   'broker-config-drift',
   'topic-override-weaker',
+  // The controller quorum's shape: static voters where the line runs dynamic ones (3.9+), an even count or a single voter.
+  'quorum-static-voters',
+  'quorum-size-unsafe',
   // Not a cluster symptom: the probe answered with something we could not read.
   'probe-error',
 ] as const;
@@ -76,6 +87,8 @@ export interface Finding {
     partitions: TopicPartitionRef[];
     brokers: number[];
     groups: string[];
+    /** KRaft controllers (node ids) the finding names: quorum findings; absent elsewhere. */
+    controllers?: number[];
   };
   evidence: Evidence[];
   /** Id of the runbook in runbooks/<id>.md; equals the kind. */

@@ -10,7 +10,9 @@
 //     every line, KRaft or ZooKeeper. Without host access (MSK) a restart shows
 //     as a broker that left or joined the metadata between two diagnoses.
 //   - controller changes (ZooKeeper mode only: a KRaft broker's Metadata names
-//     a random live broker as the controller, checked on the 4.4 sandbox),
+//     a random live broker as the controller, checked on the 4.4 sandbox);
+//     in KRaft mode controller failovers instead: the quorum leader's id or
+//     epoch (DescribeQuorum, the snapshot's quorum view) changed, or it was lost,
 //     leader elections, replica-set changes (completed
 //     reassignments), topic config changes, topics created or deleted: this
 //     snapshot against the last stored one ("between <then> and <now>").
@@ -45,6 +47,8 @@ function buildChangeSchema() {
     z.object({ code: z.literal('broker-joined'), broker: z.number(), ...when }),
     z.object({ code: z.literal('broker-left'), broker: z.number(), ...when }),
     z.object({ code: z.literal('controller-changed'), from: z.number().nullable(), to: z.number().nullable(), ...when }),
+    /** KRaft: the quorum leader (active controller) and its epoch; null: no leader. */
+    z.object({ code: z.literal('quorum-leader-changed'), from: z.number().nullable(), to: z.number().nullable(), fromEpoch: z.number().nullable(), toEpoch: z.number().nullable(), ...when }),
     z.object({ code: z.literal('leaders-changed'), topic: z.string(), partitions: z.array(partitionMove), count: z.number().nullable(), ...when }),
     z.object({ code: z.literal('replicas-changed'), topic: z.string(), partitions: z.array(replicaMove), count: z.number().nullable(), ...when }),
     z.object({ code: z.literal('reassignment-in-progress'), topic: z.string(), partitions: z.array(z.object({ partition: z.number(), adding: z.array(z.number()) })), count: z.number(), at: z.string() }),
@@ -92,8 +96,10 @@ export interface ClusterFacts {
   topics: Record<string, TopicFacts>;
   /** Every topic was read (no topic filter, not partial): a topic missing next time was deleted. */
   complete: boolean;
-  /** KRaft brokers (the config view): the Metadata's controller id is a random broker, not compared. */
+  /** KRaft brokers (the config view, or the quorum answered): the Metadata's controller id is a random broker, not compared. */
   kraft?: boolean;
+  /** KRaft: the quorum leader and epoch when the quorum was read (leaderId null: it had none). */
+  quorum?: { leaderId: number | null; epoch: number | null };
 }
 
 /** A bot operation that finished on the cluster (lib/state/cluster-ops.ts). */
@@ -137,6 +143,9 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
       ...(configs?.topics?.[t.name] ? { overrides: configs.topics[t.name] } : {}),
     };
   }
+  const q = snapshot.quorum;
+  // Known only when a leader answered or none could: a failed read says nothing about the leader.
+  const quorum = q && (q.status === 'ok' || q.status === 'no-leader') ? { leaderId: q.leaderId, epoch: q.leaderEpoch } : null;
   const brokerStarts: Record<string, string> = {};
   for (const p of probes) if (p.ok && p.report.process.startedAt) brokerStarts[String(p.brokerId)] = p.report.process.startedAt;
   return {
@@ -146,7 +155,8 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
     brokers: snapshot.brokers.map((b) => b.id).sort((a, b) => a - b),
     brokerStarts,
     ...(configs ? { brokerConfigs: configs.brokers } : {}),
-    ...(configs?.kraft ? { kraft: true } : {}),
+    ...(configs?.kraft || quorum ? { kraft: true } : {}),
+    ...(quorum ? { quorum } : {}),
     topics,
     complete: !snapshot.partial && !snapshot.topicFilter,
   };
@@ -206,6 +216,20 @@ function brokerConfigChanges(before: ClusterFacts, after: ClusterFacts, w: { at:
   return out;
 }
 
+/** KRaft controller failovers: the quorum leader's id or epoch differs, or a leader was lost or found (kept facts are read back from storage: checked, not trusted). */
+function quorumLeaderChanges(before: ClusterFacts, after: ClusterFacts, w: { at: string; since: string }): ClusterChange[] {
+  const was = before.quorum;
+  const is = after.quorum;
+  const valid = (v: unknown): v is number | null => v === null || (typeof v === 'number' && Number.isFinite(v));
+  if (!was || typeof was !== 'object' || !is || !valid(was.leaderId) || !valid(was.epoch)) return [];
+  const from = was.leaderId;
+  const fromEpoch = was.epoch;
+  if (from === is.leaderId && fromEpoch === is.epoch) return [];
+  // Leaderless both times: the epoch a candidate reached is no failover.
+  if (from === null && is.leaderId === null) return [];
+  return [{ code: 'quorum-leader-changed', from, to: is.leaderId, fromEpoch, toEpoch: is.epoch, ...w }];
+}
+
 /** What differs between the last kept facts and these (pure). */
 export function diffFacts(before: ClusterFacts, after: ClusterFacts): ClusterChange[] {
   // Another cluster behind the same name (rebuilt, or a wrong bootstrap): comparing would only invent changes.
@@ -219,6 +243,7 @@ export function diffFacts(before: ClusterFacts, after: ClusterFacts): ClusterCha
   if (!before.kraft && !after.kraft && before.controllerId !== after.controllerId && (before.controllerId !== null || after.controllerId !== null)) {
     out.push({ code: 'controller-changed', from: before.controllerId, to: after.controllerId, ...w });
   }
+  out.push(...quorumLeaderChanges(before, after, w));
   out.push(...brokerConfigChanges(before, after, w));
   for (const [name, facts] of Object.entries(after.topics)) {
     const prior = before.topics[name];

@@ -19,7 +19,7 @@
 # allowedPattern values of the matching SSM document parameters).
 # On a sandbox host directory (the working directory holds sandbox-service.sh,
 # written by `kafka-responder sandbox`), the same actions drive the sandbox
-# broker: SIGTERM to its pid, and sandbox-service.sh to start it.
+# node, broker or KRaft controller: SIGTERM to its pid, and sandbox-service.sh to start it.
 set -u
 export LC_ALL=C
 
@@ -45,12 +45,17 @@ SANDBOX=0
 
 # ------------------------------------------------------------------ the process
 sandbox_pid() {
-  local pid
-  pid=$(cat ./broker.pid 2>/dev/null) || return 1
-  [[ $pid =~ ^[0-9]+$ ]] || return 1
-  # Ours only if it still runs this host's config (pids get reused).
-  tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qx "$PWD/config/server.properties" || return 1
-  echo "$pid"
+  local pid f
+  # A broker's host keeps broker.pid, a KRaft controller's controller.pid.
+  for f in ./broker.pid ./controller.pid; do
+    pid=$(cat "$f" 2>/dev/null) || continue
+    [[ $pid =~ ^[0-9]+$ ]] || continue
+    # Ours only if it still runs this host's config (pids get reused).
+    tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | grep -qx "$PWD/config/server.properties" || continue
+    echo "$pid"
+    return 0
+  done
+  return 1
 }
 
 main_pid() {
@@ -112,7 +117,7 @@ do_start() {
       if pid=$(sandbox_pid); then echo "started=1"; echo "pid=$pid"; return 0; fi
       sleep 0.1
     done
-    fail "the sandbox broker did not start"
+    fail "the sandbox node did not start"
     return 0
   fi
   if [ -e "$DROP_IN" ]; then

@@ -19,7 +19,7 @@ import { Nodes, type OpenConnections } from './admin/nodes.ts';
 import { Router } from './admin/router.ts';
 import { AlterPartitionReassignments } from './admin/alter-partition-reassignments.ts';
 import { DescribeConfigs, type ConfigQuery } from './admin/describe-configs.ts';
-import { DescribeGroups } from './admin/describe-groups.ts';
+import { describeGroupsOfEitherProtocol } from './admin/consumer-group-describe.ts';
 import { DescribeLogDirs } from './admin/describe-log-dirs.ts';
 import { ElectLeaders } from './admin/elect-leaders.ts';
 import { IncrementalAlterConfigs } from './admin/incremental-alter-configs.ts';
@@ -220,7 +220,8 @@ class Admin implements KafkaAdmin {
   describeGroups(groupIds: string[]): Promise<GroupDescription[]> {
     const ids = [...new Set(groupIds)];
     if (ids.length === 0) return Promise.resolve([]);
-    return this.router.fanOut(DescribeGroups, ids);
+    // DescribeGroups, then ConsumerGroupDescribe for the groups it does not know (KIP-848's protocol).
+    return describeGroupsOfEitherProtocol(this.router, ids);
   }
 
   fetchCommittedOffsets(groupId: string, partitions?: TopicPartition[]): Promise<CommittedOffset[]> {

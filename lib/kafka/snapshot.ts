@@ -5,15 +5,18 @@
 // timeout; a broker that fails becomes `unreachableBrokers` + `errors` and the
 // snapshot is marked partial rather than thrown away.
 
-import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, GroupState, SnapshotError, TopicConfigSubset, TopicState, TransactionsView } from './types.ts';
+import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, SnapshotError, TopicConfigSubset, TopicState, TransactionsView } from './types.ts';
 import type { OpenConnections } from './admin/nodes.ts';
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
-import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS, offsetsPartitionFor } from './group-partition.ts';
+import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS } from './group-partition.ts';
 import { type RawMetadata, WireBroker } from './wire.ts';
 import { kafkaError } from './errors.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { anyLag, readConsumerSample } from './consumer-offsets.ts';
 import { readElrInto } from './partition-details.ts';
+import { commitsOffsets, describeListedGroups, type ListedGroupInfo } from './groups.ts';
+import { readRegisteredBrokers } from './registered-brokers-read.ts';
+import { afterQuorum, QUORUM_READ_TIMEOUT_MS, readQuorum } from './quorum.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
@@ -161,7 +164,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
 
     // Liveness first, so the slower questions go to brokers that answer. This is
     // also the ListGroups pass: each broker lists the groups it coordinates.
-    const listed = new Map<string, { protocolType: string; brokerId: number }>();
+    const listed = new Map<string, ListedGroupInfo>();
     const coordinatorErrors: BrokerCoordinatorError[] = [];
     await mapLimit(brokers, concurrency, async (b) => {
       const conn = brokerConns.get(b.id)!;
@@ -173,7 +176,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
           coordinatorErrors.push({ brokerId: b.id, code: e.code, type: e.type });
           errors.push({ scope: `groups:broker:${b.id}`, message: `ListGroups: ${e.type}` });
         }
-        for (const g of res.groups) listed.set(g.groupId, { protocolType: g.protocolType, brokerId: b.id });
+        for (const g of res.groups) listed.set(g.groupId, { protocolType: g.protocolType, brokerId: b.id, groupState: g.groupState, groupType: g.groupType });
       } catch (err) {
         fail(b.id, 'ListGroups', err);
       }
@@ -189,14 +192,16 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
         .catch((err: unknown) => ({ status: 'failed', reason: errorMessage(err), at, maxTransactionTimeoutMs: null, partitions: [], errors: [] }));
     }
 
-    const [configs, , partitionSource] = await Promise.all([
+    // The KRaft quorum, through two brokers under a short bound; reads only the controller answers wait for it, and are not sent without a leader.
+    const quorumRead = readQuorum(healthyBrokers().map((id) => brokerConns.get(id)!), { open, timeoutMs: budget(QUORUM_READ_TIMEOUT_MS), now });
+    const [configs, , partitionSource, registeredBrokers] = await Promise.all([
       describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, options.configBatchSize ?? 200, concurrency, budget, wireOptions.requestTimeoutMs, errors),
       (async () => {
         // ZooKeeper-mode brokers other than the controller answer NOT_CONTROLLER; KRaft brokers all forward.
         const target = healthyBrokers().includes(metadata.controllerId) ? metadata.controllerId : healthyBrokers()[0];
         if (target === undefined) return;
         try {
-          const res = await withTimeout(brokerConns.get(target)!.listPartitionReassignments(wireOptions.requestTimeoutMs), budget(wireOptions.requestTimeoutMs), 'ListPartitionReassignments');
+          const res = await withTimeout(afterQuorum(quorumRead, () => brokerConns.get(target)!.listPartitionReassignments(wireOptions.requestTimeoutMs)), budget(wireOptions.requestTimeoutMs), 'ListPartitionReassignments');
           if (res.errorCode !== 0) throw new Error(kafkaError(res.errorCode).type);
           const byTopic = new Map(topics.map((t) => [t.name, t]));
           for (const rt of res.topics) {
@@ -212,14 +217,18 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       })(),
       // Same snapshot, ELR added where the brokers serve it (else Metadata's view stands).
       readElrInto(topics, healthyBrokers().map((id) => brokerConns.get(id)!), topicFilter, () => budget(wireOptions.requestTimeoutMs), errors),
+      // Fenced brokers (KIP-1073), where the line can list them; never an error (the view says why not).
+      readRegisteredBrokers(healthyBrokers().map((id) => brokerConns.get(id)!), () => budget(wireOptions.requestTimeoutMs)),
     ]);
     for (const t of topics) t.config = configs.get(t.name) ?? null;
 
-    const groups = await describeGroups(listed, offsetsTopic, offsetsTopicPartitions, brokerConns, unreachable, options.groupBatchSize ?? 100, concurrency, budget, wireOptions.requestTimeoutMs, errors);
+    // Each group by the API that knows its kind (lib/kafka/groups.ts); share groups keep no offsets to sample.
+    const groups = await describeListedGroups({ listed, offsetsTopic, offsetsTopicPartitions, conns: brokerConns, unreachable, batchSize: options.groupBatchSize ?? 100, concurrency, budget, requestTimeoutMs: wireOptions.requestTimeoutMs, errors });
+    const offsetGroups = groups.filter(commitsOffsets);
 
     const consumerSamples: ConsumerSample[] = [];
-    if (options.consumers !== false && groups.length > 0) {
-      const sampleInput = { groups, topics, conns: brokerConns, unreachable, concurrency, budget, requestTimeoutMs: wireOptions.requestTimeoutMs, errors, now };
+    if (options.consumers !== false && offsetGroups.length > 0) {
+      const sampleInput = { groups: offsetGroups, topics, conns: brokerConns, unreachable, concurrency, budget, requestTimeoutMs: wireOptions.requestTimeoutMs, errors, now };
       consumerSamples.push(await readConsumerSample({ ...sampleInput, withStart: true }));
       const windowMs = options.consumerSampleWindowMs ?? 0;
       // A second look only where it can change the verdict, and only if the budget allows it.
@@ -248,6 +257,8 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       partitionSource,
       ...(consumerSamples.length > 0 ? { consumerSamples } : {}),
       ...(transactions ? { transactions } : {}),
+      registeredBrokers,
+      quorum: await quorumRead,
     };
   } finally {
     // Its connections are the snapshot's: they close once it is done with them.
@@ -358,59 +369,4 @@ async function describeConfigs(
     errors.push({ scope: 'configs', message: `${batch.length} topics: ${errorMessage(lastError)}` });
   });
   return out;
-}
-
-async function describeGroups(
-  listed: Map<string, { protocolType: string; brokerId: number }>,
-  offsetsTopic: TopicState | undefined,
-  offsetsTopicPartitions: number,
-  conns: Map<number, WireBroker>,
-  unreachable: Set<number>,
-  batchSize: number,
-  concurrency: number,
-  budget: (perCall: number) => number,
-  requestTimeoutMs: number,
-  errors: SnapshotError[],
-): Promise<GroupState[]> {
-  const leaderOf = new Map<number, number>((offsetsTopic?.partitions ?? []).map((p) => [p.partition, p.leader]));
-  const states = new Map<string, GroupState>();
-  const byCoordinator = new Map<number, string[]>();
-  for (const [groupId, info] of listed) {
-    const offsetsPartition = offsetsPartitionFor(groupId, offsetsTopicPartitions);
-    // The coordinator is the leader of the group's offsets partition; we ask it
-    // directly so an error is attributed to a known broker.
-    const leader = leaderOf.get(offsetsPartition);
-    const coordinator = leader !== undefined && leader >= 0 ? leader : info.brokerId;
-    states.set(groupId, { groupId, state: 'Unknown', protocolType: info.protocolType, coordinator, offsetsPartition, error: null });
-    const list = byCoordinator.get(coordinator);
-    if (list) list.push(groupId);
-    else byCoordinator.set(coordinator, [groupId]);
-  }
-
-  const work: { brokerId: number; ids: string[] }[] = [];
-  for (const [brokerId, ids] of byCoordinator) for (const batch of chunk(ids.sort(), batchSize)) work.push({ brokerId, ids: batch });
-
-  await mapLimit(work, concurrency, async ({ brokerId, ids }) => {
-    const conn = conns.get(brokerId);
-    const markFailed = (message: string) => {
-      for (const id of ids) states.get(id)!.error = { code: -1, type: 'REQUEST_FAILED', message };
-    };
-    if (!conn || unreachable.has(brokerId)) return markFailed(`coordinator broker ${brokerId} is not reachable`);
-    try {
-      const res = await withTimeout(conn.describeGroups(ids), budget(requestTimeoutMs), `DescribeGroups on broker ${brokerId}`);
-      for (const g of res.groups) {
-        const s = states.get(g.groupId);
-        if (!s) continue;
-        s.state = g.errorCode === 0 ? g.state : 'Unknown';
-        if (g.errorCode === 0) s.members = g.members?.length ?? 0;
-        if (g.protocolType) s.protocolType = g.protocolType;
-        s.error = g.errorCode === 0 ? null : kafkaError(g.errorCode);
-      }
-    } catch (err) {
-      unreachable.add(brokerId);
-      errors.push({ scope: `broker:${brokerId}`, message: `DescribeGroups: ${errorMessage(err)}` });
-      markFailed(errorMessage(err));
-    }
-  });
-  return [...states.values()].sort((a, b) => a.groupId.localeCompare(b.groupId));
 }

@@ -16,7 +16,7 @@
 //      written between 1 and 4 (a commit in flight) must not read as a hang.
 import { KafkaErrorCode } from './errors.ts';
 import type { KafkaAdmin, TopicPartition } from './admin.ts';
-import type { ClusterSnapshot, CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from './types.ts';
+import type { ClusterSnapshot, CoordinatorLookup, CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from './types.ts';
 import type { PartitionProducers, TransactionDescription } from './transactions-admin.ts';
 
 /** The per-item code transactions-admin.ts gives for a broker without the API (DescribeProducers before 2.8; ListTransactions / DescribeTransactions before 3.0). */
@@ -129,7 +129,7 @@ export async function readTransactions(admin: KafkaAdmin, options: ReadTransacti
         })),
       });
     }
-    await attachCoordinatorViews(admin, [...interesting.values()], errors);
+    const coordinators = await attachCoordinatorViews(admin, [...interesting.values()], errors);
 
     const window = options.sampleWindowMs ?? DEFAULT_LSO_WINDOW_MS;
     const behind = [...interesting.values()].filter((p) => {
@@ -149,7 +149,7 @@ export async function readTransactions(admin: KafkaAdmin, options: ReadTransacti
     const partitions = [...interesting.values()]
       .filter((p) => p.openTransactions.length > 0 || p.samples.some((s) => s.lastStableOffset !== null && s.highWatermark !== null && s.lastStableOffset < s.highWatermark))
       .sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
-    return { status: 'ok', reason: null, at, maxTransactionTimeoutMs: maxTimeout, partitions, errors };
+    return { status: 'ok', reason: null, at, maxTransactionTimeoutMs: maxTimeout, partitions, errors, ...(coordinators ? { coordinators } : {}) };
   } catch (err) {
     return empty('failed', errorMessage(err));
   }
@@ -191,11 +191,14 @@ function notFound(transactionalId: string | null, coordinator: number | null): C
   return { lookup: 'not-found', transactionalId, coordinator, state: null, producerId: null, producerEpoch: null, startTimeMs: null, timeoutMs: null, includesPartition: false };
 }
 
-async function attachCoordinatorViews(admin: KafkaAdmin, partitions: PartitionTransactions[], errors: string[]): Promise<void> {
+/** Attaches each open transaction's coordinator view; returns how the coordinators were looked up (undefined: no open transaction). */
+async function attachCoordinatorViews(admin: KafkaAdmin, partitions: PartitionTransactions[], errors: string[]): Promise<CoordinatorLookup | undefined> {
   const producerIds = [...new Set(partitions.flatMap((p) => p.openTransactions.map((t) => t.producerId)))];
-  if (producerIds.length === 0) return;
-  const [listed, leaderless] = await Promise.all([admin.listTransactions({ producerIds }), leaderlessCoordinatorPartitions(admin)]);
+  if (producerIds.length === 0) return undefined;
+  const [listed, state] = await Promise.all([admin.listTransactions({ producerIds }), coordinatorPartitions(admin)]);
   for (const f of listed.failures) errors.push(`ListTransactions on broker ${f.brokerId}: ${f.error}`);
+  const lookup: CoordinatorLookup = { partitions: state.partitions, leaderless: state.leaderless, silentBrokers: [...new Set(listed.failures.map((f) => f.brokerId))].sort((a, b) => a - b) };
+  const leaderless = state.leaderless.map((p) => p.partition);
   // A coordinator whose __transaction_state partition has no leader lists nothing: "not listed" proves nothing then.
   if (leaderless.length > 0) {
     listed.failures.push({ brokerId: -1, errorCode: COORDINATOR_NOT_AVAILABLE, error: `COORDINATOR_NOT_AVAILABLE: ${TRANSACTION_STATE_TOPIC} partitions ${leaderless.join(', ')} have no leader` });
@@ -235,17 +238,24 @@ async function attachCoordinatorViews(admin: KafkaAdmin, partitions: PartitionTr
       };
     }
   }
+  return lookup;
 }
 
 const TRANSACTIONAL_ID_NOT_FOUND = 105;
 const COORDINATOR_NOT_AVAILABLE = 15;
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 
-async function leaderlessCoordinatorPartitions(admin: KafkaAdmin): Promise<number[]> {
+/** __transaction_state's partition count and the partitions without a live leader (their coordinators cannot answer). */
+async function coordinatorPartitions(admin: KafkaAdmin): Promise<Pick<CoordinatorLookup, 'partitions' | 'leaderless'>> {
   const md = await admin.metadata([TRANSACTION_STATE_TOPIC]);
   const t = md.topicMetadata.find((x) => x.topic === TRANSACTION_STATE_TOPIC);
   const live = new Set(md.brokers.map((b) => b.nodeId));
-  return (t?.partitionMetadata ?? []).filter((p) => p.leader < 0 || !live.has(p.leader)).map((p) => p.partitionId).sort((a, b) => a - b);
+  const all = t?.partitionMetadata ?? [];
+  const leaderless = all
+    .filter((p) => p.leader < 0 || !live.has(p.leader))
+    .map((p) => ({ partition: p.partitionId, replicas: p.replicas }))
+    .sort((a, b) => a.partition - b.partition);
+  return { partitions: all.length > 0 ? all.length : null, leaderless };
 }
 
 /** A transaction closed since step 1 (its marker landed) is not hanging: keep only those still open at the same offset. */

@@ -1,5 +1,7 @@
 // What one bounded pass over the cluster's metadata yields. Detectors and
 // planners are pure functions of this (plus host probe reports).
+import type { RegisteredBrokersView } from './registered-brokers.ts';
+import type { QuorumView } from './quorum-view.ts';
 
 export interface BrokerInfo {
   id: number;
@@ -61,6 +63,30 @@ export interface GroupState {
   error: { code: number; type: string; message: string } | null;
   /** Members the coordinator lists (absent when not described). */
   members?: number;
+  /**
+   * The group's type, i.e. its protocol: ListGroups v5's GroupType (Kafka 3.8+), else
+   * which describe API knew it (brokers without ConsumerGroupDescribe have classic groups only).
+   * classic: DescribeGroups; consumer: KIP-848's group.protocol=consumer (ConsumerGroupDescribe);
+   * share: KIP-932 (ShareGroupDescribe; no committed offsets); streams: KIP-1071.
+   * Absent in snapshots made before it was read.
+   */
+  groupType?: GroupType;
+  /** consumer and share groups: the group epoch and the epoch of the assignment the members are moving to. */
+  epoch?: { group: number; assignment: number };
+  /** consumer and share groups: each member and the partitions it owns now (absent when not described). */
+  assignments?: GroupMemberAssignment[];
+}
+
+export const GROUP_TYPES = ['classic', 'consumer', 'share', 'streams', 'unknown'] as const;
+export type GroupType = (typeof GROUP_TYPES)[number];
+
+export interface GroupMemberAssignment {
+  memberId: string;
+  clientId: string;
+  clientHost: string;
+  memberEpoch: number;
+  /** Partitions it owns now, by topic. */
+  partitions: { topic: string; partitions: number[] }[];
 }
 
 /** One group's committed offsets (OffsetFetch on its coordinator); partitions without a commit are left out. */
@@ -130,6 +156,16 @@ export interface ClusterSnapshot {
   consumerSamples?: ConsumerSample[];
   /** Open transactions and last stable offsets (KIP-664), read after the rest (lib/kafka/transactions.ts). */
   transactions?: TransactionsView;
+  /**
+   * Every registered broker, fenced ones included (DescribeCluster v2, KIP-1073, Kafka 4.0 KRaft;
+   * lib/kafka/registered-brokers.ts). Absent in snapshots made before it was read.
+   */
+  registeredBrokers?: RegisteredBrokersView;
+  /**
+   * The KRaft controller quorum (DescribeQuorum through the brokers, lib/kafka/quorum.ts): leader, epoch,
+   * high watermark, voters and observers with their lag. Absent in snapshots made before it was read.
+   */
+  quorum?: QuorumView;
 }
 
 export interface BrokerCoordinatorError {
@@ -194,4 +230,16 @@ export interface TransactionsView {
   maxTransactionTimeoutMs: number | null;
   partitions: PartitionTransactions[];
   errors: string[];
+  /** How the coordinators of the open transactions were looked up; absent when none was (no open transaction, or an older view). */
+  coordinators?: CoordinatorLookup;
+}
+
+/** Where the coordinators were asked (ListTransactions on every broker): who did not answer, which __transaction_state partitions have no leader. */
+export interface CoordinatorLookup {
+  /** __transaction_state's partition count as the metadata shows it; null when the topic was not there. */
+  partitions: number | null;
+  /** __transaction_state partitions without a live leader, with their replicas: their coordinators cannot answer. */
+  leaderless: { partition: number; replicas: number[] }[];
+  /** Brokers whose ListTransactions failed (the transactions their coordinators hold are not known). */
+  silentBrokers: number[];
 }

@@ -23,6 +23,7 @@ import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
 import encoderModule from 'kafkajs/src/protocol/encoder.js';
 import { type ApiDefinition, isFlexible } from './protocol/api.ts';
 import { Metadata } from './protocol/metadata.ts';
+import { ListGroups, type ListGroupsResult } from './protocol/list-groups.ts';
 import { Reader } from './protocol/codec.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
@@ -92,10 +93,8 @@ export interface RawMetadata {
   }[];
 }
 
-export interface RawListGroups {
-  errorCode: number;
-  groups: { groupId: string; protocolType: string }[];
-}
+/** ListGroups at the highest version both sides have (ours, lib/kafka/protocol/list-groups.ts: v5 carries each group's state and type). */
+export type RawListGroups = ListGroupsResult;
 
 export interface RawDescribeGroups {
   groups: { errorCode: number; groupId: string; state: string; protocolType: string; members?: unknown[] }[];
@@ -226,7 +225,6 @@ function kafkajsApi<A, R>(name: string, definition: RequestDefinition | undefine
 
 /** The APIs we send through kafkajs's encoders and decoders (the others, Metadata, ListOffsets and OffsetFetch among them, are in lib/kafka/protocol/). */
 export const KAFKAJS = {
-  ListGroups: kafkajsApi<undefined, RawListGroups>('ListGroups'),
   DescribeGroups: kafkajsApi<{ groupIds: string[] }, RawDescribeGroupsFull>('DescribeGroups'),
   DescribeConfigs: kafkajsApi<
     { resources: { type: number; name: string; configNames: string[] }[]; includeSynonyms: boolean },
@@ -406,7 +404,7 @@ export class WireBroker {
   }
 
   listGroups(): Promise<RawListGroups> {
-    return this.request(KAFKAJS.ListGroups, undefined);
+    return this.request(ListGroups, undefined);
   }
 
   describeGroups(groupIds: string[]): Promise<RawDescribeGroups> {

@@ -1,6 +1,6 @@
 // The configuration `serve` uses when none is given: the local Kafka sandbox
-// with the local executor on its broker host directories.
-import { BROKER_IDS, binDir, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+// with the local executor on its nodes' host directories (brokers and KRaft controllers).
+import { binDir, bootstrapServers, nodeIds, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
 import { parseConfig, type Config } from '../config/schema.ts';
 
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -35,7 +35,8 @@ export function sandboxConfig(env: NodeJS.ProcessEnv = process.env): { config: C
             ? { executor: 'none' }
             : {
                 executor: 'local',
-                hostDirs: Object.fromEntries(BROKER_IDS.map((id) => [String(id), nodeLayout(s, id).hostDir])),
+                // Every Kafka node's host, by node id: brokers and KRaft controllers (a rolling restart covers both); not a ZooKeeper server.
+                hostDirs: Object.fromEntries(nodeIds(s).filter((id) => nodeLayout(s, id).role !== 'zookeeper').map((id) => [String(id), nodeLayout(s, id).hostDir])),
                 service: {
                   unit: 'kafka',
                   ...(env.KR_RESTART_STOP_BOUND_SECONDS ? { stopBoundSeconds: Number(env.KR_RESTART_STOP_BOUND_SECONDS) } : {}),

@@ -42,6 +42,7 @@ export function createDefaultOperations(executorFor: ExecutorFactory, opts: { as
     const service = await import('../hosts/service-control.ts');
     return {
       assess: opts.assessRestart,
+      hasHost: (nodeId) => hostTargets(cluster, [nodeId]).length > 0,
       async probe(brokerId) {
         const [outcome] = await probeHosts(executor, [targetOf(brokerId)], { timeoutMs: 30_000 });
         return outcome?.ok ? outcome.report : null;
@@ -88,9 +89,10 @@ export function createDefaultOperations(executorFor: ExecutorFactory, opts: { as
   return {
     io,
     async plan(cluster, request) {
-      const { kindOf } = await import('./registry.ts');
+      const [{ kindOf }, { planUnlessQuorumLost }] = await Promise.all([import('./registry.ts'), import('./quorum-gate.ts')]);
       const { kind, ...fields } = request;
-      return kindOf(kind).plan(io(cluster), fields);
+      // Every kind alike: no plan while the KRaft quorum has no leader.
+      return planUnlessQuorumLost((gated) => kindOf(kind).plan(gated, fields), io(cluster));
     },
   };
 }

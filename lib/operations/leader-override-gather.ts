@@ -7,7 +7,7 @@ import type { Executor } from '../hosts/types.ts';
 import { mapLimit, withTimeout } from '../kafka/limits.ts';
 import { PartitionId, TopicName } from '../kafka/names.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { mergeReplicaData, type LeaderOverrideInputs, type ReplicaTransactions } from './leader-override.ts';
+import { mergeReplicaData, type CommittedGroup, type LeaderOverrideInputs, type ReplicaTransactions } from './leader-override.ts';
 import { measureReplicas, type ReplicaHost } from './replica-data.ts';
 import type { ReplicaData, TopicPartition } from './types.ts';
 import { andMore } from '../runtime/format.ts';
@@ -20,8 +20,10 @@ import { andMore } from '../runtime/format.ts';
  */
 export interface LeaderOverrideAdmin {
   describeLogDirs(brokerIds: number[], partitions: TopicPartition[] | null): Promise<Map<number, BrokerLogDirs>>;
-  listGroups(): Promise<{ groupId: string; protocolType: string }[]>;
-  describeGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number; state: string; protocolType: string; members: number }[]>;
+  /** groupType: ListGroups v5 (Kafka 3.8+); absent from older brokers. */
+  listGroups(): Promise<{ groupId: string; protocolType: string; groupType?: string | null }[]>;
+  /** groupType: which protocol described the group (classic, or consumer by ConsumerGroupDescribe). */
+  describeGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number; state: string; protocolType: string; members: number; groupType?: 'classic' | 'consumer' | 'unknown' }[]>;
   fetchCommittedOffsets(groupId: string, partitions?: TopicPartition[]): Promise<{ topic: string; partition: number; offset: number; errorCode: number }[]>;
   /** KIP-664 DescribeProducers asked of one replica (any replica answers for its own log); absent in small fakes. */
   describeProducers?(partitions: TopicPartition[], options?: { brokerId?: number }): Promise<{ errorCode: number; error: string | null; producers: { producerId: number; producerEpoch: number; coordinatorEpoch: number; currentTxnStartOffset: number }[] }[]>;
@@ -152,7 +154,8 @@ async function committedGroups(admin: LeaderOverrideAdmin, tp: TopicPartition, t
   const left = () => deadline - Date.now();
   let listed: { groupId: string }[];
   try {
-    listed = await withTimeout(admin.listGroups(), left(), 'ListGroups');
+    // Share groups (KIP-932) acknowledge records and commit no offset: nothing of theirs is beyond an end.
+    listed = (await withTimeout(admin.listGroups(), left(), 'ListGroups')).filter((g) => g.groupType !== 'share');
   } catch (err) {
     return { groups: [], groupsIncomplete: `listing consumer groups failed: ${errorMessage(err)}` };
   }
@@ -186,13 +189,16 @@ async function committedGroups(admin: LeaderOverrideAdmin, tp: TopicPartition, t
   };
 }
 
-async function groupStates(admin: LeaderOverrideAdmin, groupIds: readonly string[], left: () => number): Promise<Map<string, { state: string; members: number | null }>> {
-  const states = new Map<string, { state: string; members: number | null }>();
+type DescribedState = Pick<CommittedGroup, 'state' | 'members' | 'groupType'>;
+
+/** State, members and protocol of each group (DescribeGroups, then ConsumerGroupDescribe for consumer-protocol groups). */
+async function groupStates(admin: LeaderOverrideAdmin, groupIds: readonly string[], left: () => number): Promise<Map<string, DescribedState>> {
+  const states = new Map<string, DescribedState>();
   for (let i = 0; i < groupIds.length; i += DESCRIBE_GROUPS_BATCH) {
     if (left() <= 0) break;
     try {
       const described = await withTimeout(admin.describeGroups(groupIds.slice(i, i + DESCRIBE_GROUPS_BATCH)), left(), 'DescribeGroups');
-      for (const d of described) if (d.errorCode === 0) states.set(d.groupId, { state: d.state, members: d.members });
+      for (const d of described) if (d.errorCode === 0) states.set(d.groupId, { state: d.state, members: d.members, ...(d.groupType ? { groupType: d.groupType } : {}) });
     } catch {
       // Undescribed groups stay "Unknown" with unknown members: the plan will not commit offsets for them.
     }

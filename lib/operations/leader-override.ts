@@ -51,6 +51,8 @@ export interface CommittedGroup {
   members: number | null;
   /** null when the group's offset on this partition could not be read. */
   committedOffset: number | null;
+  /** classic, or consumer (KIP-848); absent when not known. */
+  groupType?: 'classic' | 'consumer' | 'unknown';
 }
 
 export interface LeaderOverrideInputs {
@@ -350,13 +352,37 @@ function groupsBeyondEnd(groups: readonly CommittedGroup[], loss: LossEstimate):
   const end = loss.unit === 'messages' ? loss.end : null;
   return groups
     .filter((g): g is CommittedGroup & { committedOffset: number } => g.committedOffset !== null && (end === null || g.committedOffset > end))
-    .map((g) => ({ groupId: g.groupId, committedOffset: g.committedOffset, state: g.state, members: g.members, certain: end !== null, committedByPlan: isIdle(g) }))
+    .map((g) => ({
+      groupId: g.groupId,
+      committedOffset: g.committedOffset,
+      state: g.state,
+      members: g.members,
+      certain: end !== null,
+      committedByPlan: isIdle(g),
+      ...(g.groupType ? { groupType: g.groupType } : {}),
+      adminCommit: adminCommitVerdict(g),
+    }))
     .sort((a, b) => (a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0));
 }
 
-/** Only a group nobody consumes in can have its offset committed for it; DescribeGroups says so with Empty and no members. */
+/**
+ * Only a group nobody consumes in can have its offset committed for it: Empty and no members,
+ * as DescribeGroups says it of a classic group and ConsumerGroupDescribe of a consumer-protocol one.
+ */
 function isIdle(g: CommittedGroup): boolean {
   return g.state.toLowerCase() === 'empty' && g.members === 0;
+}
+
+/**
+ * What Kafka does with an admin OffsetCommit (generation / member epoch -1, empty member id) into
+ * the group now. Measured on 4.4.0: an Empty group takes it (both protocols); a live classic group
+ * and a consumer-protocol group with members refuse it with UNKNOWN_MEMBER_ID.
+ */
+function adminCommitVerdict(g: CommittedGroup): GroupBeyondEnd['adminCommit'] {
+  if (isIdle(g)) return 'accepted';
+  // Dead: being removed (a classic one answers COORDINATOR_NOT_AVAILABLE), or not described.
+  if (g.members === null || g.state === 'Unknown' || g.state === 'Dead' || g.groupType === 'unknown') return 'unknown';
+  return 'refused-members';
 }
 
 function groupsUnreadText(groups: readonly CommittedGroup[], incomplete: string | undefined): string | undefined {

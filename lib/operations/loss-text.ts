@@ -119,9 +119,33 @@ function namedList<T>(items: readonly T[], name: (t: T) => string): string {
   return andMore(items.slice(0, MAX_NAMED).map(name), MAX_NAMED, items.length);
 }
 
+const PROTOCOL: Record<NonNullable<GroupBeyondEnd['groupType']>, string> = { classic: 'classic protocol', consumer: 'consumer protocol', unknown: 'protocol unknown' };
+
 function groupText(g: GroupBeyondEnd): string {
   const members = g.members === null ? 'members unknown' : `${g.members} member${g.members === 1 ? '' : 's'}`;
-  return `${g.groupId} (at ${formatCount(g.committedOffset)}; ${g.state}, ${members})`;
+  return `${g.groupId} (at ${formatCount(g.committedOffset)}; ${g.groupType ? `${PROTOCOL[g.groupType]}, ` : ''}${g.state}, ${members})`;
+}
+
+/**
+ * What Kafka does with an admin commit into the groups it refuses now, per protocol (measured on
+ * 4.4.0: UNKNOWN_MEMBER_ID for both), and when each becomes Empty so that a new plan can commit it.
+ */
+function refusalLines(groups: readonly GroupBeyondEnd[]): string[] {
+  const refused = groups.filter((g) => g.adminCommit === 'refused-members');
+  const lines: string[] = [];
+  if (refused.some((g) => g.groupType === 'classic')) {
+    lines.push(
+      'Kafka refuses an admin offset commit (generation -1, no member id) into a classic group that is not Empty: UNKNOWN_MEMBER_ID. ' +
+        'It is Empty once its consumers leave (closed), or session.timeout.ms after they die.',
+    );
+  }
+  if (refused.some((g) => g.groupType === 'consumer')) {
+    lines.push(
+      'Kafka refuses an admin offset commit (member epoch -1, no member id) into a consumer-protocol group (group.protocol=consumer) while it has members: UNKNOWN_MEMBER_ID. ' +
+        'It is Empty once its consumers leave (closed), or group.consumer.session.timeout.ms (45 s by default) after they die.',
+    );
+  }
+  return lines;
 }
 
 const RESET_EFFECT =
@@ -142,6 +166,7 @@ export function consumerGroupLines(groups: readonly GroupBeyondEnd[], chosen: nu
       `Consumer groups committed beyond broker ${chosen}'s end with active members (or of unknown state) ${RESET_EFFECT} — ${namedList(resetting, groupText)}. ` +
         'Stop them and plan again to have them committed at the new end.',
     );
+    lines.push(...refusalLines(resetting));
   }
   if (maybe.length) {
     const idle = maybe.filter((g) => g.committedByPlan);

@@ -6,6 +6,7 @@ import type { Notice } from './failures.ts';
 import { namesText, type NameList } from './lists.ts';
 import { plural } from './planners.ts';
 import { ALL_KINDS, OPERATION_KINDS } from './registry.ts';
+import { quorumNoticeText } from './render-quorum.ts';
 
 type SharedNotice =
   | { code: 'invalid-request' | 'bad-throttle'; issues: string }
@@ -87,7 +88,7 @@ export function noticeText(n: Notice, kind?: string): string {
   if (typeof n === 'string') return n;
   const own = kind ? (OPERATION_KINDS as Record<string, (typeof ALL_KINDS)[number] | undefined>)[kind]?.render.notice(n) : undefined;
   if (own !== undefined) return own;
-  const shared = sharedText(n);
+  const shared = sharedText(n) ?? quorumNoticeText(n);
   if (shared !== undefined) return shared;
   for (const k of ALL_KINDS) {
     const t = k.render.notice(n);

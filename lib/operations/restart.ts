@@ -1,5 +1,6 @@
 // Broker restarts as an operation: one broker, or a rolling restart one broker
-// at a time. The planner is pure (snapshot + per-broker facts gathered by the
+// at a time (KRaft controllers first, one at a time: restart-controllers.ts).
+// The planner is pure (snapshot + per-broker facts gathered by the
 // backend); the steps run in the operations runner like every other step, and
 // the ones that wait (process exit, broker ready) park across invocations.
 // Host control goes through RestartIo: the fixed service-control.sh script,
@@ -15,6 +16,8 @@ import { basePreconditions, finishPlan, liveIds, plural } from './planners.ts';
 import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from './types.ts';
 import { andMore } from '../runtime/format.ts';
 import { tpName } from '../kafka/partitions.ts';
+import { registrationOf } from '../kafka/registered-brokers.ts';
+import { nodeField, nodeName, planControllerRestarts, restartTitle, waitControllerReady } from './restart-controllers.ts';
 
 /** can-restart's answer, as restarts use it (lib/diagnose/can-restart.ts). */
 export interface RestartVerdict {
@@ -33,6 +36,8 @@ export interface RestartIo {
   service(brokerId: number, call: ServiceCall): Promise<ServiceRunResult>;
   /** Parsed `status` of the broker's service. */
   status(brokerId: number, host: BrokerHostPaths): Promise<ServiceStatus>;
+  /** Whether the bot reaches this node's host (a KRaft controller's, too); absent: every node it is asked about. */
+  hasHost?(nodeId: number): boolean;
 }
 
 /** What the backend measured per broker before planning. */
@@ -45,9 +50,11 @@ export interface RestartFacts {
   host: BrokerHostPaths;
 }
 
-/** One broker (`rolling: false`) or several, one at a time, in `brokers` order. */
+/** One node (`rolling: false`) or several, one at a time: `controllers` first (KRaft), then `brokers`, each in its order. */
 export interface RestartParams {
   brokers: number[];
+  /** KRaft controllers, restarted before the brokers (absent: none; restart-controllers.ts). */
+  controllers?: number[];
   rolling: boolean;
   unit: string;
   stopBoundSeconds: number;
@@ -60,6 +67,8 @@ export interface RestartPlanInput {
   service: { unit: string; stopBoundSeconds: number; readyTimeoutSeconds: number };
   facts: RestartFacts[];
   assess: AssessRestart;
+  /** KRaft controllers to restart first (their ids, as the quorum names them, and what was measured on their hosts). */
+  controllers?: { ids: number[]; facts: RestartFacts[] };
   /** ZooKeeper mode's active controller (restarted last); null on KRaft, where controllers are separate. */
   activeControllerId: number | null;
 }
@@ -77,6 +86,12 @@ function offsetsLedBy(s: ClusterSnapshot, broker: number): number[] {
   return (t?.partitions ?? []).filter((p) => p.leader === broker).map((p) => p.partition).sort((a, b) => a - b);
 }
 
+/** The brokers among `ids` the controller has registered but fenced; said only when there are some. */
+function fencedField(s: ClusterSnapshot, ids: readonly number[]): { fenced?: number[] } {
+  const fenced = ids.filter((b) => registrationOf(s, b) === 'fenced');
+  return fenced.length > 0 ? { fenced } : {};
+}
+
 /**
  * Restart order: one broker at a time (each back in every ISR before the next
  * stops, so no partition, __consumer_offsets included, ever has two replicas
@@ -91,21 +106,24 @@ export function restartOrder(brokers: number[], leaders: ReadonlyMap<number, num
 }
 
 /** Leaders and ISRs move all the time; what the order was decided from is who is live and where replicas are. */
-export function restartPreconditions(params: { brokers: number[] }, s: ClusterSnapshot): Record<string, unknown> {
+export function restartPreconditions(params: { brokers: number[]; controllers?: number[] }, s: ClusterSnapshot): Record<string, unknown> {
   const hosted = params.brokers.map((b) => {
     let replicas = 0;
     for (const t of s.topics) for (const p of t.partitions) if (p.replicas.includes(b)) replicas++;
     return { broker: b, replicas };
   });
-  return { ...basePreconditions('restart-brokers', s), brokers: params.brokers, hosted };
+  return { ...basePreconditions('restart-brokers', s), brokers: params.brokers, hosted, ...(params.controllers?.length ? { controllers: params.controllers } : {}) };
 }
 
 export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput): PlanResult {
   const live = liveIds(snapshot);
-  const wanted = input.brokers.length ? input.brokers : live;
-  if (!input.rolling && wanted.length !== 1) return { ok: false, refusal: { code: 'restart-one-broker' } };
+  const controllerIds = input.controllers?.ids ?? [];
+  // Named nodes only (controllers alone are no "every broker").
+  const wanted = input.brokers.length || controllerIds.length ? input.brokers : live;
+  if (!input.rolling && wanted.length + controllerIds.length !== 1) return { ok: false, refusal: { code: 'restart-one-broker' } };
   const unknown = wanted.filter((b) => !live.includes(b));
-  if (unknown.length) return { ok: false, refusal: { code: 'restart-broker-not-live', brokers: unknown, live } };
+  // A registered but fenced broker is not heartbeating (stopped, crashed, cut off): it is started, not restarted.
+  if (unknown.length) return { ok: false, refusal: { code: 'restart-broker-not-live', brokers: unknown, live, ...fencedField(snapshot, unknown) } };
   if (snapshot.partial) return { ok: false, refusal: { code: 'snapshot-partial' } };
 
   // Refusals that teach: partitions that would go offline, brokers still recovering logs.
@@ -134,8 +152,10 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
 
   const order = input.rolling ? restartOrder(wanted, leaders, input.activeControllerId) : wanted;
   const { unit, stopBoundSeconds, readyTimeoutSeconds } = input.service;
-  const steps: PlanStep[] = [];
-  const warnings: Notice[] = [];
+  // KRaft controllers first, one at a time, the active one last (restart-controllers.ts).
+  const controllers = controllerIds.length ? planControllerRestarts(snapshot, { ids: controllerIds, facts: input.controllers!.facts, service: input.service, assess: input.assess }) : null;
+  const steps: PlanStep[] = [...(controllers?.steps ?? [])];
+  const warnings: Notice[] = [...(controllers?.warnings ?? [])];
   for (const b of order) {
     const host = input.facts.find((f) => f.brokerId === b)?.host ?? { unit, logsDir: null, logDirs: [] };
     const info = infos.get(b)!;
@@ -150,9 +170,9 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
     if (info.lastShutdownSeconds !== null && info.lastShutdownSeconds * 1.5 > stopBoundSeconds) warnings.push({ code: 'shutdown-near-bound', broker: b, seconds: Math.round(info.lastShutdownSeconds), bound: stopBoundSeconds });
     if (info.verdict === 'no') warnings.push({ code: 'cannot-restart-now', broker: b, reason: info.reasons[0] ?? null });
   }
-  const restarts = order.map((b) => infos.get(b)!);
-  const what = input.rolling ? `rolling restart of ${plural(order.length, 'broker')} (${order.join(' → ')})` : `restart broker ${order[0]}`;
-  const params: RestartParams = { brokers: order, rolling: input.rolling, unit, stopBoundSeconds, readyTimeoutSeconds };
+  const restarts = [...(controllers?.infos ?? []), ...order.map((b) => infos.get(b)!)];
+  const what = restartTitle(order, controllers?.order ?? [], input.rolling);
+  const params: RestartParams = { brokers: order, ...(controllers ? { controllers: controllers.order } : {}), rolling: input.rolling, unit, stopBoundSeconds, readyTimeoutSeconds };
   return {
     ok: true,
     plan: finishPlan(snapshot, 'restart-brokers', params, restartPreconditions(params, snapshot), {
@@ -166,7 +186,7 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
 
 // ---------------------------------------------------------------- steps
 
-export type RestartStep = Extract<PlanStep, { action: 'restart-check' | 'stop-broker' | 'start-broker' | 'wait-broker-ready' }>;
+export type RestartStep = Extract<PlanStep, { action: 'restart-check' | 'stop-broker' | 'start-broker' | 'wait-broker-ready' | 'wait-controller-ready' }>;
 
 export type RestartStepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
 
@@ -195,6 +215,8 @@ export async function runRestartStep(step: RestartStep, ctx: RestartStepContext)
       return startBroker(step, io, ctx);
     case 'wait-broker-ready':
       return waitReady(step, io, ctx);
+    case 'wait-controller-ready':
+      return waitControllerReady(step, io, ctx);
   }
 }
 
@@ -202,8 +224,8 @@ export async function runRestartStep(step: RestartStep, ctx: RestartStepContext)
 async function restartCheck(step: Extract<RestartStep, { action: 'restart-check' }>, io: RestartIo, ctx: RestartStepContext): Promise<RestartStepOutcome> {
   const [snapshot, probe] = await Promise.all([ctx.snapshot(), io.probe(step.broker)]);
   const v = io.assess(snapshot, step.broker, probe);
-  if (v.verdict === 'yes') return { status: 'done', detail: `broker ${step.broker}: can-restart says yes${probe ? '' : ' (no host probe: log recovery not checked)'}` };
-  throw needsHuman({ code: 'restart-unsafe', broker: step.broker, reasons: v.reasons });
+  if (v.verdict === 'yes') return { status: 'done', detail: `${nodeName(step)}: can-restart says yes${probe || step.role ? '' : ' (no host probe: log recovery not checked)'}` };
+  throw needsHuman({ code: 'restart-unsafe', broker: step.broker, ...nodeField(step), reasons: v.reasons });
 }
 
 async function stopBroker(step: Extract<RestartStep, { action: 'stop-broker' }>, io: RestartIo, ctx: RestartStepContext): Promise<RestartStepOutcome> {
@@ -212,10 +234,10 @@ async function stopBroker(step: Extract<RestartStep, { action: 'stop-broker' }>,
     const before = await io.status(step.broker, step.host);
     const stop = await io.service(step.broker, { action: 'stop', unit: step.host.unit, logsDir: step.host.logsDir, logDirs: step.host.logDirs });
     // A stop whose command may have run (timed out, cancelled mid-run) may be under way: record it as issued.
-    if (!stop.ok && mayHaveRun(stop)) return { status: 'waiting', progress: `broker ${step.broker} may be stopping: the stop command's end is unknown (${stop.detail}); watching its process`, data: { issuedAt: ctx.now(), pid: before.pid } };
+    if (!stop.ok && mayHaveRun(stop)) return { status: 'waiting', progress: `${nodeName(step)} may be stopping: the stop command's end is unknown (${stop.detail}); watching its process`, data: { issuedAt: ctx.now(), pid: before.pid } };
     // Asking again is safe (a stop of a stopping or stopped service changes nothing); the compensation starts it if the run ends.
-    if (!stop.ok) throw transient({ code: 'stop-not-confirmed', broker: step.broker, detail: stop.detail });
-    return { status: 'waiting', progress: `broker ${step.broker}: graceful stop requested (pid ${before.pid ?? '?'})`, data: { issuedAt: ctx.now(), pid: before.pid } };
+    if (!stop.ok) throw transient({ code: 'stop-not-confirmed', broker: step.broker, ...nodeField(step), detail: stop.detail });
+    return { status: 'waiting', progress: `${nodeName(step)}: graceful stop requested (pid ${before.pid ?? '?'})`, data: { issuedAt: ctx.now(), pid: before.pid } };
   }
   const status = await io.status(step.broker, step.host);
   // After a Resume of an overrun, the bound counts again from the Resume.
@@ -224,31 +246,31 @@ async function stopBroker(step: Extract<RestartStep, { action: 'stop-broker' }>,
   if (status.pid === null) {
     const missing = status.markers.filter((m) => m.present === false).map((m) => m.dir);
     if (missing.length && ctx.resumedFrom !== 'no-clean-shutdown-marker') {
-      throw needsHuman({ code: 'no-clean-shutdown-marker', broker: step.broker, seconds: Math.round(elapsed / 1000), dirs: missing });
+      throw needsHuman({ code: 'no-clean-shutdown-marker', broker: step.broker, ...nodeField(step), seconds: Math.round(elapsed / 1000), dirs: missing });
     }
     const seen = status.markers.filter((m) => m.present).length;
     return {
       status: 'done',
-      detail: `broker ${step.broker} stopped in ${secs(elapsed)}${missing.length ? `; started without the clean-shutdown marker in ${missing.join(', ')} (an approver resumed)` : seen ? `; clean-shutdown marker in ${plural(seen, 'log dir')}` : '; log dirs not visible, marker not checked'}`,
+      detail: `${nodeName(step)} stopped in ${secs(elapsed)}${missing.length ? `; started without the clean-shutdown marker in ${missing.join(', ')} (an approver resumed)` : seen ? `; clean-shutdown marker in ${plural(seen, 'log dir')}` : step.role === 'controller' ? '; a controller keeps no clean-shutdown marker' : '; log dirs not visible, marker not checked'}`,
       data: { stopSeconds: Math.round(elapsed / 1000), pidBefore: ctx.progress?.pid ?? null },
     };
   }
   const keep = { issuedAt, pid: ctx.progress?.pid ?? null, ...(since !== issuedAt ? { boundFrom: since } : {}) };
   if (ctx.resumedFrom === 'stop-overran') {
-    return { status: 'waiting', progress: `broker ${step.broker}: still stopping after ${secs(elapsed)}; waiting another ${step.boundSeconds} s (pid ${status.pid})`, data: { ...keep, boundFrom: ctx.now() } };
+    return { status: 'waiting', progress: `${nodeName(step)}: still stopping after ${secs(elapsed)}; waiting another ${step.boundSeconds} s (pid ${status.pid})`, data: { ...keep, boundFrom: ctx.now() } };
   }
   if (ctx.now() - since > step.boundSeconds * 1000) {
-    throw needsHuman({ code: 'stop-overran', broker: step.broker, seconds: Math.round(elapsed / 1000), bound: step.boundSeconds, pid: status.pid });
+    throw needsHuman({ code: 'stop-overran', broker: step.broker, ...nodeField(step), seconds: Math.round(elapsed / 1000), bound: step.boundSeconds, pid: status.pid });
   }
-  return { status: 'waiting', progress: `broker ${step.broker}: stopping for ${secs(elapsed)} of the ${step.boundSeconds} s bound (pid ${status.pid}, ${status.state})`, data: keep };
+  return { status: 'waiting', progress: `${nodeName(step)}: stopping for ${secs(elapsed)} of the ${step.boundSeconds} s bound (pid ${status.pid}, ${status.state})`, data: keep };
 }
 
 async function startBroker(step: Extract<RestartStep, { action: 'start-broker' }>, io: RestartIo, _ctx: RestartStepContext): Promise<RestartStepOutcome> {
   const status = await io.status(step.broker, step.host);
-  if (status.pid !== null) return { status: 'done', detail: `broker ${step.broker} is running (pid ${status.pid})` };
+  if (status.pid !== null) return { status: 'done', detail: `${nodeName(step)} is running (pid ${status.pid})` };
   const started = await io.service(step.broker, { action: 'start', unit: step.host.unit, logsDir: step.host.logsDir, logDirs: step.host.logDirs });
-  if (!started.ok) throw fatal({ code: 'start-failed', broker: step.broker, detail: started.detail });
-  return { status: 'done', detail: `broker ${step.broker}: ${step.host.unit} started` };
+  if (!started.ok) throw fatal({ code: 'start-failed', broker: step.broker, ...nodeField(step), detail: started.detail });
+  return { status: 'done', detail: `${nodeName(step)}: ${step.host.unit} started` };
 }
 
 async function waitReady(step: Extract<RestartStep, { action: 'wait-broker-ready' }>, io: RestartIo, ctx: RestartStepContext): Promise<RestartStepOutcome> {
@@ -274,7 +296,8 @@ async function waitReady(step: Extract<RestartStep, { action: 'wait-broker-ready
     };
   }
   const names = tpNames(outOfIsr);
-  const waiting = !registered ? 'not registered yet' : loading ? 'loading its logs' : `out of the ISR of ${plural(outOfIsr.length, 'partition')} (${andMore(names, 3)})`;
+  const fencedNow = !registered && registrationOf(snapshot, step.broker) === 'fenced';
+  const waiting = !registered ? (fencedNow ? 'registered but still fenced (loading its logs, catching up with the metadata log)' : 'not registered yet') : loading ? 'loading its logs' : `out of the ISR of ${plural(outOfIsr.length, 'partition')} (${andMore(names, 3)})`;
   if (elapsed > step.timeoutSeconds * 1000) throw fatal({ code: 'broker-not-back', broker: step.broker, seconds: Math.round(elapsed / 1000), state: waiting });
   return { status: 'waiting', progress: `broker ${step.broker}: ${waiting} (${secs(elapsed)})` };
 }

@@ -5,7 +5,8 @@
 //   - before step 1, once (and again when a paused run of a kind that asks
 //     for it is resumed): the live cluster, and what the kind measures, must
 //     still match the plan's fingerprint (else STALE, nothing runs), and no
-//     other reassignment may be running when the plan reassigns;
+//     other reassignment may be running when the plan reassigns; while the
+//     KRaft quorum has no leader the run pauses instead (quorum-gate.ts);
 //   - a finished step is audited with the new cursor before the next starts;
 //   - a step that must wait (a reassignment copying for hours) saves its
 //     progress and polls while the invocation has time, then parks the run
@@ -26,6 +27,7 @@ import type { CompensationContext, CompensationResult, OperationIo, OperationKin
 import { listOf } from './lists.ts';
 import { kindOf } from './registry.ts';
 import { noticeText, noticesText } from './render-text.ts';
+import { quorumRefusal } from './quorum-gate.ts';
 import { runStep, type StepContext } from './steps.ts';
 import type { ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanKind, PlanStepAction } from './types.ts';
@@ -112,7 +114,7 @@ export const COMPENSATION_NAME = 'compensation';
 /** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
 export const PAUSE_PARK_MS = 15 * 60_000;
 /** Steps that need host control (the rest go over the Kafka protocol only). */
-const HOST_ACTIONS: ReadonlySet<PlanStepAction> = new Set(['restart-check', 'stop-broker', 'start-broker', 'wait-broker-ready']);
+const HOST_ACTIONS: ReadonlySet<PlanStepAction> = new Set(['restart-check', 'stop-broker', 'start-broker', 'wait-broker-ready', 'wait-controller-ready']);
 
 const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -191,6 +193,15 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     return { kind: 'parked', cursor: run.cursor, nextInMs: delayMs };
   };
 
+  /** Waits for a human: the thread says why, with Resume and Cancel; only Resume goes on. */
+  const pauseFor = async (notice: Notice): Promise<TickResult> => {
+    setData({ errors: 0, resumedFrom: undefined, pause: { at: now(), cursor: run.cursor, notice } satisfies Pause });
+    run = { ...run, progress: { text: `paused: ${noticeText(notice, plan.kind)}`, at: now(), ...(run.progress?.data ? { data: run.progress.data } : {}) } };
+    const parked = await park(PAUSE_PARK_MS);
+    if (parked.kind === 'parked') await quietly(report.paused?.(noticeText(notice, plan.kind), (await approvals.get(requestId)) ?? request, notice));
+    return parked;
+  };
+
   const failStep = async (step: number, notice: Notice): Promise<TickResult> => {
     const failed: StepReport = { index: step, name: plan.steps[step]?.action ?? 'step', status: 'failed', detail: noticeText(notice, plan.kind) };
     await approvals.recordStep(requestId, workerId, failed, run, leaseUntil() - now());
@@ -228,7 +239,11 @@ export async function runTick(input: TickInput): Promise<TickResult> {
           if (!taken.ok) return await park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
           setData({ locked: true });
         }
-        const refusal = await preconditionCheck(kind, plan, input.io, connected, await input.io.snapshot(topics));
+        const snapshot = await input.io.snapshot(topics);
+        // While the KRaft quorum has no leader nothing a run asks for can happen: it pauses, and Resume checks again.
+        const quorumLost = quorumRefusal(snapshot, 'run');
+        if (quorumLost) return await pauseFor(quorumLost);
+        const refusal = await preconditionCheck(kind, plan, input.io, connected, snapshot);
         const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail: refusal ? noticeText(refusal.notice, plan.kind) : `fingerprint ${plan.fingerprint.slice(0, 12)} unchanged${plan.steps.some((s) => s.action === 'reassign') ? '; no other reassignment running' : ''}` };
         run = { ...run, checked: true, stepStartedAt: now() };
         const recorded = await approvals.recordStep(requestId, workerId, checkReport, run, leaseUntil() - now());
@@ -250,13 +265,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
       } catch (err) {
         const c = classify(err);
         if (c.failure === 'fatal') return await failStep(run.cursor, c.notice);
-        if (c.failure === 'needs-human') {
-          setData({ errors: 0, resumedFrom: undefined, pause: { at: now(), cursor: run.cursor, notice: c.notice } satisfies Pause });
-          run = { ...run, progress: { text: `paused: ${noticeText(c.notice, plan.kind)}`, at: now(), ...(run.progress?.data ? { data: run.progress.data } : {}) } };
-          const parked = await park(PAUSE_PARK_MS);
-          if (parked.kind === 'parked') await quietly(report.paused?.(noticeText(c.notice, plan.kind), (await approvals.get(requestId)) ?? request, c.notice));
-          return parked;
-        }
+        if (c.failure === 'needs-human') return await pauseFor(c.notice);
         throw err;
       }
       if (input.signal?.aborted) return { kind: 'aborted' };

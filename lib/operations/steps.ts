@@ -89,6 +89,7 @@ export async function runStep(step: PlanStep, ctx: StepContext): Promise<StepOut
     case 'stop-broker':
     case 'start-broker':
     case 'wait-broker-ready':
+    case 'wait-controller-ready':
       return runRestartStep(step, {
         restart: ctx.restart ?? null,
         snapshot: ctx.snapshot,

@@ -110,6 +110,15 @@ export interface GroupBeyondEnd {
   certain: boolean;
   /** Committed at the new end by the plan's commit-offsets step (it has no active members). */
   committedByPlan: boolean;
+  /** classic, or consumer (KIP-848's group.protocol=consumer); absent when not known. */
+  groupType?: 'classic' | 'consumer' | 'unknown';
+  /**
+   * What Kafka answers an admin OffsetCommit (generation / member epoch -1, no member id) into the
+   * group as it is now, measured on 4.4.0: accepted while it is Empty (either protocol); refused with
+   * UNKNOWN_MEMBER_ID while it has members (classic: not Empty; consumer protocol: any member);
+   * unknown when the group could not be described. Absent in plans made before it was said.
+   */
+  adminCommit?: 'accepted' | 'refused-members' | 'unknown';
 }
 
 /**
@@ -177,6 +186,8 @@ export type PlanStep =
       action: 'restart-check';
       description: string;
       broker: number;
+      /** A KRaft controller's step (`broker` is then its node id); absent: a broker's. */
+      role?: 'controller';
     }
   | {
       /**
@@ -190,8 +201,9 @@ export type PlanStep =
       broker: number;
       boundSeconds: number;
       host: BrokerHostPaths;
+      role?: 'controller';
     }
-  | { action: 'start-broker'; description: string; broker: number; host: BrokerHostPaths }
+  | { action: 'start-broker'; description: string; broker: number; host: BrokerHostPaths; role?: 'controller' }
   | {
       /** The ABORT marker of kafka-transactions.sh abort for the transaction open at startOffset (lib/operations/transaction-steps.ts). */
       action: 'abort-transaction';
@@ -228,6 +240,15 @@ export type PlanStep =
       broker: number;
       timeoutSeconds: number;
       host: BrokerHostPaths;
+    }
+  | {
+      /** A KRaft controller back in the quorum: fetching from the leader and caught up (DescribeQuorum; restart-controllers.ts). */
+      action: 'wait-controller-ready';
+      description: string;
+      /** The controller's node id. */
+      broker: number;
+      timeoutSeconds: number;
+      host: BrokerHostPaths;
     };
 
 /** What a restart step passes to the host's service script (from the planning-time probe). */
@@ -242,6 +263,9 @@ export interface BrokerHostPaths {
 /** Per broker, what a restart plan was decided from. */
 export interface RestartBrokerInfo {
   brokerId: number;
+  /** A KRaft controller (`brokerId` is its node id) and its place in the quorum; absent: a broker. */
+  role?: 'controller';
+  quorumRole?: 'leader' | 'follower' | 'observer';
   verdict: 'yes' | 'no';
   reasons: string[];
   /** The newest complete controlled shutdown in the broker's log, seconds; null when not in the log (or no host access). */

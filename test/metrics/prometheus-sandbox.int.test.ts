@@ -25,7 +25,7 @@ import { alertmanagerPayload } from '../alerts/fixtures/samples.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, waitFor, withAdmin } from '../../sandbox/client.ts';
-import { BROKER_IDS, CONTROLLER_ID, metricsPort, sandboxSettings } from '../../sandbox/layout.ts';
+import { BROKER_IDS, controllerIds, metricsPort, sandboxSettings } from '../../sandbox/layout.ts';
 import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { scratchDir } from '../helpers/scratch.ts';
 import { countColour, decodePng, nonWhite } from '../helpers/png.ts';
@@ -85,7 +85,9 @@ describe.skipIf(!up)('metrics from a real Prometheus in the diagnosis thread (a 
 
     // Prometheus, scraping every target every 2 s; each target labelled with its node id.
     const dir = scratchDir('prometheus');
-    const idOf = (target: string) => [CONTROLLER_ID, ...BROKER_IDS].find((id) => target.endsWith(`:${metricsPort(settings, id)}`));
+    const idOf = (target: string) => [...controllerIds(settings), ...BROKER_IDS].find((id) => target.endsWith(`:${metricsPort(settings, id)}`));
+    // Every KRaft controller's exporter is a target (three on 4.x), beside the brokers'.
+    if (settings.mode === 'kraft') expect(targets.map(idOf).sort((a, b) => a! - b!)).toEqual([...BROKER_IDS, ...controllerIds(settings)]);
     const staticConfigs = targets.map((t) => `      - targets: ['${t}']\n        labels: { broker: '${idOf(t)}', cluster: 'sandbox-metrics' }`).join('\n');
     promDir = dir;
     scrapeConfig = `scrape_configs:\n  - job_name: kafka\n    static_configs:\n${staticConfigs}\n`;

@@ -207,9 +207,9 @@ describe('planLeaderOverride: consumer groups', () => {
     const p = plan(planLeaderOverride(zkStyle, { topic: 'orders', partition: 0 }, inputs(seenData, groups)));
     // audit (at the end) and reports (below it) read on normally.
     expect(p.impact.groupsBeyondEnd).toEqual([
-      { groupId: 'api', committedOffset: 810, state: 'Stable', members: 3, certain: true, committedByPlan: false },
-      { groupId: 'billing', committedOffset: 850, state: 'Empty', members: 0, certain: true, committedByPlan: true },
-      { groupId: 'odd', committedOffset: 900, state: 'Unknown', members: null, certain: true, committedByPlan: false },
+      { groupId: 'api', committedOffset: 810, state: 'Stable', members: 3, certain: true, committedByPlan: false, adminCommit: 'refused-members' },
+      { groupId: 'billing', committedOffset: 850, state: 'Empty', members: 0, certain: true, committedByPlan: true, adminCommit: 'accepted' },
+      { groupId: 'odd', committedOffset: 900, state: 'Unknown', members: null, certain: true, committedByPlan: false, adminCommit: 'unknown' },
     ]);
     expect(p.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'commit-offsets', 'wait-reassignment']);
     expect(p.steps[3]).toMatchObject({ action: 'commit-offsets', topic: 'orders', partition: 0, groups: ['billing'] });

@@ -2,9 +2,11 @@
 // real `kafka-responder serve` (worker time limit 30 s, so waits park and
 // resume across invocations), with two approvals each:
 //   - a restart that would take an RF-1 partition offline is refused, naming it;
-//   - a rolling restart of all three brokers while an acks=all producer runs:
+//   - a rolling restart of every node while an acks=all producer runs (on 4.x the
+//     three KRaft controllers first, one at a time, the active one last, each back
+//     in the quorum and caught up before the next; then the three brokers):
 //     no failed produce request, no partition ever without a leader (polled),
-//     every broker has a new pid, no broker recovered logs uncleanly;
+//     every node has a new pid, no broker recovered logs uncleanly, the quorum whole;
 //   - a broker whose graceful stop outlasts the bound: the run pauses and says
 //     so (nothing kills it); Cancel ends it, the broker exits by itself with its
 //     clean-shutdown marker, and the sweep's cleanup starts it again.
@@ -17,7 +19,8 @@ import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { SLOW_STOP_FILE, Sandbox, isAlive, markLog, readSince, type LogMark } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, withAdmin } from '../../sandbox/client.ts';
-import { BROKER_IDS, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+import { BROKER_IDS, bootstrapServers, controllerIds, hasControllerQuorum, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
+import { quorumHealth } from '../../lib/kafka/quorum-health.ts';
 import { runScenario } from '../../sandbox/scenarios.ts';
 import { hasSandbox } from '../sandbox/helpers.ts';
 import { slashBody } from '../slack/helpers/signed.ts';
@@ -33,6 +36,9 @@ const TOPIC = 'restart-rf3';
 const STOP_BOUND_SECONDS = 12;
 /** Kafka's LogManager lines when a log dir had no clean-shutdown marker (2.6–4.x wordings). */
 const UNCLEAN_RECOVERY = /since no clean shutdown file was found/;
+/** 4.x: three KRaft controllers, restarted first; 3.9 KRaft's lone controller and ZooKeeper mode: brokers only. */
+const CONTROLLERS = hasControllerQuorum(settings) ? controllerIds(settings) : [];
+const NODES = [...CONTROLLERS, ...BROKER_IDS];
 
 describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a stop that overruns its bound', () => {
   let stub: SlackStub;
@@ -61,8 +67,8 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     stub = await new SlackStub().start();
     await runScenario(sandbox, 'healthy');
     for (const id of BROKER_IDS) await rm(join(nodeLayout(settings, id).hostDir, SLOW_STOP_FILE), { force: true });
-    // Brokers started before the sandbox wrote its service script get one now.
-    for (const id of BROKER_IDS) {
+    // Nodes started before the sandbox wrote its service script get one now.
+    for (const id of NODES) {
       if (!existsSync(join(nodeLayout(settings, id).hostDir, 'sandbox-service.sh'))) {
         await sandbox.stop(id);
         await sandbox.start(id);
@@ -116,10 +122,13 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     await waitFor('the RF-1 topic to be gone', () => withAdmin(bootstrap, async (a) => !(await a.listTopics()).includes(RF1_TOPIC)), 60_000);
   }, 240_000);
 
-  it('rolls all three brokers while an acks=all producer runs: nothing fails, nothing goes offline, every pid changes, no unclean recovery', async () => {
-    const pidsBefore = new Map((await sandbox.status()).filter((s) => s.role === 'broker').map((s) => [s.id, s.pid]));
+  it('rolls every node (controllers first, the active one last) while an acks=all producer runs: nothing fails, nothing goes offline, every pid changes, no unclean recovery', async () => {
+    const pidsBefore = new Map((await sandbox.status()).filter((s) => NODES.includes(s.id)).map((s) => [s.id, s.pid]));
     const marks = new Map<number, LogMark>();
-    for (const id of BROKER_IDS) marks.set(id, await markLog(join(nodeLayout(settings, id).logsDir, 'server.log')));
+    for (const id of NODES) marks.set(id, await markLog(join(nodeLayout(settings, id).logsDir, 'server.log')));
+    const connection = parseConnectionConfig({ bootstrap: bootstrap.split(',') });
+    // The active controller now: it must be the last controller restarted.
+    const leaderBefore = CONTROLLERS.length ? (await takeSnapshot(connection, { topics: [TOPIC], timeoutMs: 20_000 })).quorum?.leaderId : null;
 
     // Producer: acks=all, idempotent, one small batch at a time, for the whole run.
     const producer: Producer = kafkaClient(bootstrap, 'restart-e2e-producer').producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 2_000 } });
@@ -140,7 +149,6 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     })();
 
     // Availability: every partition of the topic and of __consumer_offsets has a leader, polled every second.
-    const connection = parseConnectionConfig({ bootstrap: bootstrap.split(',') });
     let polls = 0;
     const unavailable: string[] = [];
     let polling = true;
@@ -158,7 +166,7 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
 
     let result;
     try {
-      result = await approvedRun('rolling-restart', /rolling restart of 3 brokers/, 900_000);
+      result = await approvedRun('rolling-restart', CONTROLLERS.length ? /rolling restart of 3 controllers then 3 brokers/ : /rolling restart of 3 brokers/, 1_500_000);
     } finally {
       polling = false;
       producing = false;
@@ -171,15 +179,19 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
 
     // Per broker, from the step messages in the thread (posted as each step finishes, at Slack's pace).
     const stepPosts = stub.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === plan.ts);
-    const stepAt = (name: string, broker: number) => stepPosts.find((c) => String(c.args.text).endsWith(` ${name}: ok`) && JSON.stringify(c.args.blocks).includes(`broker ${broker}`))?.at;
-    const perBroker = BROKER_IDS.map((b) => {
-      const check = stepAt('restart-check', b);
-      const ready = stepAt('wait-broker-ready', b);
-      return { broker: b, seconds: check && ready ? (ready - check) / 1000 : null };
+    const nameOf = (id: number) => `${CONTROLLERS.includes(id) ? 'controller' : 'broker'} ${id}`;
+    const stepAt = (name: string, id: number) => stepPosts.find((c) => String(c.args.text).endsWith(` ${name}: ok`) && new RegExp(`${nameOf(id)}\\b`).test(JSON.stringify(c.args.blocks)))?.at;
+    // The order the plan gave: "(101 → 102 → 100, then 2 → 1 → 3)", or the brokers' alone.
+    const order = (plan.text.match(/rolling restart of [^(]*\(([\d →,then]+)\)/)?.[1] ?? '').split(/ → |, then /).map(Number);
+    expect([...order].sort((a, b) => a - b), plan.text).toEqual([...NODES].sort((a, b) => a - b));
+    const perNode = order.map((id) => {
+      const check = stepAt('restart-check', id);
+      const ready = stepAt(CONTROLLERS.includes(id) ? 'wait-controller-ready' : 'wait-broker-ready', id);
+      return { node: nameOf(id), check, seconds: check && ready ? (ready - check) / 1000 : null };
     });
     console.log(
-      `[serve restart] rolling restart of 3 brokers: ${seconds.toFixed(0)} s from the second approval to the summary; ` +
-        `per broker ${perBroker.map((p) => `${p.broker}: ${p.seconds?.toFixed(0) ?? '?'} s`).join(', ')}; ` +
+      `[serve restart] rolling restart of ${CONTROLLERS.length ? '3 controllers then ' : ''}3 brokers: ${seconds.toFixed(0)} s from the second approval to the summary; ` +
+        `per node ${perNode.map((p) => `${p.node}: ${p.seconds?.toFixed(0) ?? '?'} s`).join(', ')}; ` +
         `${sent} acks=all sends, ${failures.length} failed; ${polls} availability polls, unavailable: ${unavailable.length}`,
     );
     expect(failures).toEqual([]);
@@ -187,13 +199,24 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     expect(unavailable).toEqual([]);
     expect(polls).toBeGreaterThan(10);
 
-    const pidsAfter = new Map((await sandbox.status()).filter((s) => s.role === 'broker').map((s) => [s.id, s.pid]));
-    for (const id of BROKER_IDS) {
-      expect(pidsAfter.get(id), `broker ${id} runs`).not.toBeNull();
-      expect(pidsAfter.get(id), `broker ${id} has a new pid`).not.toBe(pidsBefore.get(id));
+    const pidsAfter = new Map((await sandbox.status()).filter((s) => NODES.includes(s.id)).map((s) => [s.id, s.pid]));
+    for (const id of NODES) {
+      expect(pidsAfter.get(id), `${nameOf(id)} runs`).not.toBeNull();
+      expect(pidsAfter.get(id), `${nameOf(id)} has a new pid`).not.toBe(pidsBefore.get(id));
       const written = await readSince(join(nodeLayout(settings, id).logsDir, 'server.log'), marks.get(id)!);
-      expect(written, `broker ${id} started again`).toMatch(/Kafka Server started|Transition from STARTING to STARTED|\[KafkaServer id=\d+\] started/);
-      expect(written.split('\n').filter((l) => UNCLEAN_RECOVERY.test(l)), `broker ${id} recovered no log dir uncleanly`).toEqual([]);
+      expect(written, `${nameOf(id)} started again`).toMatch(/Kafka Server started|Transition from STARTING to STARTED|\[KafkaServer id=\d+\] started/);
+      expect(written.split('\n').filter((l) => UNCLEAN_RECOVERY.test(l)), `${nameOf(id)} recovered no log dir uncleanly`).toEqual([]);
+    }
+    if (CONTROLLERS.length) {
+      // Controllers first, one at a time, the active one last; every broker after them.
+      const checks = perNode.map((p) => p.check ?? Number.NaN);
+      expect(perNode.every((p) => p.seconds !== null), perNode.map((p) => `${p.node} ${p.seconds}`).join(', ')).toBe(true);
+      expect(checks.every((at, i) => i === 0 || at > checks[i - 1]!), perNode.map((p) => `${p.node} ${p.check}`).join(', ')).toBe(true);
+      expect(order.slice(0, CONTROLLERS.length).sort()).toEqual([...CONTROLLERS].sort());
+      expect(order[CONTROLLERS.length - 1], 'the active controller restarted last of the controllers').toBe(leaderBefore);
+      const q = (await takeSnapshot(connection, { topics: [TOPIC], timeoutMs: 20_000 })).quorum!;
+      expect(q.status).toBe('ok');
+      expect(quorumHealth(q)!.inSync.sort()).toEqual([...CONTROLLERS].sort());
     }
 
     // The plan showed the order and, per broker, the verdict, the last shutdown and the offsets partitions it leads.
@@ -202,7 +225,8 @@ describe.skipIf(!up)('broker restarts through `serve`: refused, rolling, and a s
     expect(planText).toMatch(/can-restart: yes/);
     expect(planText).toMatch(/last controlled shutdown/);
     expect(planText).toMatch(/__consumer_offsets/);
-  }, 1_000_000);
+    if (CONTROLLERS.length) expect(planText).toMatch(new RegExp(`controller ${leaderBefore}: can-restart: yes · the active controller`));
+  }, 1_600_000);
 
   it('a graceful stop that outlasts its bound pauses the run (nothing killed); Cancel leaves it to finish, then the sweep starts it', async () => {
     const broker = 1;

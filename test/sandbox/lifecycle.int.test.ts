@@ -8,8 +8,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../sandbox/cluster.ts';
-import { sandboxSettings } from '../../sandbox/layout.ts';
-import { hasSandbox, testSandbox } from './helpers.ts';
+import { controllerIds, hasControllerQuorum, sandboxSettings } from '../../sandbox/layout.ts';
+import { runScenario } from '../../sandbox/scenarios.ts';
+import { hasSandbox, kafkaTopicsDescribe, testSandbox } from './helpers.ts';
 import { scratchDir } from '../helpers/scratch.ts';
 
 const exec = promisify(execFile);
@@ -37,13 +38,17 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
   it('status and env through the CLI', async () => {
     const { stdout } = await cli(['sandbox', 'status', '--json']);
     const status = JSON.parse(stdout) as { kafkaVersion: string; mode: string; nodes: { id: number; role: string; running: boolean; port: number; hostDir: string }[] };
-    expect(status.nodes.map((n) => n.id)).toEqual([100, 1, 2, 3]);
-    expect(status.nodes[0]!.role).toBe(zookeeper ? 'zookeeper' : 'controller');
+    // 4.x: controllers 100, 101, 102 (a quorum); 3.9 KRaft: 100; ZooKeeper mode: the ZooKeeper server as 100.
+    expect(status.nodes.map((n) => n.id)).toEqual(hasControllerQuorum(sandbox.settings) ? [100, 101, 102, 1, 2, 3] : [100, 1, 2, 3]);
+    expect(status.nodes.filter((n) => n.id >= 100).map((n) => n.role)).toEqual(controllerIds(sandbox.settings).map(() => (zookeeper ? 'zookeeper' : 'controller')));
     expect(status).toMatchObject({ kafkaVersion: sandbox.settings.kafkaVersion, mode: sandbox.settings.mode });
     expect(status.nodes.every((n) => n.running)).toBe(true);
     const env = (await cli(['sandbox', 'env'])).stdout;
     expect(env).toContain(`export KAFKA_BOOTSTRAP_SERVERS=${sandbox.bootstrapServers}`);
     expect(env).toContain(`export KAFKA_BIN=${sandbox.binDir}`);
+    const controllers = /^export KAFKA_CONTROLLER_BOOTSTRAP_SERVERS=(.+)$/m.exec(env)?.[1];
+    if (zookeeper) expect(controllers).toBeUndefined();
+    else expect(controllers?.split(',')).toEqual(controllerIds(sandbox.settings).map((id) => `127.0.0.1:${sandbox.node(id).port}`));
   });
 
   it('each broker host dir is laid out like a real host', async () => {
@@ -130,5 +135,92 @@ describe.skipIf(!hasSandbox())('sandbox lifecycle', () => {
     expect(await sandbox.stop(2)).toBe('stopped');
     expect(await sandbox.stop(2)).toBe('not-running');
     await sandbox.start(2);
+  });
+});
+
+/** Kafka's own kafka-metadata-quorum.sh, asked of the controllers: the oracle of who leads. */
+async function quorumTool(sandbox: Sandbox, config: string): Promise<{ leaderId: number; leaderEpoch: number; voters: { id: number; directoryId: string }[] }> {
+  const bootstrap = controllerIds(sandbox.settings).map((id) => `127.0.0.1:${sandbox.node(id).port}`).join(',');
+  const { stdout } = await exec(join(sandbox.binDir, 'kafka-metadata-quorum.sh'), ['--bootstrap-controller', bootstrap, '--command-config', config, 'describe', '--status'], { timeout: 90_000 });
+  const field = (key: string) => new RegExp(`^${key}:\\s+(.+)$`, 'm').exec(stdout)?.[1] ?? '';
+  return { leaderId: Number(field('LeaderId')), leaderEpoch: Number(field('LeaderEpoch')), voters: JSON.parse(field('CurrentVoters')) as { id: number; directoryId: string }[] };
+}
+
+const voterIds = (q: { voters: { id: number }[] }) => q.voters.map((v) => v.id).sort((a, b) => a - b);
+
+// The 4.x lines' three controllers in a dynamic quorum, checked with Kafka's tool after each change.
+describe.skipIf(!hasSandbox() || !hasControllerQuorum(sandboxSettings()))('sandbox controller quorum', () => {
+  const sandbox = testSandbox();
+  // Short admin timeouts: with no leader the tool fails in seconds, not after a minute.
+  const config = join(scratchDir('kr-quorum-tool'), 'tool.properties');
+  let killed = -1;
+
+  beforeAll(async () => {
+    await exec('mkdir', ['-p', join(config, '..')]);
+    await writeFile(config, 'request.timeout.ms=5000\ndefault.api.timeout.ms=12000\n');
+    await sandbox.up();
+  }, 300_000);
+
+  it('three controllers run, each on a host of its own, and the tool shows them as the voters, one leading', async () => {
+    const cluster = (await sandbox.readClusterFile())!;
+    expect(cluster.controllerQuorum).toBe('dynamic');
+    expect(cluster.controllers?.map((c) => c.id)).toEqual([100, 101, 102]);
+    for (const id of [100, 101, 102]) {
+      const n = sandbox.node(id);
+      expect(await readFile(n.configFile, 'utf8')).toMatch(/^controller\.quorum\.bootstrap\.servers=/m);
+      expect((await readFile(join(n.hostDir, 'sandbox-service.sh'), 'utf8'))).toContain(n.configFile);
+      expect((await sandbox.status()).find((s) => s.id === id)!.running).toBe(true);
+    }
+    const q = await quorumTool(sandbox, config);
+    expect(voterIds(q)).toEqual([100, 101, 102]);
+    expect([100, 101, 102]).toContain(q.leaderId);
+    // The directory ids each controller was formatted with (--initial-controllers).
+    expect(q.voters.map((v) => `${v.id}:${v.directoryId}`).sort()).toEqual(cluster.controllers!.map((c) => `${c.id}:${c.directoryId}`).sort());
+    const { stdout: features } = await exec(join(sandbox.binDir, 'kafka-features.sh'), ['--bootstrap-server', sandbox.bootstrapServers, 'describe']);
+    expect(features).toMatch(/Feature: kraft\.version\s.*FinalizedVersionLevel: 1\b/);
+  });
+
+  it('controller-failover: the active controller SIGKILLed, another leads at a higher epoch', async () => {
+    const r = await runScenario(sandbox, 'controller-failover');
+    const { previousLeader, leaderId } = r.expect.quorum!;
+    killed = previousLeader!.id;
+    expect(r.controllers?.killed).toEqual([killed]);
+    const q = await quorumTool(sandbox, config);
+    expect(q.leaderId).toBe(leaderId);
+    expect(q.leaderId).not.toBe(killed);
+    expect(q.leaderEpoch).toBeGreaterThan(previousLeader!.epoch);
+    expect(voterIds(q)).toEqual([100, 101, 102]);
+  });
+
+  it('a wiped controller comes back as a new voter: remove-controller of its old directory, add-controller of the new', async () => {
+    const running = [100, 101, 102].find((id) => id !== killed)!;
+    await expect(sandbox.wipe(running)).rejects.toThrow(/running/);
+    const oldDir = (await quorumTool(sandbox, config)).voters.find((v) => v.id === killed)!.directoryId;
+    await sandbox.wipe(killed);
+    await sandbox.start(killed);
+    const q = await quorumTool(sandbox, config);
+    expect(voterIds(q)).toEqual([100, 101, 102]);
+    const newDir = q.voters.find((v) => v.id === killed)!.directoryId;
+    expect(newDir).not.toBe(oldDir);
+    expect((await sandbox.readClusterFile())!.controllers!.find((c) => c.id === killed)!.directoryId).toBe(newDir);
+  });
+
+  it('quorum-lost: two controllers stopped, the tool finds no leader, the brokers keep serving', async () => {
+    const r = await runScenario(sandbox, 'quorum-lost');
+    expect(r.controllers?.stopped).toHaveLength(2);
+    expect(r.expect.quorum).toMatchObject({ leaderId: null, runningControllers: [expect.any(Number)] });
+    await expect(quorumTool(sandbox, config)).rejects.toMatchObject({ stderr: expect.stringMatching(/TimeoutException/) });
+    expect(r.details?.producedWithoutQuorum).toBe(300);
+    expect((await kafkaTopicsDescribe(sandbox, 'inventory')).every((p) => p.leader >= 1 && p.isr.length === 3)).toBe(true);
+  });
+
+  it('starting them back restores the quorum: a leader and three voters', async () => {
+    await sandbox.up();
+    expect((await sandbox.status()).every((s) => s.running)).toBe(true);
+    const deadline = Date.now() + 90_000;
+    let q = await quorumTool(sandbox, config).catch(() => null);
+    while ((!q || voterIds(q).join() !== '100,101,102' || q.leaderId < 0) && Date.now() < deadline) q = await quorumTool(sandbox, config).catch(() => null);
+    expect(q && voterIds(q)).toEqual([100, 101, 102]);
+    expect([100, 101, 102]).toContain(q!.leaderId);
   });
 });

@@ -1,13 +1,16 @@
 // What consumers lose or re-read: committed offsets (OffsetFetch) against log
 // start and end (ListOffsets), and lag judged over samples. One view joins the
 // latest sample once; one small rule per finding kind reads it. Every finding
-// names the group's state and its topic-partitions.
+// names the group's protocol (classic, or KIP-848's consumer protocol), state
+// and member count, as kafka-consumer-groups.sh --describe --state shows them,
+// and its topic-partitions. Share groups commit no offsets: never judged here.
 
 import type { ClusterSnapshot, ConsumerSample, GroupState } from '../../kafka/types.ts';
 import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { findingsOf, runDetectors, viewOnce, type Detector, type DetectionInput } from '../detector.ts';
 import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag.ts';
+import { groupStateText, ownerText } from '../group-text.ts';
 
 export interface ConsumerPartition {
   topic: string;
@@ -75,7 +78,8 @@ export function consumerView(snapshot: ClusterSnapshot, history: readonly LagHis
   const states = new Map(snapshot.groups.map((g) => [g.groupId, g]));
   for (const g of latest.groups) {
     const group = states.get(g.groupId);
-    if (!group || g.error !== null || g.offsets.length === 0) continue;
+    // Share groups acknowledge records instead of committing offsets: no position to judge.
+    if (!group || group.groupType === 'share' || g.error !== null || g.offsets.length === 0) continue;
     let before: (Map<number, number> | null)[] | null = null;
     const partitions: ConsumerPartition[] = [];
     for (const o of g.offsets) {
@@ -113,14 +117,17 @@ const tpList = (ps: readonly ConsumerPartition[]) => {
   const shown = ps.slice(0, 5).map((p) => `${p.topic}-${p.partition}`).join(', ');
   return ps.length > 5 ? `${shown}, … (+${ps.length - 5})` : shown;
 };
-const stateText = (g: GroupState) => `${g.state}${g.members !== undefined ? `, ${plural(g.members, 'member')}` : ''}`;
+const stateText = (g: GroupState) => groupStateText(g);
 const positionEvidence = (g: GroupState, ps: readonly ConsumerPartition[], extra: (p: ConsumerPartition) => string): Evidence[] => [
   { label: 'group state', value: stateText(g), source: g.coordinator === null ? 'metadata' : `broker:${g.coordinator}` },
-  ...ps.slice(0, MAX_EVIDENCE_SAMPLES).map((p) => ({
-    label: `${p.topic}-${p.partition}`,
-    value: `committed ${p.committed}, log start ${p.start ?? '?'}, log end ${p.end ?? '?'}${extra(p)}`,
-    source: 'offsets',
-  })),
+  ...ps.slice(0, MAX_EVIDENCE_SAMPLES).map((p) => {
+    const owner = ownerText(g, p.topic, p.partition);
+    return {
+      label: `${p.topic}-${p.partition}`,
+      value: `committed ${p.committed}, log start ${p.start ?? '?'}, log end ${p.end ?? '?'}${extra(p)}${owner ? `; ${owner}` : ''}`,
+      source: 'offsets',
+    };
+  }),
 ];
 const identity = (g: GroupState, ps: readonly ConsumerPartition[]) => [`group:${g.groupId}`, ...ps.map((p) => `${p.topic}-${p.partition}`)];
 
@@ -134,7 +141,7 @@ function offsetBelowLogStart(view: ConsumerView): Finding[] {
       makeFinding({
         kind: 'consumer-offset-below-log-start',
         severity: 'error',
-        title: `Group ${group.groupId} (${group.state}) lost ${skipped} messages to retention on ${plural(hit.length, 'partition')}`,
+        title: `Group ${group.groupId} (${stateText(group)}) lost ${skipped} messages to retention on ${plural(hit.length, 'partition')}`,
         summary:
           `Group ${group.groupId} (${stateText(group)}) committed offsets that retention has already deleted on ${tpList(hit)}. ` +
           `${skipped} messages were never consumed; the group will jump per auto.offset.reset (earliest: to the log start, skipping them; latest: to the end).`,
@@ -161,7 +168,7 @@ function offsetAboveLogEnd(view: ConsumerView): Finding[] {
       makeFinding({
         kind: 'consumer-offset-above-log-end',
         severity: 'error',
-        title: `Group ${group.groupId} (${group.state}) committed ${gap} offsets past the log end on ${plural(hit.length, 'partition')}`,
+        title: `Group ${group.groupId} (${stateText(group)}) committed ${gap} offsets past the log end on ${plural(hit.length, 'partition')}`,
         summary:
           `Group ${group.groupId} (${stateText(group)}) committed beyond the current end of ${tpList(hit)}: the log was truncated (unclean election, leader override). ` +
           `The group resets per auto.offset.reset: with latest it skips every message written until the end passes its old position; with earliest it re-reads the whole log.`,
@@ -212,7 +219,7 @@ function consumerLag(view: ConsumerView): Finding[] {
       makeFinding({
         kind: 'consumer-lag',
         severity: LAG_SEVERITY[status],
-        title: `Group ${group.groupId} (${group.state}) ${status}: lag ${totalLag} on ${plural(worst.length, 'partition')}`,
+        title: `Group ${group.groupId} (${stateText(group)}) ${status}: lag ${totalLag} on ${plural(worst.length, 'partition')}`,
         summary: `${status}: ${LAG_MEANING[status]} (${stateText(group)}; judged over ${Math.round(windowMs / 1000)} s of samples). Partitions: ${tpList(worst)}.`,
         partitions: refs(worst),
         groups: [group.groupId],

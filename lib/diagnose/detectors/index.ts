@@ -8,8 +8,10 @@ import { coordinatorLoadingDetector } from './coordinators.ts';
 import { HOST_DETECTORS } from './hosts.ts';
 import { CONSUMER_DETECTORS } from './consumers.ts';
 import { TRANSACTION_DETECTORS } from './transactions.ts';
+import { FENCED_DETECTORS } from './fenced.ts';
+import { QUORUM_DETECTORS } from './quorum.ts';
 
-export const DETECTORS: readonly Detector[] = [...METADATA_DETECTORS, coordinatorLoadingDetector, ...HOST_DETECTORS, ...CONSUMER_DETECTORS, ...TRANSACTION_DETECTORS];
+export const DETECTORS: readonly Detector[] = [...METADATA_DETECTORS, ...FENCED_DETECTORS, coordinatorLoadingDetector, ...HOST_DETECTORS, ...CONSUMER_DETECTORS, ...TRANSACTION_DETECTORS, ...QUORUM_DETECTORS];
 
 /**
  * The checks that need host access (or read it in part), named as the report

@@ -17,6 +17,7 @@ import {
 import { isUnavailable, isUnderReplicated, minIsrOf, replicationFactor } from '../partition-filters.ts';
 import { offlineElrNote } from '../elr-notes.ts';
 import { returnElectionText } from '../../operations/elr.ts';
+import { fencedBrokers, registrationOf } from '../../kafka/registered-brokers.ts';
 import { findingsOf, runDetectors, viewOnce, type Detector, type DetectionInput } from '../detector.ts';
 
 interface Bucket {
@@ -325,31 +326,41 @@ function replicationFactorOne({ rfOne }: MetadataView): Finding[] {
   return findings;
 }
 
-/** Brokers down, or registered but not answering. */
+/** Brokers down, or registered but not answering. Registered-but-fenced brokers are broker-fenced's (detectors/fenced.ts). */
 function unreachableBrokers({ snapshot, live, replicasOnDeadBrokers }: MetadataView): Finding[] {
   const findings: Finding[] = [];
   const unreachable = new Set(snapshot.unreachableBrokers);
+  const fenced = new Set(fencedBrokers(snapshot).map((b) => b.id));
+  const registrationsRead = snapshot.registeredBrokers?.status === 'read';
   for (const id of sortedIds(new Set([...unreachable, ...replicasOnDeadBrokers.keys()]))) {
     const isLive = live.has(id);
+    if (!isLive && fenced.has(id)) continue;
     const replicas = replicasOnDeadBrokers.get(id) ?? 0;
+    const notRegistered = !isLive && registrationOf(snapshot, id) === 'not-registered';
     const summary = isLive
-      ? `Broker ${id} is in the cluster's live broker list but did not answer our requests in time. A broker that is registered but not serving (hung, GC, disk stall) is how a hung leader with an ISR of one becomes a leaderless partition.`
-      : `Broker ${id} holds ${plural(replicas, 'replica')} but is not in the live broker list: it is stopped, crashed, fenced or cut off.`;
+      ? `Broker ${id} is in the cluster's live broker list but did not answer our requests in time. A broker that is registered but not serving (hung, GC, disk stall) is how a hung leader with an ISR of one becomes a leaderless partition.` +
+        (registrationsRead ? ' The controller counts it as registered and unfenced (it heartbeats), so the trouble is on the path between us and it (network, listener, TLS/SASL) or in its request handling, not a stopped process.' : '')
+      : notRegistered
+        ? `Broker ${id} holds ${plural(replicas, 'replica')} but is not registered with the controller at all (unregistered, or never started with this id): nothing serves those replicas until a broker with id ${id} registers, or they are reassigned.`
+        : `Broker ${id} holds ${plural(replicas, 'replica')} but is not in the live broker list: it is stopped, crashed, fenced or cut off.`;
     findings.push(
       makeFinding({
         kind: 'broker-unreachable',
         severity: 'error',
-        title: isLive ? `Broker ${id} is registered but not answering` : `Broker ${id} is down (${plural(replicas, 'replica')} assigned to it)`,
+        title: isLive ? `Broker ${id} is registered but not answering` : notRegistered ? `Broker ${id} is not registered (${plural(replicas, 'replica')} assigned to it)` : `Broker ${id} is down (${plural(replicas, 'replica')} assigned to it)`,
         summary,
         brokers: [id],
         evidence: [
           { label: 'live brokers', value: sortedIds(live).join(',') || 'none', source: 'metadata' },
           ...(isLive ? [{ label: 'request', value: errorsFor(snapshot, id) || 'no answer within the timeout', source: `broker:${id}` }] : []),
           ...(replicas ? [{ label: 'replicas assigned', value: String(replicas), source: 'metadata' }] : []),
+          ...(registrationsRead ? [{ label: 'registration', value: isLive ? 'registered, unfenced' : notRegistered ? 'not registered' : 'registered, unfenced since the metadata was read', source: 'DescribeCluster' }] : []),
         ],
         identity: [`broker:${id}`],
         nextActions: [
-          `Check broker ${id}'s process and host (host probe, systemd journal, server.log).`,
+          isLive && registrationsRead
+            ? `Check the path to broker ${id} (its advertised listener, DNS, firewall, TLS/SASL) and its request handling (server.log, thread dumps): it heartbeats to the controller but does not answer us.`
+            : `Check broker ${id}'s process and host (host probe, systemd journal, server.log).`,
           'Do not restart other brokers while this one is down.',
         ],
       }),

@@ -7,52 +7,23 @@
 //     the coordinator's view is enough.
 //   lso-stalled: the LSO did not move across samples while the high watermark
 //     did, and nothing hangs there (a slow or stuck but live transaction).
-import type { ClusterSnapshot, OpenTransaction, PartitionTransactions } from '../../kafka/types.ts';
+//   transaction-unresolved: an open transaction holds the LSO and its
+//     coordinator cannot be asked yet (transaction-unresolved.ts); it becomes
+//     one of the two above once the coordinator answers.
+import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { groupsAtLso, transactionVerdict } from '../../kafka/transactions.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import type { Detector } from '../detector.ts';
+import { formatDuration, leaderSource, offsetsText, transactionEvidence } from './transaction-evidence.ts';
+import { unresolvedFinding, unresolvedTransactions } from './transaction-unresolved.ts';
 
-export const TRANSACTION_FINDING_KINDS = ['hanging-transaction', 'lso-stalled'] as const;
+export { formatDuration } from './transaction-evidence.ts';
 
-export function formatDuration(ms: number): string {
-  if (ms < 0) return 'unknown';
-  const s = Math.round(ms / 1000);
-  if (s < 120) return `${s} s`;
-  const m = Math.round(s / 60);
-  return m < 120 ? `${m} min` : `${Math.round(m / 60)} h`;
-}
+export const TRANSACTION_FINDING_KINDS = ['hanging-transaction', 'lso-stalled', 'transaction-unresolved'] as const;
 
 /** read_committed groups stopped at the LSO (lib/kafka/transactions.ts, shared with the abort plan). */
 export const groupsStalledAt = groupsAtLso;
-
-function coordinatorText(t: OpenTransaction, topic: string, partition: number): string {
-  const c = t.coordinatorView;
-  if (c.lookup === 'not-found') return c.transactionalId ? `transactional id ${c.transactionalId}: its coordinator does not know it` : `no coordinator lists producer id ${t.producerId}`;
-  if (c.lookup === 'unknown') return `not known: ${c.reason ?? 'the coordinator could not be asked'}`;
-  const where = c.includesPartition ? `still ongoing on ${topic}-${partition}` : `not ongoing on ${topic}-${partition}`;
-  return `transactional id ${c.transactionalId} at coordinator broker ${c.coordinator}: ${c.state}, producer ${c.producerId} epoch ${c.producerEpoch}, ${where}`;
-}
-
-function offsetsText(p: PartitionTransactions): string {
-  const last = p.samples.at(-1);
-  if (!last) return 'unknown';
-  return `LSO ${last.lastStableOffset ?? 'unknown'}, high watermark ${last.highWatermark ?? 'unknown'}`;
-}
-
-function transactionEvidence(t: OpenTransaction, p: PartitionTransactions, now: number): Evidence[] {
-  const src = p.leader === null ? 'metadata' : `broker:${p.leader}`;
-  const started = t.coordinatorView.lookup === 'found' && t.coordinatorView.startTimeMs !== null && t.coordinatorView.startTimeMs > 0 && t.coordinatorView.includesPartition ? t.coordinatorView.startTimeMs : null;
-  return [
-    { label: 'open transaction', value: `${p.topic}-${p.partition}: producer ${t.producerId} epoch ${t.producerEpoch}, first offset ${t.firstOffset}, coordinator epoch ${t.coordinatorEpoch}`, source: src },
-    {
-      label: 'age',
-      value: started !== null ? `${formatDuration(now - started)} (started ${new Date(started).toISOString()})` : `${formatDuration(now - t.lastTimestamp)} since the producer's last write here (${new Date(t.lastTimestamp).toISOString()})`,
-      source: src,
-    },
-    { label: 'coordinator', value: coordinatorText(t, p.topic, p.partition), source: t.coordinatorView.coordinator === null ? 'cluster' : `broker:${t.coordinatorView.coordinator}` },
-  ];
-}
 
 export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] {
   const view = snapshot.transactions;
@@ -62,10 +33,13 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
     const hanging = p.openTransactions.filter((t) => transactionVerdict(t, view.maxTransactionTimeoutMs, view.at).verdict === 'hanging');
     const stalled = groupsStalledAt(snapshot, p);
     const tpRef = { topic: p.topic, partition: p.partition };
+    // Holding the LSO while its coordinator cannot be asked: always said, on its own.
+    const unresolved = unresolvedTransactions(view, p);
+    if (unresolved.length > 0) findings.push(unresolvedFinding(snapshot, view, p, unresolved));
     if (hanging.length > 0) {
       const first = Math.min(...hanging.map((t) => t.firstOffset));
       const evidence = hanging.flatMap((t) => transactionEvidence(t, p, view.at));
-      evidence.push({ label: 'offsets', value: offsetsText(p), source: p.leader === null ? 'metadata' : `broker:${p.leader}` });
+      evidence.push({ label: 'offsets', value: offsetsText(p), source: leaderSource(p) });
       if (stalled.length > 0) evidence.push({ label: 'read_committed groups stalled at the LSO', value: stalled.join(', '), source: 'consumer offsets' });
       findings.push(
         makeFinding({
@@ -88,6 +62,8 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
       );
       continue;
     }
+    // An LSO held while the coordinator cannot be asked is not lso-stalled yet: the verdict waits for the coordinator.
+    if (unresolved.length > 0) continue;
     const firstSample = p.samples[0];
     const lastSample = p.samples.at(-1);
     if (p.samples.length < 2 || !firstSample || !lastSample) continue;
@@ -99,7 +75,7 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
       {
         label: 'samples',
         value: `LSO ${lso} at both samples ${formatDuration(lastSample.at - firstSample.at)} apart; high watermark ${firstSample.highWatermark} → ${lastSample.highWatermark}`,
-        source: p.leader === null ? 'metadata' : `broker:${p.leader}`,
+        source: leaderSource(p),
       },
       ...holder.flatMap((t) => transactionEvidence(t, p, view.at)),
     ];
@@ -126,7 +102,7 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
   return findings;
 }
 
-/** The transaction detectors (one unit: both kinds come from one pass over the transactions view). */
+/** The transaction detectors (one unit: the three kinds come from one pass over the transactions view). */
 export const TRANSACTION_DETECTORS: readonly Detector[] = [
   { kinds: TRANSACTION_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectTransactionFindings(snapshot) },
 ];

@@ -1,5 +1,7 @@
-// ListGroups (API key 16): each broker lists the groups it coordinates.
-import { KAFKAJS, type RawListGroups } from '../wire.ts';
+// ListGroups (API key 16): each broker lists the groups it coordinates; from
+// v5 (Kafka 3.8+) with each group's state and type (classic, consumer, share, streams).
+import type { RawListGroups } from '../wire.ts';
+import { ListGroups as ListGroupsApi } from '../protocol/list-groups.ts';
 import { describeError } from '../errors.ts';
 import type { AdminApi } from './api.ts';
 import type { GroupListing } from './types.ts';
@@ -12,8 +14,11 @@ export interface BrokerGroups {
 
 export const ListGroups: AdminApi<number, undefined, RawListGroups, BrokerGroups> = {
   name: 'ListGroups',
-  api: KAFKAJS.ListGroups,
+  api: ListGroupsApi,
   route: { to: 'broker', brokerId: (id) => id },
   build: () => undefined,
-  toResults: (res) => ({ error: describeError(res.errorCode), groups: res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType })) }),
+  toResults: (res) => ({
+    error: describeError(res.errorCode),
+    groups: res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.groupState, groupType: g.groupType })),
+  }),
 };

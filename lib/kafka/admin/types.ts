@@ -86,16 +86,25 @@ export interface PartitionOffset extends PartitionResult {
 export interface GroupListing {
   groupId: string;
   protocolType: string;
+  /** ListGroups v4+ (Kafka 2.6+); null or absent before. */
+  groupState?: string | null;
+  /** ListGroups v5+ (Kafka 3.8+): classic, consumer, share, streams; null or absent before. */
+  groupType?: string | null;
 }
 
 export interface GroupDescription {
   groupId: string;
   errorCode: number;
   error: string | null;
-  /** Kafka's state (Empty, Stable, PreparingRebalance, CompletingRebalance, Dead), or 'Unknown' on error. */
+  /**
+   * Kafka's state, or 'Unknown' on error: classic groups Empty, Stable, PreparingRebalance,
+   * CompletingRebalance, Dead; consumer-protocol groups Empty, Assigning, Reconciling, Stable, Dead.
+   */
   state: string;
   protocolType: string;
   members: number;
+  /** classic (DescribeGroups knew it), consumer (ConsumerGroupDescribe did), unknown (neither could say); absent from fakes that predate it. */
+  groupType?: 'classic' | 'consumer' | 'unknown';
   /** The coordinator broker asked, or null when FindCoordinator failed. */
   coordinator: number | null;
 }

@@ -11,6 +11,7 @@ import { listOf, namesText, type NameList } from '../lists.ts';
 import type { PlanOf, PlanResult, TopicPartition } from '../types.ts';
 import { DrainRequest, type PartitionAssignment } from '../validate.ts';
 import { throttleSetting } from './common.ts';
+import { registrationOf } from '../../kafka/registered-brokers.ts';
 
 declare module '../types.ts' {
   interface PlanParamsByKind {
@@ -23,6 +24,12 @@ export interface DrainParams {
   broker: number;
   partial: boolean;
   throttleBytesPerSec: number;
+}
+
+/** Said only when the cluster can tell (KIP-1073): a fenced broker (registered, not heartbeating) or one not registered at all. */
+function registrationField(s: ClusterSnapshot, broker: number): { registration?: 'fenced' | 'not-registered' } {
+  const r = registrationOf(s, broker);
+  return r === 'fenced' || r === 'not-registered' ? { registration: r } : {};
 }
 
 function preconditions(params: DrainParams, s: ClusterSnapshot): Record<string, unknown> {
@@ -46,7 +53,7 @@ export function planDrain(snapshot: ClusterSnapshot, request: unknown, options: 
   const affected: { topic: string; p: PartitionState }[] = [];
   for (const t of snapshot.topics) for (const p of t.partitions) if (p.replicas.includes(broker)) affected.push({ topic: t.name, p });
   affected.sort((a, b) => byTp({ topic: a.topic, partition: a.p.partition }, { topic: b.topic, partition: b.p.partition }));
-  if (affected.length === 0) return { ok: false, refusal: { code: 'nothing-to-drain', broker } };
+  if (affected.length === 0) return { ok: false, refusal: { code: 'nothing-to-drain', broker, ...registrationField(snapshot, broker) } };
 
   // A partition keeps its replication factor only if some live broker outside its replica list is free.
   const noRoom = affected.filter((a) => !others.some((b) => !a.p.replicas.includes(b)));
@@ -76,7 +83,8 @@ export function planDrain(snapshot: ClusterSnapshot, request: unknown, options: 
   }
 
   const warnings: Notice[] = [];
-  if (!liveSet.has(broker)) warnings.push({ code: 'drained-broker-down', broker });
+  // Fenced (registered, not heartbeating) or not registered at all: the text tells them apart.
+  if (!liveSet.has(broker)) warnings.push({ code: 'drained-broker-down', broker, ...registrationField(snapshot, broker) });
   if (cannotCopy.length) warnings.push({ code: 'leaderless-cannot-copy', partitions: listOf(cannotCopy) });
   if (noRoom.length) {
     const offline = noRoom.filter((a) => a.p.isr.filter((r) => r !== broker).length === 0).map((a) => `${a.topic}-${a.p.partition}`);
@@ -101,10 +109,10 @@ export function planDrain(snapshot: ClusterSnapshot, request: unknown, options: 
 
 type DrainNotice =
   | { code: 'no-other-live-broker'; broker: number }
-  | { code: 'nothing-to-drain'; broker: number }
+  | { code: 'nothing-to-drain'; broker: number; registration?: 'fenced' | 'not-registered' }
   | { code: 'drain-needs-brokers'; broker: number; stuck: number; movable: number; example: { topic: string; partition: number; replicas: number[] }; others: number[] }
   | { code: 'nothing-can-move'; broker: number; partitions: number }
-  | { code: 'drained-broker-down'; broker: number }
+  | { code: 'drained-broker-down'; broker: number; registration?: 'fenced' | 'not-registered' }
   | { code: 'leaderless-cannot-copy'; partitions: NameList }
   | { code: 'replicas-stay'; broker: number; partitions: NameList; offlineIfStopped: NameList };
 
@@ -114,7 +122,9 @@ function noticeText(n: Notice): string | undefined {
     case 'no-other-live-broker':
       return `the cluster lacks brokers: no live broker other than ${d.broker}`;
     case 'nothing-to-drain':
-      return `broker ${d.broker} holds no replicas: nothing to drain`;
+      return d.registration === 'fenced'
+        ? `broker ${d.broker} holds no replicas: nothing to drain. It is registered but fenced (not heartbeating); if it has been decommissioned, unregister it: kafka-cluster.sh unregister --bootstrap-server <broker:port> --id ${d.broker}`
+        : `broker ${d.broker} holds no replicas: nothing to drain`;
     case 'drain-needs-brokers':
       return (
         `the cluster lacks brokers: ${plural(d.stuck, 'partition')} (e.g. ${d.example.topic}-${d.example.partition}, replicas ${d.example.replicas.join(',')}) ` +
@@ -124,7 +134,11 @@ function noticeText(n: Notice): string | undefined {
     case 'nothing-can-move':
       return `none of broker ${d.broker}'s ${plural(d.partitions, 'partition')} can move: every one already has a replica on every other live broker`;
     case 'drained-broker-down':
-      return `broker ${d.broker} is not live: partitions whose only in-sync copy was there cannot finish moving`;
+      return d.registration === 'fenced'
+        ? `broker ${d.broker} is registered but fenced (not heartbeating: stopped, crashed, or cut off from the controllers): partitions whose only in-sync copy was there cannot finish moving. Once it holds no replicas, a decommissioned broker ${d.broker} is unregistered with kafka-cluster.sh unregister --bootstrap-server <broker:port> --id ${d.broker}`
+        : d.registration === 'not-registered'
+          ? `broker ${d.broker} is not registered with the controller: partitions whose only in-sync copy was there cannot finish moving`
+          : `broker ${d.broker} is not live: partitions whose only in-sync copy was there cannot finish moving`;
     case 'leaderless-cannot-copy':
       return `${plural(d.partitions.total, 'partition')} ${d.partitions.total === 1 ? 'has' : 'have'} no leader, so nothing can copy ${d.partitions.total === 1 ? 'it' : 'them'} until ${d.partitions.total === 1 ? 'it does' : 'they do'}: ${namesText(d.partitions)}`;
     case 'replicas-stay':

@@ -1,0 +1,121 @@
+// broker-fenced: a broker the controller still has registered but fenced
+// (KIP-1073: DescribeCluster v2 lists it, Metadata does not). It is not
+// heartbeating: stopped, crashed, cut off from the controllers, or still
+// starting. Told apart from broker-unreachable (a live, unfenced broker that
+// does not answer us: the network or the broker's request handling) and, with
+// host access, by whether its process runs. A fenced broker whose process is
+// gone may have been decommissioned without being unregistered: the finding
+// names `kafka-cluster.sh unregister` then, but only for a broker that holds
+// no replica (one that does must have them moved first).
+// Clusters whose line cannot list fenced brokers (before 4.0, ZooKeeper mode)
+// get no finding here; the diagnosis says so among its skipped checks.
+
+import type { ClusterSnapshot } from '../../kafka/types.ts';
+import { fencedBrokers, type RegisteredBroker } from '../../kafka/registered-brokers.ts';
+import type { HostProbeOutcome } from '../../hosts/types.ts';
+import type { Detector, DetectionInput } from '../detector.ts';
+import type { Evidence, Finding } from '../types.ts';
+import { makeFinding, plural } from '../finding.ts';
+
+/** What the host probe says of the broker's process: gone, running (maybe recovering its logs), or not known (no host access, probe failed). */
+export type FencedProcess = { state: 'not-running' } | { state: 'running'; pid: number | null; startedAt: string | null; recovering: boolean } | { state: 'unknown'; why: string };
+
+export function processOf(id: number, probes: readonly HostProbeOutcome[], hostAccess: boolean): FencedProcess {
+  const o = probes.find((p) => p.brokerId === id);
+  if (!o) return { state: 'unknown', why: hostAccess ? `no host target for broker ${id}` : 'no host access' };
+  if (!o.ok) return { state: 'unknown', why: `host probe failed: ${o.message}` };
+  const p = o.report.process;
+  return p.running ? { state: 'running', pid: p.pid, startedAt: p.startedAt, recovering: o.report.recoveryInProgress } : { state: 'not-running' };
+}
+
+function replicasOn(snapshot: ClusterSnapshot, id: number): { replicas: number; offline: number } {
+  let replicas = 0;
+  let offline = 0;
+  for (const t of snapshot.topics) {
+    for (const p of t.partitions) {
+      if (!p.replicas.includes(id)) continue;
+      replicas++;
+      if (p.leader < 0) offline++;
+    }
+  }
+  return { replicas, offline };
+}
+
+/** The command's --bootstrap-server: a few live brokers as Metadata advertises them. */
+export function bootstrapOf(snapshot: ClusterSnapshot): string {
+  const live = snapshot.brokers.slice(0, 3).map((b) => `${b.host.includes(':') ? `[${b.host}]` : b.host}:${b.port}`);
+  return live.length > 0 ? live.join(',') : '<broker:port>';
+}
+
+export function unregisterCommand(snapshot: ClusterSnapshot, id: number): string {
+  return `kafka-cluster.sh unregister --bootstrap-server ${bootstrapOf(snapshot)} --id ${id}`;
+}
+
+function fencedFinding(snapshot: ClusterSnapshot, b: RegisteredBroker, proc: FencedProcess): Finding {
+  const id = b.id;
+  const { replicas, offline } = replicasOn(snapshot, id);
+  const holds = replicas > 0 ? `${plural(replicas, 'replica')} assigned to it` : 'no replica assigned to it';
+  const notNetwork = 'This is not a network problem between us and a live broker: the controller itself has taken it out of service, and no partition can elect it until it heartbeats again.';
+  const title =
+    proc.state === 'running'
+      ? `Broker ${id}'s process runs but the controller keeps it fenced (${holds})`
+      : proc.state === 'not-running'
+        ? `Broker ${id} is registered but fenced: its process is not running (${holds})`
+        : `Broker ${id} is registered but fenced and not heartbeating (${holds})`;
+  const state =
+    proc.state === 'running'
+      ? proc.recovering
+        ? `Broker ${id}'s process runs and is still recovering its logs: a starting broker stays fenced until it has loaded them and caught up with the metadata log.`
+        : `Broker ${id}'s process runs, yet the controller keeps it fenced: it is not heartbeating successfully (still catching up with the metadata log, or cut off from the controllers).`
+      : proc.state === 'not-running'
+        ? `Broker ${id} is still registered with the controller but fenced: its process is not running on its host (stopped or crashed), so it does not heartbeat.`
+        : `Broker ${id} is still registered with the controller but fenced: it does not heartbeat (stopped, crashed, or cut off from the controllers; ${proc.why}, so whether its process runs is not known).`;
+  const impact =
+    replicas > 0
+      ? ` Its ${plural(replicas, 'replica')} are out of every ISR while it is fenced${offline > 0 ? `; ${plural(offline, 'partition')} it holds have no leader` : ''}.`
+      : ' It holds no replica: if it has been decommissioned, it only stays registered, and a registered broker (fenced or not) must still support every feature level the cluster is upgraded to.';
+  const evidence: Evidence[] = [
+    { label: 'registration', value: `broker ${id} at ${b.host}:${b.port}${b.rack ? `, rack ${b.rack}` : ''}: registered, fenced`, source: `DescribeCluster${snapshot.registeredBrokers?.answeredBy != null ? ` (broker ${snapshot.registeredBrokers.answeredBy})` : ''}` },
+    { label: 'live brokers', value: snapshot.brokers.map((x) => x.id).join(',') || 'none', source: 'metadata' },
+    { label: 'replicas assigned', value: String(replicas), source: 'metadata' },
+  ];
+  if (proc.state === 'running') evidence.push({ label: 'process', value: `running (pid ${proc.pid ?? '?'}${proc.startedAt ? `, started ${proc.startedAt}` : ''})${proc.recovering ? '; log recovery in progress' : ''}`, source: `broker:${id}` });
+  else if (proc.state === 'not-running') evidence.push({ label: 'process', value: 'not running', source: `broker:${id}` });
+  else evidence.push({ label: 'process', value: `not checked (${proc.why})`, source: `broker:${id}` });
+
+  const nextActions: string[] = [];
+  if (proc.state === 'running') {
+    nextActions.push(
+      proc.recovering
+        ? `Let broker ${id} finish recovering its logs; it is unfenced once it has caught up. Do not restart it now: recovery would start over.`
+        : `Read broker ${id}'s server.log for heartbeat or controller connection errors (controller.quorum.bootstrap.servers / controller.quorum.voters, the controller listener, TLS/SASL) and check the network path to the controllers.`,
+      'Re-run diagnose: a broker that stays fenced keeps its replicas out of every ISR.',
+    );
+  } else {
+    nextActions.push(`If broker ${id} is meant to serve: find out why it stopped (systemd journal, server.log) and start it; it is unfenced once it heartbeats and has caught up.`);
+    nextActions.push(
+      replicas > 0
+        ? `If broker ${id} has been decommissioned for good: its ${plural(replicas, 'replica')} must be moved to other brokers first (/kafka drain ${id}); unregister it only once it holds none.`
+        : `If broker ${id} has been decommissioned, unregister it: ${unregisterCommand(snapshot, id)} (add --command-config for a secured listener).`,
+    );
+  }
+  return makeFinding({
+    kind: 'broker-fenced',
+    severity: replicas > 0 ? 'error' : 'warning',
+    title,
+    summary: `${state}${impact} ${notNetwork}`,
+    brokers: [id],
+    evidence,
+    identity: [`broker:${id}`],
+    nextActions,
+  });
+}
+
+export function detectFencedBrokers({ snapshot, probes }: DetectionInput): Finding[] {
+  const hostAccess = probes.length > 0;
+  return fencedBrokers(snapshot).map((b) => fencedFinding(snapshot, b, processOf(b.id, probes, hostAccess)));
+}
+
+export const FENCED_DETECTORS: readonly Detector[] = [
+  { kinds: ['broker-fenced'], needs: ['metadata'], uses: { hosts: "whether a fenced broker's process runs" }, detect: detectFencedBrokers },
+];

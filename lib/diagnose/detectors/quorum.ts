@@ -1,0 +1,185 @@
+// The KRaft controller quorum, a pure function of the snapshot's `quorum` view
+// (lib/kafka/quorum.ts reads it through the brokers):
+//   quorum-lost: no leader. Brokers keep serving with the leaders they have, but
+//     nothing that needs the controller happens until a majority of voters is back.
+//   quorum-at-risk: the voters still fetching are exactly a majority (or fewer):
+//     one more failure and the quorum has no leader. Names the voters missing or behind.
+//   metadata-log-lag: a voter (while the quorum still has margin) or an observer
+//     (a broker) not fetching or falling behind the metadata log.
+// The quorum's shape (a single voter, an even count, static voters) is the
+// preventive audit's (lib/audit/quorum-checks.ts), not a diagnosis finding.
+import type { ClusterSnapshot } from '../../kafka/types.ts';
+import { majorityOf, type QuorumReplica, type QuorumView } from '../../kafka/quorum-view.ts';
+import type { Evidence, Finding } from '../types.ts';
+import { makeFinding, plural } from '../finding.ts';
+import type { Detector } from '../detector.ts';
+
+export const QUORUM_FINDING_KINDS = ['quorum-at-risk', 'quorum-lost', 'metadata-log-lag'] as const;
+
+/**
+ * A replica that has not fetched for this long is not following the leader. Followers
+ * fetch continuously (a long poll of well under a second); a voter stops following
+ * after controller.quorum.fetch.timeout.ms (2 s by default) and starts an election.
+ */
+export const NOT_FETCHING_MS = 5_000;
+/** Last caught up with the leader's end longer ago than this: behind (an idle metadata log still gains a record every 500 ms). */
+export const BEHIND_MS = 10_000;
+/** Without timestamps (DescribeQuorum v0): behind by this many records. */
+export const BEHIND_RECORDS = 1_000;
+
+export type ReplicaHealth = 'following' | 'behind' | 'not-fetching';
+
+/** How a replica other than the leader follows the metadata log (pure). */
+export function replicaHealth(r: QuorumReplica): ReplicaHealth {
+  if (r.role === 'leader') return 'following';
+  if (r.logEndOffset === null) return 'not-fetching';
+  if (r.lastFetchAgeMs !== null && r.lastFetchAgeMs > NOT_FETCHING_MS) return 'not-fetching';
+  if (r.caughtUpAgeMs !== null) return r.caughtUpAgeMs > BEHIND_MS ? 'behind' : 'following';
+  return r.lag !== null && r.lag > BEHIND_RECORDS ? 'behind' : 'following';
+}
+
+export function formatAge(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m < 120 ? `${m} min` : `${Math.round(m / 60)} h`;
+}
+
+/** "not fetching: last fetch 42 s ago; log end 4200, 810 records behind the leader" (the leader's clock). */
+export function replicaText(r: QuorumReplica): string {
+  const health = replicaHealth(r);
+  const state = health === 'not-fetching' ? 'not fetching' : health === 'behind' ? 'behind' : 'following';
+  const fetched = r.lastFetchAgeMs === null ? (r.logEndOffset === null ? 'no fetch since this leader took over' : 'last fetch unknown') : `last fetch ${formatAge(r.lastFetchAgeMs)} ago`;
+  const caught = r.caughtUpAgeMs === null ? '' : `, caught up ${formatAge(r.caughtUpAgeMs)} ago`;
+  const end = r.logEndOffset === null ? 'log end unknown' : `log end ${r.logEndOffset}${r.lag === null ? '' : `, ${plural(r.lag, 'record')} behind the leader`}`;
+  return `${state}: ${fetched}${caught}; ${end}`;
+}
+
+const nodeName = (id: number, voter: boolean, brokers: ReadonlySet<number>) => (voter ? `controller ${id}` : brokers.has(id) ? `broker ${id}` : `node ${id} (observer)`);
+
+function quorumLine(q: QuorumView): string {
+  return `leader ${q.leaderId}, epoch ${q.leaderEpoch ?? '?'}, high watermark ${q.highWatermark ?? '?'}; ${plural(q.voters.length, 'voter')}, majority ${majorityOf(q.voters.length)}`;
+}
+
+const readFrom = (q: QuorumView) => `DescribeQuorum v${q.version} via broker ${q.source}`;
+const QUORUM_TOOL = 'kafka-metadata-quorum.sh --bootstrap-server <brokers> describe --status and describe --replication';
+
+function quorumLost(snapshot: ClusterSnapshot, q: QuorumView): Finding {
+  const led = snapshot.topics.reduce((n, t) => n + t.partitions.filter((p) => p.leader >= 0).length, 0);
+  const evidence: Evidence[] = [
+    ...(q.noLeaderEvidence ?? []).map((e) => ({ label: 'DescribeQuorum (forwarded to the active controller)', value: e.outcome, source: `broker:${e.broker}` })),
+    ...(q.noLeaderEvidence ? [] : [{ label: 'quorum', value: q.reason ?? 'no leader', source: q.source === null ? 'cluster' : `broker:${q.source}` }]),
+    { label: 'brokers still serving', value: `${plural(snapshot.brokers.length, 'broker')} listed, ${plural(led, 'partition')} with a leader`, source: 'metadata' },
+  ];
+  return makeFinding({
+    kind: 'quorum-lost',
+    severity: 'critical',
+    title: 'The KRaft controller quorum has no leader',
+    summary:
+      'No active controller answers: a majority of the controller quorum is down or cannot reach each other. Brokers keep serving reads and writes with the partition leaders ' +
+      'they have, but nothing that needs the controller happens: no leader election (a broker that fails now leaves its partitions offline), no ISR change (acks=all writes ' +
+      'stall on a partition whose follower fails), no reassignment, no topic creation or deletion, no config or ACL change, and brokers cannot register, be fenced or unfenced.',
+    brokers: [],
+    evidence,
+    identity: ['quorum'],
+    nextActions: [
+      'Find the controllers (controller.quorum.voters or controller.quorum.bootstrap.servers in any broker\'s config) and check each one\'s process, host, disk and controller log: a majority of the voters must run and reach each other.',
+      'Start the controllers that are down, with their metadata directories as they are; the quorum elects a leader as soon as a majority is back.',
+      'Do not restart or stop brokers until a controller leads again: a restarted broker cannot register and stays fenced, its partitions without it.',
+      `Confirm: ${QUORUM_TOOL} (it answers only once a leader is elected).`,
+    ],
+  });
+}
+
+function quorumAtRisk(q: QuorumView, weak: QuorumReplica[], following: number, brokers: ReadonlySet<number>): Finding {
+  const majority = majorityOf(q.voters.length);
+  const lost = following < majority;
+  const names = weak.map((r) => nodeName(r.id, true, brokers));
+  return makeFinding({
+    kind: 'quorum-at-risk',
+    severity: lost ? 'critical' : 'error',
+    title: lost
+      ? `Controller quorum below its majority: ${following} of ${q.voters.length} voters following (${names.join(', ')} not)`
+      : `Controller quorum one failure from losing its majority: ${names.join(', ')} ${weak.length === 1 ? 'is' : 'are'} ${weak.every((r) => replicaHealth(r) === 'behind') ? 'behind' : 'not following'}`,
+    summary: lost
+      ? `Only ${following} of ${q.voters.length} controllers follow the leader, fewer than the ${majority} needed: the leader cannot commit metadata and resigns; the quorum is about to have no leader.`
+      : `${following} of ${q.voters.length} controllers follow the leader, exactly the ${majority} a majority needs. Losing one more (a crash, a restart, a rolling upgrade) leaves the quorum without a leader: ` +
+        'no leader election, reassignment, topic or config change until it is back.',
+    controllers: weak.map((r) => r.id),
+    evidence: [
+      { label: 'quorum', value: quorumLine(q), source: readFrom(q) },
+      ...weak.map((r) => ({ label: `controller ${r.id}`, value: replicaText(r), source: `leader:${q.leaderId}` })),
+    ],
+    identity: ['quorum', ...weak.map((r) => `controller:${r.id}`)],
+    nextActions: [
+      `Bring back ${names.join(' and ')}: check ${weak.length === 1 ? 'its' : 'their'} process, host, disk and controller log (a controller that cannot fetch logs why).`,
+      'Do not stop, restart or roll any other controller until it follows again: one more loss stops every metadata change.',
+      q.kraftVersion === 1
+        ? 'A controller lost for good can be replaced (dynamic quorum): format a new one with kafka-storage.sh format --no-initial-controllers, start it, then kafka-metadata-quorum.sh add-controller and remove-controller for the lost one.'
+        : 'A controller lost for good (static quorum) comes back with the same node id on fresh storage (kafka-storage.sh format); do that only while the other voters follow.',
+      `Confirm: ${QUORUM_TOOL}.`,
+    ],
+  });
+}
+
+function metadataLogLag(q: QuorumView, r: QuorumReplica, voter: boolean, brokers: ReadonlySet<number>, margin: number): Finding {
+  const name = nodeName(r.id, voter, brokers);
+  const health = replicaHealth(r);
+  const what = health === 'not-fetching' ? 'is not fetching the metadata log' : `is behind on the metadata log${r.lag === null ? '' : ` by ${plural(r.lag, 'record')}`}`;
+  const why = voter
+    ? `Controller ${r.id} does not count toward the majority while it ${health === 'not-fetching' ? 'does not fetch' : 'lags'}; the quorum can still lose ${plural(margin, 'more voter')} before it has no leader.`
+    : `Broker ${r.id} serves metadata as of its last fetch: leaders, ISRs, topics and configs changed since are unknown to it (clients it answers may be sent to old leaders), and a broker that does not catch up stays fenced.`;
+  return makeFinding({
+    kind: 'metadata-log-lag',
+    severity: 'warning',
+    title: `${name[0]!.toUpperCase()}${name.slice(1)} ${what}`,
+    summary: why,
+    ...(voter ? { controllers: [r.id] } : { brokers: [r.id] }),
+    evidence: [
+      { label: name, value: replicaText(r), source: `leader:${q.leaderId}` },
+      { label: 'quorum', value: quorumLine(q), source: readFrom(q) },
+    ],
+    identity: [`${voter ? 'controller' : 'observer'}:${r.id}`],
+    nextActions: voter
+      ? [`Check controller ${r.id}: process, disk latency, GC pauses and its controller log (fetch errors, "Leader election", connection failures to the leader).`, `Confirm: ${QUORUM_TOOL}.`]
+      : [
+          `Check broker ${r.id}: its server.log for metadata loading errors, its path to the controllers (controller.listener.names, network), disk latency and GC pauses.`,
+          `Confirm: ${QUORUM_TOOL} (broker ${r.id} is an observer row).`,
+        ],
+  });
+}
+
+/** Every quorum finding of one snapshot (pure). */
+export function detectQuorumFindings(snapshot: ClusterSnapshot): Finding[] {
+  const q = snapshot.quorum;
+  if (!q) return [];
+  if (q.status === 'no-leader') return [quorumLost(snapshot, q)];
+  if (q.status !== 'ok' || q.voters.length === 0) return [];
+  const brokers = new Set([...snapshot.brokers.map((b) => b.id), ...(snapshot.registeredBrokers?.brokers ?? []).map((b) => b.id)]);
+  const live = new Set(snapshot.brokers.map((b) => b.id));
+  const majority = majorityOf(q.voters.length);
+  const weak = q.voters.filter((v) => replicaHealth(v) !== 'following');
+  const following = q.voters.length - weak.length;
+  const findings: Finding[] = [];
+  if (weak.length > 0 && following <= majority) findings.push(quorumAtRisk(q, weak, following, brokers));
+  else for (const v of weak) findings.push(metadataLogLag(q, v, true, brokers, following - majority));
+  for (const o of q.observers) {
+    const health = replicaHealth(o);
+    if (health === 'following') continue;
+    // An observer that stopped fetching and is not a live broker is a stopped node (the leader forgets it after a few minutes): the broker findings say that.
+    if (health === 'not-fetching' && !live.has(o.id)) continue;
+    findings.push(metadataLogLag(q, o, false, brokers, following - majority));
+  }
+  return findings;
+}
+
+/** The skipped-check line for the report: a quorum that could not be read, or ZooKeeper mode (said once, never as an error). */
+export function quorumSkippedCheck(snapshot: ClusterSnapshot): string | null {
+  const q = snapshot.quorum;
+  const kinds = QUORUM_FINDING_KINDS.join(', ');
+  if (q?.status === 'unavailable') return `Quorum checks (${kinds}): ${q.reason}.`;
+  if (q?.status === 'failed') return `Quorum checks (${kinds}) could not run: ${q.reason}`;
+  return null;
+}
+
+export const QUORUM_DETECTORS: readonly Detector[] = [{ kinds: QUORUM_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectQuorumFindings(snapshot) }];

@@ -1,0 +1,189 @@
+// Every group the brokers list, described by the API that knows its kind:
+// classic groups by DescribeGroups (API 15), consumer groups on KIP-848's
+// protocol (group.protocol=consumer, GA in 4.0) by ConsumerGroupDescribe (API
+// 69), share groups (KIP-932) by ShareGroupDescribe (API 77). DescribeGroups
+// answers a consumer-protocol group as "Dead" with no members (v0-v5; v6 says
+// GROUP_ID_NOT_FOUND): reading it that way turns a live group into a stopped
+// one. The kind comes from ListGroups v5 (Kafka 3.8+); without it (older
+// brokers, or a group that changed protocol since it was listed) a group
+// DescribeGroups does not know is asked again with ConsumerGroupDescribe where
+// the coordinator has it, as Java's Admin does. Streams groups (KIP-1071) keep
+// the state ListGroups gave; their members are not counted.
+// Bounded like the rest of the snapshot: one batch per coordinator and API.
+
+import type { GroupMemberAssignment, GroupState, GroupType, SnapshotError, TopicState } from './types.ts';
+import type { WireBroker } from './wire.ts';
+import { offsetsPartitionFor } from './group-partition.ts';
+import { kafkaError } from './errors.ts';
+import { chunk, mapLimit, withTimeout } from './limits.ts';
+import { CONSUMER_GROUP_DESCRIBE_API_KEY, ConsumerGroupDescribe, type AssignedTopic } from './protocol/consumer-group-describe.ts';
+import { SHARE_GROUP_DESCRIBE_API_KEY, ShareGroupDescribe } from './protocol/share-group-describe.ts';
+import { errorMessage } from '../runtime/errors.ts';
+
+const GROUP_ID_NOT_FOUND = 69;
+
+/** What ListGroups said of a group, and which broker said it. */
+export interface ListedGroupInfo {
+  protocolType: string;
+  brokerId: number;
+  /** ListGroups v4+. */
+  groupState?: string | null;
+  /** ListGroups v5+: classic, consumer, share, streams. */
+  groupType?: string | null;
+}
+
+export interface DescribeGroupsInput {
+  listed: ReadonlyMap<string, ListedGroupInfo>;
+  offsetsTopic: TopicState | undefined;
+  offsetsTopicPartitions: number;
+  conns: ReadonlyMap<number, WireBroker>;
+  unreachable: Set<number>;
+  /** Groups per describe request. */
+  batchSize: number;
+  concurrency: number;
+  budget: (perCall: number) => number;
+  requestTimeoutMs: number;
+  errors: SnapshotError[];
+}
+
+/** Which describe API a group goes to. */
+type Describer = 'classic' | 'consumer' | 'share';
+
+/** A listed type, or what the protocol type says when the broker listed none (share and streams groups list their own). */
+export function listedType(info: Pick<ListedGroupInfo, 'groupType' | 'protocolType'>): GroupType | null {
+  const t = (info.groupType ?? '').toLowerCase();
+  if (t === 'classic' || t === 'consumer' || t === 'share' || t === 'streams') return t;
+  if (info.protocolType === 'share' || info.protocolType === 'streams') return info.protocolType;
+  return null;
+}
+
+/** Does this group keep committed offsets (OffsetFetch), i.e. can it lag? Share groups acknowledge records instead. */
+export function commitsOffsets(g: Pick<GroupState, 'groupType'>): boolean {
+  return g.groupType !== 'share';
+}
+
+const supports = (conn: WireBroker | undefined, apiKey: number) => conn?.apiVersions?.[apiKey] !== undefined;
+
+/** DescribeGroups' answer for a group it does not know as a classic group (a consumer-protocol group, or none). */
+const unknownToClassic = (g: GroupState) => (g.error === null && g.state === 'Dead' && (g.members ?? 0) === 0) || g.error?.code === GROUP_ID_NOT_FOUND;
+
+function assignmentsOf(members: readonly { memberId: string; clientId: string; clientHost: string; memberEpoch: number; assignment: readonly AssignedTopic[] }[]): GroupMemberAssignment[] {
+  return members.map((m) => ({
+    memberId: m.memberId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    memberEpoch: m.memberEpoch,
+    partitions: m.assignment.map((t) => ({ topic: t.topic, partitions: [...t.partitions].sort((a, b) => a - b) })),
+  }));
+}
+
+export async function describeListedGroups(input: DescribeGroupsInput): Promise<GroupState[]> {
+  const { listed, conns, unreachable, errors } = input;
+  const leaderOf = new Map<number, number>((input.offsetsTopic?.partitions ?? []).map((p) => [p.partition, p.leader]));
+  const states = new Map<string, GroupState>();
+  /** Groups whose kind was not listed: DescribeGroups first, then ConsumerGroupDescribe if it does not know them. */
+  const typeUnknown = new Set<string>();
+  /** Listed as consumer groups, yet not one when described: converted to classic since (the last consumer-protocol member left). */
+  const converted = new Set<string>();
+  const queue = new Map<string, string[]>();
+  const enqueue = (describer: Describer, coordinator: number, groupId: string) => {
+    const key = `${describer}:${coordinator}`;
+    const list = queue.get(key);
+    if (list) list.push(groupId);
+    else queue.set(key, [groupId]);
+  };
+  for (const [groupId, info] of listed) {
+    const offsetsPartition = offsetsPartitionFor(groupId, input.offsetsTopicPartitions);
+    // The coordinator is the leader of the group's offsets partition; we ask it
+    // directly so an error is attributed to a known broker.
+    const leader = leaderOf.get(offsetsPartition);
+    const coordinator = leader !== undefined && leader >= 0 ? leader : info.brokerId;
+    const type = listedType(info);
+    const state: GroupState = { groupId, state: info.groupState || 'Unknown', protocolType: info.protocolType, coordinator, offsetsPartition, error: null, ...(type ? { groupType: type } : {}) };
+    states.set(groupId, state);
+    if (type === 'streams') continue;
+    if (type === null) typeUnknown.add(groupId);
+    enqueue(type === 'consumer' || type === 'share' ? type : 'classic', coordinator, groupId);
+  }
+
+  const markFailed = (ids: readonly string[], message: string) => {
+    for (const id of ids) states.get(id)!.error = { code: -1, type: 'REQUEST_FAILED', message };
+  };
+  const apiName: Record<Describer, string> = { classic: 'DescribeGroups', consumer: 'ConsumerGroupDescribe', share: 'ShareGroupDescribe' };
+  /** One batch of one describe API on one coordinator; a broker that fails is unreachable from then on. */
+  const describe = async (describer: Describer, brokerId: number, ids: string[]): Promise<void> => {
+    const conn = conns.get(brokerId);
+    if (!conn || unreachable.has(brokerId)) return markFailed(ids, `coordinator broker ${brokerId} is not reachable`);
+    try {
+      const what = `${apiName[describer]} on broker ${brokerId}`;
+      if (describer === 'classic') {
+        const res = await withTimeout(conn.describeGroups(ids), input.budget(input.requestTimeoutMs), what);
+        for (const g of res.groups) {
+          const s = states.get(g.groupId);
+          if (!s) continue;
+          s.state = g.errorCode === 0 ? g.state : 'Unknown';
+          if (g.errorCode === 0) s.members = g.members?.length ?? 0;
+          if (g.errorCode === 0 && converted.has(g.groupId)) s.groupType = 'classic';
+          if (g.protocolType) s.protocolType = g.protocolType;
+          s.error = g.errorCode === 0 ? null : kafkaError(g.errorCode);
+        }
+        return;
+      }
+      if (!supports(conn, describer === 'consumer' ? CONSUMER_GROUP_DESCRIBE_API_KEY : SHARE_GROUP_DESCRIBE_API_KEY)) {
+        // Listed with a type its coordinator cannot describe (a cluster mid-upgrade): ListGroups' state, members unknown.
+        for (const id of ids) if (states.get(id)!.state === 'Unknown') states.get(id)!.error = { code: 35, type: 'UNSUPPORTED_VERSION', message: `broker ${brokerId} does not serve ${apiName[describer]}` };
+        return;
+      }
+      const res = await withTimeout(conn.request(describer === 'consumer' ? ConsumerGroupDescribe : ShareGroupDescribe, { groupIds: ids }), input.budget(input.requestTimeoutMs), what);
+      for (const g of res.groups) {
+        const s = states.get(g.groupId);
+        if (!s) continue;
+        if (g.errorCode !== 0) {
+          if (g.errorCode === GROUP_ID_NOT_FOUND && describer === 'consumer') {
+            // Asked as a fallback and not a consumer group either: DescribeGroups' answer stands.
+            if (typeUnknown.has(g.groupId)) continue;
+            converted.add(g.groupId);
+          }
+          s.state = 'Unknown';
+          s.error = kafkaError(g.errorCode);
+          continue;
+        }
+        s.groupType = describer;
+        s.state = g.groupState;
+        s.members = g.members.length;
+        s.error = null;
+        s.epoch = { group: g.groupEpoch, assignment: g.assignmentEpoch };
+        s.assignments = assignmentsOf(g.members);
+      }
+    } catch (err) {
+      unreachable.add(brokerId);
+      errors.push({ scope: `broker:${brokerId}`, message: `${apiName[describer]}: ${errorMessage(err)}` });
+      markFailed(ids, errorMessage(err));
+    }
+  };
+  const run = (work: Map<string, string[]>) => {
+    const batches: { describer: Describer; brokerId: number; ids: string[] }[] = [];
+    for (const [key, ids] of work) {
+      const [describer, broker] = key.split(':') as [Describer, string];
+      for (const batch of chunk(ids.sort(), input.batchSize)) batches.push({ describer, brokerId: Number(broker), ids: batch });
+    }
+    return mapLimit(batches, input.concurrency, ({ describer, brokerId, ids }) => describe(describer, brokerId, ids));
+  };
+  await run(queue);
+
+  // Not listed with a type and unknown to DescribeGroups: a consumer-protocol group, where its coordinator has the API;
+  // listed as a consumer group and no longer one: DescribeGroups.
+  queue.clear();
+  for (const id of typeUnknown) {
+    const s = states.get(id)!;
+    if (s.coordinator !== null && unknownToClassic(s) && supports(conns.get(s.coordinator), CONSUMER_GROUP_DESCRIBE_API_KEY) && !unreachable.has(s.coordinator)) enqueue('consumer', s.coordinator, id);
+  }
+  for (const id of converted) enqueue('classic', states.get(id)!.coordinator!, id);
+  if (queue.size > 0) await run(queue);
+  // What DescribeGroups alone described is classic (a broker without ConsumerGroupDescribe has no other kind).
+  for (const id of typeUnknown) {
+    const s = states.get(id)!;
+    s.groupType ??= s.error === null ? 'classic' : 'unknown';
+  }
+  return [...states.values()].sort((a, b) => a.groupId.localeCompare(b.groupId));
+}
