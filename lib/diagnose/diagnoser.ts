@@ -12,7 +12,7 @@ import type { AlertMoment } from './metrics/index.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';
 
 export interface DiagnoseProgress {
-  /** e.g. "brokers probed" */
+  /** e.g. "hosts probed" (brokers' and, where the config names them, controllers' hosts) */
   stage: string;
   done: number;
   total: number;
@@ -52,7 +52,8 @@ export interface Diagnoser {
 
 /**
  * Wraps an executor so each host runs as its own call and reports back as it
- * answers: the worker edits "4/6 brokers probed" from these callbacks. The
+ * answers: the worker edits "4/6 hosts probed" from these callbacks (a
+ * cluster's hosts are its brokers' and, where the config names them, its KRaft controllers'). The
  * count is over the whole diagnosis (`total` hosts), however the probe runner
  * batches its calls. The correlation id goes into each run's comment (SSM's
  * Comment field), so a command in the SSM console leads back to the Slack request.
@@ -62,7 +63,7 @@ export function tracingExecutor(
   opts: { total: number; correlationId: string; onProgress?: (p: DiagnoseProgress) => void },
 ): Executor {
   let done = 0;
-  opts.onProgress?.({ stage: 'brokers probed', done, total: opts.total });
+  opts.onProgress?.({ stage: 'hosts probed', done, total: opts.total });
   return {
     kind: inner.kind,
     async run(targets, script) {
@@ -71,7 +72,7 @@ export function tracingExecutor(
         targets.map(async (t) => {
           const [result] = await inner.run([t], { ...script, comment });
           done++;
-          opts.onProgress?.({ stage: 'brokers probed', done: Math.min(done, opts.total), total: opts.total, brokerId: t.brokerId, commandId: result?.commandId ?? null });
+          opts.onProgress?.({ stage: 'hosts probed', done: Math.min(done, opts.total), total: opts.total, brokerId: t.brokerId, commandId: result?.commandId ?? null });
           if (!result) throw new Error(`executor returned no result for broker ${t.brokerId}`);
           return result;
         }),

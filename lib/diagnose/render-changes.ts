@@ -36,7 +36,7 @@ function quorumLeaderText(c: Extract<ClusterChange, { code: 'quorum-leader-chang
 export function describeChange(c: ClusterChange): string {
   switch (c.code) {
     case 'broker-started':
-      return `broker ${c.broker} (re)started: its process started at ${clock(c.at)} (host probe)`;
+      return `${c.node ?? 'broker'} ${c.broker} (re)started: its process started at ${clock(c.at)} (host probe)`;
     case 'broker-joined':
       return `broker ${c.broker} joined the cluster ${between(c)}`;
     case 'broker-left':

@@ -43,7 +43,8 @@ function buildChangeSchema() {
   const replicaMove = z.object({ partition: z.number(), from: z.array(z.number()), to: z.array(z.number()) });
 
   return z.discriminatedUnion('code', [
-    z.object({ code: z.literal('broker-started'), broker: z.number(), at: z.string() }),
+    /** node controller: a KRaft controller's host (a voter of the quorum), `broker` its node id. */
+    z.object({ code: z.literal('broker-started'), broker: z.number(), node: z.literal('controller').optional(), at: z.string() }),
     z.object({ code: z.literal('broker-joined'), broker: z.number(), ...when }),
     z.object({ code: z.literal('broker-left'), broker: z.number(), ...when }),
     z.object({ code: z.literal('controller-changed'), from: z.number().nullable(), to: z.number().nullable(), ...when }),
@@ -100,6 +101,8 @@ export interface ClusterFacts {
   kraft?: boolean;
   /** KRaft: the quorum leader and epoch when the quorum was read (leaderId null: it had none). */
   quorum?: { leaderId: number | null; epoch: number | null };
+  /** KRaft: the quorum's voters (controllers) when a leader answered, else as last known: a probed host among them is a controller's. */
+  controllers?: number[];
 }
 
 /** A bot operation that finished on the cluster (lib/state/cluster-ops.ts). */
@@ -146,6 +149,7 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
   const q = snapshot.quorum;
   // Known only when a leader answered or none could: a failed read says nothing about the leader.
   const quorum = q && (q.status === 'ok' || q.status === 'no-leader') ? { leaderId: q.leaderId, epoch: q.leaderEpoch } : null;
+  const controllers = q?.status === 'ok' && q.voters.length > 0 ? q.voters.map((v) => v.id).sort((a, b) => a - b) : null;
   const brokerStarts: Record<string, string> = {};
   for (const p of probes) if (p.ok && p.report.process.startedAt) brokerStarts[String(p.brokerId)] = p.report.process.startedAt;
   return {
@@ -157,6 +161,7 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
     ...(configs ? { brokerConfigs: configs.brokers } : {}),
     ...(configs?.kraft || quorum ? { kraft: true } : {}),
     ...(quorum ? { quorum } : {}),
+    ...(controllers ? { controllers } : {}),
     topics,
     complete: !snapshot.partial && !snapshot.topicFilter,
   };
@@ -261,9 +266,16 @@ export function mergeFacts(before: ClusterFacts | null, after: ClusterFacts): Cl
     ...after,
     topics: { ...before.topics, ...after.topics },
     brokerStarts: { ...before.brokerStarts, ...after.brokerStarts },
+    ...(after.controllers ?? before.controllers ? { controllers: after.controllers ?? before.controllers } : {}),
     ...(before.brokerConfigs || after.brokerConfigs ? { brokerConfigs: { ...before.brokerConfigs, ...after.brokerConfigs } } : {}),
     complete: false,
   };
+}
+
+/** Controllers from kept facts (read back from storage: checked, not trusted). */
+function keptControllers(facts: ClusterFacts | null): number[] {
+  const ids: unknown = facts?.controllers;
+  return Array.isArray(ids) ? ids.filter((id): id is number => Number.isInteger(id)) : [];
 }
 
 const changeKey = (c: ClusterChange): string => JSON.stringify(c);
@@ -291,10 +303,14 @@ export function whatChanged(
 ): WhatChanged {
   const from = nowMs - CHANGE_WINDOW_MS;
   const facts = factsOf(snapshot, probes, configs);
+  // The quorum read now, else the voters kept from the last run (a lost quorum names none); a node Metadata lists is a broker.
+  const controllers = new Set((facts.controllers ?? keptControllers(kept.facts)).filter((id) => !facts.brokers.includes(id)));
+  if (!facts.controllers && controllers.size > 0) facts.controllers = [...controllers].sort((a, b) => a - b);
   const fresh: ClusterChange[] = [];
   for (const [broker, startedAt] of Object.entries(facts.brokerStarts)) {
     const t = Date.parse(startedAt);
-    if (Number.isFinite(t) && t >= from && t <= nowMs + 60_000) fresh.push({ code: 'broker-started', broker: Number(broker), at: new Date(t).toISOString() });
+    const node = controllers.has(Number(broker)) ? { node: 'controller' as const } : {};
+    if (Number.isFinite(t) && t >= from && t <= nowMs + 60_000) fresh.push({ code: 'broker-started', broker: Number(broker), ...node, at: new Date(t).toISOString() });
   }
   if (kept.facts) fresh.push(...diffFacts(kept.facts, facts));
   const seen = new Set<string>();

@@ -111,12 +111,20 @@ export async function readElrInto(
   topicFilter: readonly string[] | null,
   pageBudget: () => number,
   errors: SnapshotError[],
+  /** Settles with a reason to stop waiting (the snapshot: the quorum is known lost); Metadata's view then stands, and a later answer is dropped. */
+  stopWaiting?: Promise<string>,
 ): Promise<'DescribeTopicPartitions' | 'Metadata'> {
   const expectedPartitions = topics.reduce((n, t) => n + t.partitions.length, 0);
   const failures: string[] = [];
+  const stop = stopWaiting?.then((reason) => ({ stoppedBecause: reason }));
   // One broker answers for all; a second only when the first failed, never a third.
   for (const conn of brokers.slice(0, 2)) {
-    const read = await readPartitionDetails(conn, { topics: topicFilter, expectedPartitions, pageBudget });
+    const reading = readPartitionDetails(conn, { topics: topicFilter, expectedPartitions, pageBudget });
+    const read = stop ? await Promise.race([reading, stop]) : await reading;
+    if ('stoppedBecause' in read) {
+      errors.push({ scope: 'elr', message: `eligible leader replicas unknown (${read.stoppedBecause}): partitions as Metadata lists them` });
+      return 'Metadata';
+    }
     if (read.status === 'unsupported') return 'Metadata';
     if (read.status === 'read') {
       applyPartitionDetails(topics, read.partitions);

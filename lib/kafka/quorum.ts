@@ -7,8 +7,10 @@
 // a connection of its own: a broker handles one request per connection at a
 // time, so a DescribeQuorum held there would stall every later request of the
 // snapshot on that connection (measured on 4.4: DescribeTopicPartitions and
-// DescribeCluster waited out their timeouts behind it). Never throws: the view
-// says what happened (lib/kafka/quorum-view.ts).
+// DescribeCluster waited out their timeouts behind it), closed without waiting
+// for the held request. Never throws: the view says what happened
+// (lib/kafka/quorum-view.ts). whenQuorumLost lets the snapshot's other reads stop
+// waiting once the quorum is known lost.
 import { DescribeQuorum, DESCRIBE_QUORUM_API_KEY } from './protocol/describe-quorum.ts';
 import { quorumViewFrom, quorumViewWithout, type QuorumView } from './quorum-view.ts';
 import { KafkaErrorCode, kafkaError } from './errors.ts';
@@ -63,8 +65,9 @@ async function ask(shared: WireBroker, open: OpenConnection, boundMs: number, no
     if (isTimeout(err)) return { broker, kind: 'no-leader', outcome: `no answer within ${boundMs} ms` };
     return { broker, kind: 'error', outcome: errorMessage(err) };
   } finally {
-    // Frees the broker's side too (it would hold the forwarded request for its own timeout).
-    void conn.disconnect();
+    // Closed at once, the request still held failed on our side: kafkajs's disconnect would wait for it until the
+    // connection's request timeout (10 s), and the snapshot closing its connections with it. Frees the broker's side too.
+    void conn.abandon();
   }
 }
 
@@ -127,4 +130,16 @@ export async function afterQuorum<T>(quorum: Promise<QuorumView>, send: () => Pr
   const q = await quorum;
   if (q.status === 'no-leader') throw new Error('no active controller (the KRaft quorum has no leader): not asked');
   return send();
+}
+
+/** What the snapshot says of a read it stopped waiting for once the quorum was known lost. */
+export const NO_QUORUM_LEADER = 'not known: no quorum leader';
+
+/**
+ * Settles once the read found no quorum leader, with its view; never when a
+ * leader answered or the read failed otherwise. A race partner for reads the
+ * absent controller could hold (they stop waiting, and say why).
+ */
+export function whenQuorumLost(quorum: Promise<QuorumView>): Promise<QuorumView> {
+  return quorum.then((q) => (q.status === 'no-leader' ? q : new Promise<never>(() => {})));
 }

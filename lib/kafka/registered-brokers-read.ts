@@ -23,7 +23,7 @@ async function readAt(conn: RegistrySource, budget: () => number): Promise<Regis
     await withTimeout(conn.connect(), budget(), `connect to ${who}`);
     const range = conn.apiVersions?.[DESCRIBE_CLUSTER_API_KEY];
     if (!range) return unsupported(`${who} does not serve DescribeCluster`);
-    if (range.maxVersion < DESCRIBE_CLUSTER_FENCED_VERSION) return unsupported(`${who} serves DescribeCluster v${range.minVersion}-v${range.maxVersion}`);
+    if (range.maxVersion < DESCRIBE_CLUSTER_FENCED_VERSION) return unsupported(`${who} serves DescribeCluster ${range.minVersion === range.maxVersion ? `v${range.maxVersion}` : `v${range.minVersion}-v${range.maxVersion}`}`);
     const res = await withTimeout(
       conn.request(DescribeCluster, { includeClusterAuthorizedOperations: false, endpointType: ENDPOINT_TYPE_BROKERS, includeFencedBrokers: true }),
       budget(),

@@ -16,7 +16,8 @@ import { anyLag, readConsumerSample } from './consumer-offsets.ts';
 import { readElrInto } from './partition-details.ts';
 import { commitsOffsets, describeListedGroups, type ListedGroupInfo } from './groups.ts';
 import { readRegisteredBrokers } from './registered-brokers-read.ts';
-import { afterQuorum, QUORUM_READ_TIMEOUT_MS, readQuorum } from './quorum.ts';
+import { afterQuorum, NO_QUORUM_LEADER, QUORUM_READ_TIMEOUT_MS, readQuorum, whenQuorumLost } from './quorum.ts';
+import type { RegisteredBrokersView } from './registered-brokers.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
@@ -194,6 +195,9 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
 
     // The KRaft quorum, through two brokers under a short bound; reads only the controller answers wait for it, and are not sent without a leader.
     const quorumRead = readQuorum(healthyBrokers().map((id) => brokerConns.get(id)!), { open, timeoutMs: budget(QUORUM_READ_TIMEOUT_MS), now });
+    // Reads the brokers answer from their metadata but that an absent controller could hold: once the quorum is
+    // known lost they stop waiting, and the snapshot says why (topics keep Metadata's view).
+    const quorumLost = whenQuorumLost(quorumRead).then(() => NO_QUORUM_LEADER);
     const [configs, , partitionSource, registeredBrokers] = await Promise.all([
       describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, options.configBatchSize ?? 200, concurrency, budget, wireOptions.requestTimeoutMs, errors),
       (async () => {
@@ -216,9 +220,12 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
         }
       })(),
       // Same snapshot, ELR added where the brokers serve it (else Metadata's view stands).
-      readElrInto(topics, healthyBrokers().map((id) => brokerConns.get(id)!), topicFilter, () => budget(wireOptions.requestTimeoutMs), errors),
+      readElrInto(topics, healthyBrokers().map((id) => brokerConns.get(id)!), topicFilter, () => budget(wireOptions.requestTimeoutMs), errors, quorumLost),
       // Fenced brokers (KIP-1073), where the line can list them; never an error (the view says why not).
-      readRegisteredBrokers(healthyBrokers().map((id) => brokerConns.get(id)!), () => budget(wireOptions.requestTimeoutMs)),
+      Promise.race([
+        readRegisteredBrokers(healthyBrokers().map((id) => brokerConns.get(id)!), () => budget(wireOptions.requestTimeoutMs)),
+        quorumLost.then((reason): RegisteredBrokersView => ({ status: 'failed', brokers: [], reason, answeredBy: null })),
+      ]),
     ]);
     for (const t of topics) t.config = configs.get(t.name) ?? null;
 

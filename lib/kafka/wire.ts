@@ -44,7 +44,7 @@ interface KafkajsBroker {
   lookupRequest(apiKey: number, definition: RequestDefinition): ProtocolFactory;
   /** ApiVersions of this broker, known once connected. */
   versions: Record<number, ApiVersionRange> | null;
-  connectionPool: { send(protocolRequest: unknown): Promise<unknown> };
+  connectionPool: { send(protocolRequest: unknown): Promise<unknown>; pool?: { rejectRequests(error: Error): void }[] };
 }
 interface KafkajsEncoder {
   writeBuffer(b: Buffer): KafkajsEncoder;
@@ -344,6 +344,19 @@ export class WireBroker {
     } catch {
       // Closing a dead socket is not news.
     }
+  }
+
+  /**
+   * Closes the connection now, failing whatever is still in flight on it. For a
+   * request the broker holds (DescribeQuorum with no quorum leader): kafkajs's
+   * disconnect waits for every pending request, i.e. until the connection's own
+   * request timeout, and so would whoever awaits it.
+   */
+  async abandon(): Promise<void> {
+    const abandoned = new Error(`the connection to ${this.address} was closed with the request in flight`);
+    abandoned.name = 'AbandonedRequestError';
+    for (const c of this.broker.connectionPool.pool ?? []) c.rejectRequests(abandoned);
+    await this.disconnect();
   }
 
   /** This broker's ApiVersions (null before the first connect). */

@@ -181,6 +181,8 @@ export function consumerGroupLines(groups: readonly GroupBeyondEnd[], chosen: nu
           .join('; ') +
         '.',
     );
+    // Whether or not they turn out beyond it, the plan cannot commit the live ones: say why, and when it could.
+    lines.push(...refusalLines(active));
   }
   if (unread) lines.push(`Committed offsets could not all be read (${unread}): groups beyond the new end may be missing here, and the loss bound ignores them.`);
   else if (groups.length === 0) lines.push(`No consumer group has committed beyond broker ${chosen}'s end.`);

@@ -1,7 +1,7 @@
 // readQuorum: DescribeQuorum through two brokers under a short bound; what
 // each way of not answering becomes (no leader, ZooKeeper mode, a failure).
 import { describe, expect, it } from 'vitest';
-import { afterQuorum, readQuorum } from '../../lib/kafka/quorum.ts';
+import { afterQuorum, readQuorum, whenQuorumLost } from '../../lib/kafka/quorum.ts';
 import type { WireBroker } from '../../lib/kafka/wire.ts';
 import type { DescribeQuorumResult } from '../../lib/kafka/protocol/describe-quorum.ts';
 
@@ -46,7 +46,8 @@ const open = (_host: string, port: number, id: number | null): WireBroker => {
     nodeId: id,
     apiVersions: { 55: { minVersion: 0, maxVersion: 2 } },
     connect: () => Promise.resolve(),
-    disconnect: () => {
+    // Closed without waiting for what the broker holds (abandon), never through kafkajs's disconnect, which waits.
+    abandon: () => {
       disconnects++;
       return Promise.resolve();
     },
@@ -112,6 +113,17 @@ describe('readQuorum', () => {
     expect(q.status).toBe('failed');
     expect(q.reason).toMatch(/broker 1: boom; broker 2: CLUSTER_AUTHORIZATION_FAILED after \d+ ms \(Cluster authorization failed\)/);
     expect((await readQuorum([], opts(100))).status).toBe('failed');
+  });
+
+  it('whenQuorumLost settles with the view once no leader is found, and never when one answered or the read failed', async () => {
+    const lost = await whenQuorumLost(readQuorum([broker(1, 'hang')], opts(20)));
+    expect(lost.status).toBe('no-leader');
+    const never = Symbol('pending');
+    for (const b of [broker(1, answer()), broker(1, new Error('boom')), broker(1, 'unsupported')]) {
+      const quorum = readQuorum([b], opts(20));
+      await quorum;
+      expect(await Promise.race([whenQuorumLost(quorum), new Promise((r) => setImmediate(() => r(never)))])).toBe(never);
+    }
   });
 
   it('afterQuorum: a controller-only request is sent once a leader answered, never without one', async () => {

@@ -72,8 +72,8 @@ describe.skipIf(!up)('/kafka diagnose on the sandbox during incident 3 (RF 1 top
     await h.queue.idle();
     const [parent] = stub.topLevel('C0OPS');
     expect(parent, 'progress message posted').toBeDefined();
-    // The progress message was edited as each broker host answered.
-    expect(parent!.history.some((t) => /\d\/\d+ brokers probed/.test(t)), parent!.history.join(' | ')).toBe(true);
+    // The progress message was edited as each host answered.
+    expect(parent!.history.some((t) => /\d\/\d+ hosts probed/.test(t)), parent!.history.join(' | ')).toBe(true);
     expect(parent!.text).toMatch(/finding/);
     const thread = stub.thread(parent!.ts);
     expect(thread.length).toBeGreaterThanOrEqual(1);

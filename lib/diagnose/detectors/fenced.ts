@@ -28,6 +28,17 @@ export function processOf(id: number, probes: readonly HostProbeOutcome[], hostA
   return p.running ? { state: 'running', pid: p.pid, startedAt: p.startedAt, recovering: o.report.recoveryInProgress } : { state: 'not-running' };
 }
 
+/**
+ * What to say of a broker the controller still counts as live and unfenced that
+ * does not answer us while its host says its process is gone: it died within
+ * the broker session timeout (killed, crashed) and will be fenced once that
+ * passes. null unless the host probe says so.
+ */
+export function goneButNotFenced(id: number, probes: readonly HostProbeOutcome[]): string | null {
+  if (processOf(id, probes, probes.length > 0).state !== 'not-running') return null;
+  return `Its process is not running on its host: it stopped or crashed moments ago, and the controller still counts it as registered and unfenced until its broker session times out (broker.session.timeout.ms, 9 s by default); after that it is reported as fenced.`;
+}
+
 function replicasOn(snapshot: ClusterSnapshot, id: number): { replicas: number; offline: number } {
   let replicas = 0;
   let offline = 0;
@@ -54,7 +65,9 @@ export function unregisterCommand(snapshot: ClusterSnapshot, id: number): string
 function fencedFinding(snapshot: ClusterSnapshot, b: RegisteredBroker, proc: FencedProcess): Finding {
   const id = b.id;
   const { replicas, offline } = replicasOn(snapshot, id);
-  const holds = replicas > 0 ? `${plural(replicas, 'replica')} assigned to it` : 'no replica assigned to it';
+  // A topic-limited diagnosis read some topics only: "no replica" is then no replica of those.
+  const only = snapshot.topicFilter?.length ? snapshot.topicFilter.join(', ') : null;
+  const holds = replicas > 0 ? `${plural(replicas, 'replica')} assigned to it` : only ? `no replica of ${only} assigned to it` : 'no replica assigned to it';
   const notNetwork = 'This is not a network problem between us and a live broker: the controller itself has taken it out of service, and no partition can elect it until it heartbeats again.';
   const title =
     proc.state === 'running'
@@ -72,8 +85,8 @@ function fencedFinding(snapshot: ClusterSnapshot, b: RegisteredBroker, proc: Fen
         : `Broker ${id} is still registered with the controller but fenced: it does not heartbeat (stopped, crashed, or cut off from the controllers; ${proc.why}, so whether its process runs is not known).`;
   const impact =
     replicas > 0
-      ? ` Its ${plural(replicas, 'replica')} are out of every ISR while it is fenced${offline > 0 ? `; ${plural(offline, 'partition')} it holds have no leader` : ''}.`
-      : ' It holds no replica: if it has been decommissioned, it only stays registered, and a registered broker (fenced or not) must still support every feature level the cluster is upgraded to.';
+      ? ` Its ${plural(replicas, 'replica')} ${replicas === 1 ? 'is' : 'are'} out of every ISR while it is fenced${offline > 0 ? `; ${plural(offline, 'partition')} it holds ${offline === 1 ? 'has' : 'have'} no leader` : ''}.`
+      : `${only ? ` It holds no replica of ${only} (other topics were not read).` : ' It holds no replica.'} If it has been decommissioned, it only stays registered, and a registered broker (fenced or not) must still support every feature level the cluster is upgraded to.`;
   const evidence: Evidence[] = [
     { label: 'registration', value: `broker ${id} at ${b.host}:${b.port}${b.rack ? `, rack ${b.rack}` : ''}: registered, fenced`, source: `DescribeCluster${snapshot.registeredBrokers?.answeredBy != null ? ` (broker ${snapshot.registeredBrokers.answeredBy})` : ''}` },
     { label: 'live brokers', value: snapshot.brokers.map((x) => x.id).join(',') || 'none', source: 'metadata' },
@@ -96,7 +109,7 @@ function fencedFinding(snapshot: ClusterSnapshot, b: RegisteredBroker, proc: Fen
     nextActions.push(
       replicas > 0
         ? `If broker ${id} has been decommissioned for good: its ${plural(replicas, 'replica')} must be moved to other brokers first (/kafka drain ${id}); unregister it only once it holds none.`
-        : `If broker ${id} has been decommissioned, unregister it: ${unregisterCommand(snapshot, id)} (add --command-config for a secured listener).`,
+        : `If broker ${id} has been decommissioned${only ? ` and holds no replica of any topic (this diagnosis read ${only} only: diagnose every topic to be sure)` : ''}, unregister it: ${unregisterCommand(snapshot, id)} (add --command-config for a secured listener).`,
     );
   }
   return makeFinding({
