@@ -153,7 +153,7 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
   if (othersDown.length > 0) {
     const registered = snapshot.registeredBrokers?.status === 'read' && othersDown.every((b) => registrationOf(snapshot, b) === 'live');
     reasons.push(
-      `Other brokers are not answering (${othersDown.join(', ')})${registered ? ', although the controller counts them as live and unfenced (the network path to them or their request handling, not a stopped process)' : ''}: restart one broker at a time, and only on a healthy cluster.`,
+      `Other brokers are not answering (${othersDown.join(', ')})${registered ? ', although the controller counts them as live and unfenced (the network path to them or their request handling; a stopped process only if it stopped less than a broker session timeout ago)' : ''}: restart one broker at a time, and only on a healthy cluster.`,
     );
   }
   // No restart while the quorum has no leader; a combined node is also judged as a voter.

@@ -375,8 +375,8 @@ function isIdle(g: CommittedGroup): boolean {
 
 /**
  * What Kafka does with an admin OffsetCommit (generation / member epoch -1, empty member id) into
- * the group now. Measured on 4.4.0: an Empty group takes it (both protocols); a live classic group
- * and a consumer-protocol group with members refuse it with UNKNOWN_MEMBER_ID.
+ * the group now. Measured on 4.4.0 (test/kafka/consumer-protocol.int.test.ts): an Empty group takes it (both
+ * protocols); a live classic group and a consumer-protocol group with members (frozen ones too) refuse it: UNKNOWN_MEMBER_ID.
  */
 function adminCommitVerdict(g: CommittedGroup): GroupBeyondEnd['adminCommit'] {
   if (isIdle(g)) return 'accepted';

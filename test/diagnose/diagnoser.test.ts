@@ -27,7 +27,7 @@ describe('tracingExecutor', () => {
     expect(first.map((r) => r.commandId)).toEqual(['cmd-1', 'cmd-2']);
     expect(inner.runs.map((r) => r.targets.length)).toEqual([1, 1, 1]);
     expect(seen.map((p) => `${p.done}/${p.total}`)).toEqual(['0/3', '1/3', '2/3', '3/3']);
-    expect(seen.at(-1)).toMatchObject({ brokerId: 3, commandId: 'cmd-3', stage: 'brokers probed' });
+    expect(seen.at(-1)).toMatchObject({ brokerId: 3, commandId: 'cmd-3', stage: 'hosts probed' });
   });
 
   it('puts the correlation id in the command comment, within SSM’s 100 characters', async () => {

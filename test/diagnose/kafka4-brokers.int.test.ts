@@ -21,6 +21,7 @@ import { sandboxTarget } from '../../lib/cli/sandbox-target.ts';
 import type { DiagnosisReport, Finding } from '../../lib/diagnose/types.ts';
 import { openAdmin, type KafkaAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
+import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, kafkaTool, offsetsPartitionFor, sleep, waitFor, withAdmin } from '../../sandbox/client.ts';
 import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
@@ -105,7 +106,14 @@ describe.skipIf(!up || !kraft4)('fenced brokers on Kafka 4 (KIP-1073)', { timeou
     expect(f!.nextActions.join('\n')).not.toMatch(/kafka-cluster\.sh unregister/);
     expect(report.skippedChecks.join('\n')).not.toMatch(/Fenced brokers/);
     // Kafka's own tool: 3 registered and fenced, 1 and 2 unfenced; without --include-fenced-brokers 3 is not listed.
-    expect(Object.fromEntries(await listEndpoints(settings, bootstrap))).toMatchObject({ 1: 'unfenced', 2: 'unfenced', 3: 'fenced' });
+    const tool = Object.fromEntries(await listEndpoints(settings, bootstrap));
+    expect(tool).toMatchObject({ 1: 'unfenced', 2: 'unfenced', 3: 'fenced' });
+    // Our DescribeCluster v2 read says the same of every registered broker.
+    const snap = await takeSnapshot(connection, { topics: [held], timeoutMs: 20_000 });
+    console.log(`[fenced] DescribeCluster v2: ${JSON.stringify(snap.registeredBrokers)}`);
+    expect(snap.registeredBrokers?.status).toBe('read');
+    expect(Object.fromEntries(snap.registeredBrokers!.brokers.map((b) => [b.id, b.fenced ? 'fenced' : 'unfenced']))).toEqual(tool);
+    expect(snap.brokers.map((b) => b.id)).toEqual([1, 2]);
     expect(await kafkaCluster(settings, ['list-endpoints', '--bootstrap-server', bootstrap])).not.toMatch(/^3\s/m);
   }
 
@@ -260,6 +268,7 @@ describe.skipIf(!up || !kraft4)('an open transaction whose coordinator has no le
     const unresolved = report.findings.filter((f) => f.kind === 'transaction-unresolved');
     expect(unresolved, JSON.stringify(report.findings.map((f) => [f.kind, f.title]))).toHaveLength(1);
     const f = unresolved[0]!;
+    console.log(`[txn] ${f.title}\n${f.summary}\n${f.evidence.map((e) => `  ${e.label}: ${e.value}`).join('\n')}\n  next: ${f.nextActions.join(' | ')}`);
     expect(report.findings.filter((x) => x.kind === 'hanging-transaction' || x.kind === 'lso-stalled')).toEqual([]);
     expect(f.title).toBe(`Open transaction on ${topic}-0 from offset 11 holds the LSO; its coordinator cannot be asked yet`);
     expect(f.affected).toMatchObject({ partitions: [{ topic, partition: 0 }], brokers: [3] });
@@ -288,7 +297,7 @@ describe.skipIf(!up || !kraft4)('an open transaction whose coordinator has no le
       if (after.findings.some((x) => x.kind === 'hanging-transaction')) break;
       await sleep(2_000);
     }
-    console.log(`[txn] hanging-transaction ${elapsed(t1)} after broker 1 started`);
+    console.log(`[txn] hanging-transaction ${elapsed(t1)} after broker 1 started: ${after!.findings.find((x) => x.kind === 'hanging-transaction')?.summary}`);
     const hanging = after!.findings.filter((x) => x.kind === 'hanging-transaction');
     expect(hanging, JSON.stringify(after!.findings.map((x) => [x.kind, x.title]))).toHaveLength(1);
     expect(after!.findings.filter((x) => x.kind === 'transaction-unresolved')).toEqual([]);

@@ -39,6 +39,18 @@ export function goneButNotFenced(id: number, probes: readonly HostProbeOutcome[]
   return `Its process is not running on its host: it stopped or crashed moments ago, and the controller still counts it as registered and unfenced until its broker session times out (broker.session.timeout.ms, 9 s by default); after that it is reported as fenced.`;
 }
 
+/**
+ * A live, unfenced broker that does not answer us, its process not known to be
+ * gone: the path to it or its request handling; a stopped process only if it
+ * stopped within the broker session timeout (not yet fenced), unless its host says it runs.
+ */
+export function unfencedSilentNote(id: number, probes: readonly HostProbeOutcome[]): string {
+  const text = 'The controller counts it as registered and unfenced (it heartbeats), so the trouble is on the path between us and it (network, listener, TLS/SASL) or in its request handling';
+  return processOf(id, probes, probes.length > 0).state === 'running'
+    ? `${text}, not a stopped process.`
+    : `${text}, unless it stopped less than a broker session timeout ago (broker.session.timeout.ms, 9 s by default): the controller fences a broker only then, and the next diagnosis would show it fenced.`;
+}
+
 function replicasOn(snapshot: ClusterSnapshot, id: number): { replicas: number; offline: number } {
   let replicas = 0;
   let offline = 0;

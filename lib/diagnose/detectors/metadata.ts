@@ -17,8 +17,7 @@ import {
 import { isUnavailable, isUnderReplicated, minIsrOf, replicationFactor } from '../partition-filters.ts';
 import { offlineElrNote } from '../elr-notes.ts';
 import { returnElectionText } from '../../operations/elr.ts';
-import { fencedBrokers, registrationOf } from '../../kafka/registered-brokers.ts';
-import { goneButNotFenced } from './fenced.ts';
+import { unreachableBrokers } from './unreachable.ts';
 import { findingsOf, runDetectors, viewOnce, type Detector, type DetectionInput } from '../detector.ts';
 
 interface Bucket {
@@ -50,10 +49,6 @@ function add(bucket: Bucket, topic: TopicState, p: PartitionState): void {
   if (bucket.samples.length < MAX_EVIDENCE_SAMPLES) bucket.samples.push(describePartition(topic.name, p));
   if (topic.config?.uncleanLeaderElectionEnable) bucket.uncleanTopics.add(topic.name);
   bucket.minIsrByTopic.set(topic.name, minIsrOf(topic));
-}
-
-function sortedIds(ids: Iterable<number>): number[] {
-  return [...ids].sort((a, b) => a - b);
 }
 
 function notIn(ids: readonly number[], set: { has(id: number): boolean }): number[] {
@@ -327,57 +322,6 @@ function replicationFactorOne({ rfOne }: MetadataView): Finding[] {
   return findings;
 }
 
-/** Brokers down, or registered but not answering. Registered-but-fenced brokers are broker-fenced's (detectors/fenced.ts). */
-function unreachableBrokers({ snapshot, probes, live, replicasOnDeadBrokers }: MetadataView): Finding[] {
-  const findings: Finding[] = [];
-  const unreachable = new Set(snapshot.unreachableBrokers);
-  const fenced = new Set(fencedBrokers(snapshot).map((b) => b.id));
-  const registrationsRead = snapshot.registeredBrokers?.status === 'read';
-  for (const id of sortedIds(new Set([...unreachable, ...replicasOnDeadBrokers.keys()]))) {
-    const isLive = live.has(id);
-    if (!isLive && fenced.has(id)) continue;
-    const replicas = replicasOnDeadBrokers.get(id) ?? 0;
-    const notRegistered = !isLive && registrationOf(snapshot, id) === 'not-registered';
-    // Live, yet its host says the process is gone: it died within the broker session timeout, not yet fenced.
-    const gone = isLive ? goneButNotFenced(id, probes) : null;
-    const summary = isLive
-      ? `Broker ${id} is in the cluster's live broker list but did not answer our requests in time.` +
-        (gone
-          ? ` ${gone}`
-          : ' A broker that is registered but not serving (hung, GC, disk stall) is how a hung leader with an ISR of one becomes a leaderless partition.' +
-            (registrationsRead ? ' The controller counts it as registered and unfenced (it heartbeats), so the trouble is on the path between us and it (network, listener, TLS/SASL) or in its request handling, not a stopped process.' : ''))
-      : notRegistered
-        ? `Broker ${id} holds ${plural(replicas, 'replica')} but is not registered with the controller at all (unregistered, or never started with this id): nothing serves those replicas until a broker with id ${id} registers, or they are reassigned.`
-        : `Broker ${id} holds ${plural(replicas, 'replica')} but is not in the live broker list: it is stopped, crashed, fenced or cut off.`;
-    findings.push(
-      makeFinding({
-        kind: 'broker-unreachable',
-        severity: 'error',
-        title: gone ? `Broker ${id}'s process is not running; the controller has not fenced it yet` : isLive ? `Broker ${id} is registered but not answering` : notRegistered ? `Broker ${id} is not registered (${plural(replicas, 'replica')} assigned to it)` : `Broker ${id} is down (${plural(replicas, 'replica')} assigned to it)`,
-        summary,
-        brokers: [id],
-        evidence: [
-          { label: 'live brokers', value: sortedIds(live).join(',') || 'none', source: 'metadata' },
-          ...(isLive ? [{ label: 'request', value: errorsFor(snapshot, id) || 'no answer within the timeout', source: `broker:${id}` }] : []),
-          ...(replicas ? [{ label: 'replicas assigned', value: String(replicas), source: 'metadata' }] : []),
-          ...(registrationsRead ? [{ label: 'registration', value: isLive ? 'registered, unfenced' : notRegistered ? 'not registered' : 'registered, unfenced since the metadata was read', source: 'DescribeCluster' }] : []),
-          ...(gone ? [{ label: 'process', value: 'not running', source: `broker:${id}` }] : []),
-        ],
-        identity: [`broker:${id}`],
-        nextActions: [
-          gone
-            ? `Find out why broker ${id} stopped (systemd journal, server.log) and start it if it is meant to serve.`
-            : isLive && registrationsRead
-              ? `Check the path to broker ${id} (its advertised listener, DNS, firewall, TLS/SASL) and its request handling (server.log, thread dumps): it heartbeats to the controller but does not answer us.`
-              : `Check broker ${id}'s process and host (host probe, systemd journal, server.log).`,
-          'Do not restart other brokers while this one is down.',
-        ],
-      }),
-    );
-  }
-  return findings;
-}
-
 const metadataView = viewOnce(({ snapshot, probes }) => classifyPartitions(snapshot, probes));
 const fromView =
   (rule: (view: MetadataView) => Finding[]) =>
@@ -397,12 +341,4 @@ export const METADATA_DETECTORS: readonly Detector[] = [
 
 export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
   return findingsOf(runDetectors(METADATA_DETECTORS, { snapshot, probes, lagHistory: [] }));
-}
-
-function errorsFor(snapshot: ClusterSnapshot, brokerId: number): string {
-  return snapshot.errors
-    .filter((e) => e.scope === `broker:${brokerId}`)
-    .map((e) => e.message)
-    .slice(0, 3)
-    .join(' | ');
 }
