@@ -12,15 +12,31 @@
 // leader's clock (quorum-view.ts), never ours.
 import { majorityOf, type QuorumReplica, type QuorumView } from './quorum-view.ts';
 
+/** How long a replica may go without fetching, or without catching up, before it no longer counts as following. */
+export interface FollowTolerance {
+  /** A replica that fetched within this is fetching. */
+  fetchRecentMs: number;
+  /** A replica last caught up with the leader's log end within this is caught up. */
+  caughtUpRecentMs: number;
+  /** Without timestamps (DescribeQuorum v0): caught up at this many records behind or fewer. */
+  laggingRecords: number;
+}
+
 /**
- * A voter that fetched within this is fetching. Kafka's followers fetch
- * continuously (controller.quorum.fetch.timeout.ms is 2 s, and a leader that
- * hears from no majority within 1.5 times that resigns); 5 s leaves room for a
- * loaded host without calling a stopped controller alive.
+ * Kafka's followers fetch continuously (controller.quorum.fetch.timeout.ms is
+ * 2 s, and a leader that hears from no majority within 1.5 times that
+ * resigns); 5 s leaves room for a loaded host without calling a stopped
+ * controller alive. Operations (may this controller stop now? is the one just
+ * restarted back?) ask for a voter that is caught up now.
  */
 export const QUORUM_FETCH_RECENT_MS = 5_000;
-/** A voter last caught up with the leader's log end within this is caught up. */
-export const QUORUM_CAUGHT_UP_RECENT_MS = 5_000;
+export const OPERATION_TOLERANCE: FollowTolerance = { fetchRecentMs: QUORUM_FETCH_RECENT_MS, caughtUpRecentMs: 5_000, laggingRecords: 0 };
+/**
+ * The diagnosis reports a replica as behind only once it has not caught up for
+ * 10 s (an idle metadata log still gains a record every 500 ms, so a healthy
+ * follower is a few records behind at any instant), or 1,000 records without timestamps.
+ */
+export const DIAGNOSIS_TOLERANCE: FollowTolerance = { fetchRecentMs: QUORUM_FETCH_RECENT_MS, caughtUpRecentMs: 10_000, laggingRecords: 1_000 };
 
 export type VoterState = 'leader' | 'caught-up' | 'lagging' | 'not-fetching';
 
@@ -33,14 +49,14 @@ export interface VoterHealth {
 }
 
 /** One voter (or observer) of an answered view. */
-export function replicaHealth(view: Pick<QuorumView, 'leaderId' | 'version'>, r: QuorumReplica): VoterHealth {
+export function replicaHealth(view: Pick<QuorumView, 'leaderId' | 'version'>, r: QuorumReplica, tolerance: FollowTolerance = OPERATION_TOLERANCE): VoterHealth {
   const facts = { id: r.id, lag: r.lag, lastFetchAgeMs: r.lastFetchAgeMs, caughtUpAgeMs: r.caughtUpAgeMs };
   if (r.id === view.leaderId) return { ...facts, state: 'leader' };
   // Before v1 (no timestamps) the lag alone says it; an unknown end means it has not fetched from this leader.
   const timestamps = (view.version ?? 0) >= 1;
   if (r.logEndOffset === null) return { ...facts, state: 'not-fetching' };
-  if (timestamps && (r.lastFetchAgeMs === null || r.lastFetchAgeMs > QUORUM_FETCH_RECENT_MS)) return { ...facts, state: 'not-fetching' };
-  const caughtUp = r.lag === 0 || (timestamps && r.caughtUpAgeMs !== null && r.caughtUpAgeMs <= QUORUM_CAUGHT_UP_RECENT_MS);
+  if (timestamps && (r.lastFetchAgeMs === null || r.lastFetchAgeMs > tolerance.fetchRecentMs)) return { ...facts, state: 'not-fetching' };
+  const caughtUp = r.lag === 0 || (timestamps ? r.caughtUpAgeMs !== null && r.caughtUpAgeMs <= tolerance.caughtUpRecentMs : r.lag !== null && r.lag <= tolerance.laggingRecords);
   return { ...facts, state: caughtUp ? 'caught-up' : 'lagging' };
 }
 

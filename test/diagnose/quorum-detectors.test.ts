@@ -1,7 +1,7 @@
 // quorum-at-risk, quorum-lost and metadata-log-lag: pure functions of the
 // snapshot's quorum view (lib/kafka/quorum.ts reads it through the brokers).
 import { describe, expect, it } from 'vitest';
-import { detectQuorumFindings, quorumSkippedCheck, replicaHealth } from '../../lib/diagnose/detectors/quorum.ts';
+import { detectQuorumFindings, followHealth, quorumSkippedCheck } from '../../lib/diagnose/detectors/quorum.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { quorumViewWithout } from '../../lib/kafka/quorum-view.ts';
 import { renderReport } from '../../lib/diagnose/render-terminal.ts';
@@ -37,7 +37,7 @@ describe('quorum detectors', () => {
 
   it('a voter that never fetched from this leader (log end -1) is not fetching', () => {
     const q = quorum({ voters: [100, 101, { id: 102, behind: null }] });
-    expect(replicaHealth(q.voters[2]!)).toBe('not-fetching');
+    expect(followHealth(q, q.voters[2]!)).toBe('not-fetching');
     expect(kinds(q)).toEqual(['quorum-at-risk']);
   });
 

@@ -13,29 +13,16 @@ import { majorityOf, type QuorumReplica, type QuorumView } from '../../kafka/quo
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import type { Detector } from '../detector.ts';
+import { DIAGNOSIS_TOLERANCE, replicaHealth } from '../../kafka/quorum-health.ts';
 
 export const QUORUM_FINDING_KINDS = ['quorum-at-risk', 'quorum-lost', 'metadata-log-lag'] as const;
 
-/**
- * A replica that has not fetched for this long is not following the leader. Followers
- * fetch continuously (a long poll of well under a second); a voter stops following
- * after controller.quorum.fetch.timeout.ms (2 s by default) and starts an election.
- */
-export const NOT_FETCHING_MS = 5_000;
-/** Last caught up with the leader's end longer ago than this: behind (an idle metadata log still gains a record every 500 ms). */
-export const BEHIND_MS = 10_000;
-/** Without timestamps (DescribeQuorum v0): behind by this many records. */
-export const BEHIND_RECORDS = 1_000;
-
 export type ReplicaHealth = 'following' | 'behind' | 'not-fetching';
 
-/** How a replica other than the leader follows the metadata log (pure). */
-export function replicaHealth(r: QuorumReplica): ReplicaHealth {
-  if (r.role === 'leader') return 'following';
-  if (r.logEndOffset === null) return 'not-fetching';
-  if (r.lastFetchAgeMs !== null && r.lastFetchAgeMs > NOT_FETCHING_MS) return 'not-fetching';
-  if (r.caughtUpAgeMs !== null) return r.caughtUpAgeMs > BEHIND_MS ? 'behind' : 'following';
-  return r.lag !== null && r.lag > BEHIND_RECORDS ? 'behind' : 'following';
+/** How a replica other than the leader follows the metadata log, with the diagnosis's tolerance (lib/kafka/quorum-health.ts). */
+export function followHealth(q: QuorumView, r: QuorumReplica): ReplicaHealth {
+  const { state } = replicaHealth(q, r, DIAGNOSIS_TOLERANCE);
+  return state === 'not-fetching' ? state : state === 'lagging' ? 'behind' : 'following';
 }
 
 export function formatAge(ms: number): string {
@@ -46,8 +33,8 @@ export function formatAge(ms: number): string {
 }
 
 /** "not fetching: last fetch 42 s ago; log end 4200, 810 records behind the leader" (the leader's clock). */
-export function replicaText(r: QuorumReplica): string {
-  const health = replicaHealth(r);
+export function replicaText(q: QuorumView, r: QuorumReplica): string {
+  const health = followHealth(q, r);
   const state = health === 'not-fetching' ? 'not fetching' : health === 'behind' ? 'behind' : 'following';
   const fetched = r.lastFetchAgeMs === null ? (r.logEndOffset === null ? 'no fetch since this leader took over' : 'last fetch unknown') : `last fetch ${formatAge(r.lastFetchAgeMs)} ago`;
   const caught = r.caughtUpAgeMs === null ? '' : `, caught up ${formatAge(r.caughtUpAgeMs)} ago`;
@@ -100,7 +87,7 @@ function quorumAtRisk(q: QuorumView, weak: QuorumReplica[], following: number, b
     severity: lost ? 'critical' : 'error',
     title: lost
       ? `Controller quorum below its majority: ${following} of ${q.voters.length} voters following (${names.join(', ')} not)`
-      : `Controller quorum one failure from losing its majority: ${names.join(', ')} ${weak.length === 1 ? 'is' : 'are'} ${weak.every((r) => replicaHealth(r) === 'behind') ? 'behind' : 'not following'}`,
+      : `Controller quorum one failure from losing its majority: ${names.join(', ')} ${weak.length === 1 ? 'is' : 'are'} ${weak.every((r) => followHealth(q, r) === 'behind') ? 'behind' : 'not following'}`,
     summary: lost
       ? `Only ${following} of ${q.voters.length} controllers follow the leader, fewer than the ${majority} needed: the leader cannot commit metadata and resigns; the quorum is about to have no leader.`
       : `${following} of ${q.voters.length} controllers follow the leader, exactly the ${majority} a majority needs. Losing one more (a crash, a restart, a rolling upgrade) leaves the quorum without a leader: ` +
@@ -108,7 +95,7 @@ function quorumAtRisk(q: QuorumView, weak: QuorumReplica[], following: number, b
     controllers: weak.map((r) => r.id),
     evidence: [
       { label: 'quorum', value: quorumLine(q), source: readFrom(q) },
-      ...weak.map((r) => ({ label: `controller ${r.id}`, value: replicaText(r), source: `leader:${q.leaderId}` })),
+      ...weak.map((r) => ({ label: `controller ${r.id}`, value: replicaText(q, r), source: `leader:${q.leaderId}` })),
     ],
     identity: ['quorum', ...weak.map((r) => `controller:${r.id}`)],
     nextActions: [
@@ -124,7 +111,7 @@ function quorumAtRisk(q: QuorumView, weak: QuorumReplica[], following: number, b
 
 function metadataLogLag(q: QuorumView, r: QuorumReplica, voter: boolean, brokers: ReadonlySet<number>, margin: number): Finding {
   const name = nodeName(r.id, voter, brokers);
-  const health = replicaHealth(r);
+  const health = followHealth(q, r);
   const what = health === 'not-fetching' ? 'is not fetching the metadata log' : `is behind on the metadata log${r.lag === null ? '' : ` by ${plural(r.lag, 'record')}`}`;
   const why = voter
     ? `Controller ${r.id} does not count toward the majority while it ${health === 'not-fetching' ? 'does not fetch' : 'lags'}; the quorum can still lose ${plural(margin, 'more voter')} before it has no leader.`
@@ -136,7 +123,7 @@ function metadataLogLag(q: QuorumView, r: QuorumReplica, voter: boolean, brokers
     summary: why,
     ...(voter ? { controllers: [r.id] } : { brokers: [r.id] }),
     evidence: [
-      { label: name, value: replicaText(r), source: `leader:${q.leaderId}` },
+      { label: name, value: replicaText(q, r), source: `leader:${q.leaderId}` },
       { label: 'quorum', value: quorumLine(q), source: readFrom(q) },
     ],
     identity: [`${voter ? 'controller' : 'observer'}:${r.id}`],
@@ -158,13 +145,13 @@ export function detectQuorumFindings(snapshot: ClusterSnapshot): Finding[] {
   const brokers = new Set([...snapshot.brokers.map((b) => b.id), ...(snapshot.registeredBrokers?.brokers ?? []).map((b) => b.id)]);
   const live = new Set(snapshot.brokers.map((b) => b.id));
   const majority = majorityOf(q.voters.length);
-  const weak = q.voters.filter((v) => replicaHealth(v) !== 'following');
+  const weak = q.voters.filter((v) => followHealth(q, v) !== 'following');
   const following = q.voters.length - weak.length;
   const findings: Finding[] = [];
   if (weak.length > 0 && following <= majority) findings.push(quorumAtRisk(q, weak, following, brokers));
   else for (const v of weak) findings.push(metadataLogLag(q, v, true, brokers, following - majority));
   for (const o of q.observers) {
-    const health = replicaHealth(o);
+    const health = followHealth(q, o);
     if (health === 'following') continue;
     // An observer that stopped fetching and is not a live broker is a stopped node (the leader forgets it after a few minutes): the broker findings say that.
     if (health === 'not-fetching' && !live.has(o.id)) continue;
