@@ -31,6 +31,27 @@ describe('planDrain', () => {
     ],
   });
 
+
+  it('a fenced broker (DescribeCluster v2) is told apart from one not registered; holding nothing, it is named with the unregister command', () => {
+    const reg = (id: number, fenced: boolean) => ({ id, host: '127.0.0.1', port: 9090 + id, rack: null, fenced });
+    const withRegistrations = (registered: ReturnType<typeof reg>[], topics: Record<string, P[]>) => ({
+      ...snapshot([1, 2, 3], topics),
+      registeredBrokers: { status: 'read' as const, brokers: registered, reason: null, answeredBy: 1 },
+    });
+    const held = { t: [[2, [4, 2, 3], [2, 3]] as P] };
+    // Broker 4 holds a replica, is not live: fenced when registered, else not registered at all.
+    const fenced = plan(planDrain(withRegistrations([reg(1, false), reg(2, false), reg(3, false), reg(4, true)], held), { broker: 4 }));
+    expect(fenced.warnings).toContainEqual({ code: 'drained-broker-down', broker: 4, registration: 'fenced' });
+    expect(warningLines(fenced).join('\n')).toMatch(/broker 4 is registered but fenced \(not heartbeating/);
+    const gone = plan(planDrain(withRegistrations([reg(1, false), reg(2, false), reg(3, false)], held), { broker: 4 }));
+    expect(warningLines(gone).join('\n')).toMatch(/broker 4 is not registered with the controller/);
+    // A line that cannot tell (no registrations read): the old wording, no guess.
+    expect(warningLines(plan(planDrain(snapshot([1, 2, 3], held), { broker: 4 }))).join('\n')).toMatch(/broker 4 is not live:/);
+    // Fenced and holding nothing: nothing to drain, and how to unregister it.
+    const empty = planDrain(withRegistrations([reg(1, false), reg(2, false), reg(3, false), reg(4, true)], { t: [[1, [1, 2, 3], [1, 2, 3]]] }), { broker: 4 });
+    expect(refusal(empty)).toEqual({ code: 'nothing-to-drain', broker: 4, registration: 'fenced' });
+    expect(reason(empty)).toMatch(/kafka-cluster\.sh unregister --bootstrap-server <broker:port> --id 4/);
+  });
   it('moves every replica off the broker, keeping the replication factor, never two on one broker', () => {
     const p = plan(planDrain(s, { broker: 1 }));
     const step = p.steps[0]!;
