@@ -127,7 +127,7 @@ describe.skipIf(!ready)('consumer findings on the sandbox', () => {
     expect(f, 'below-log-start finding').toBeDefined();
     expect(f!.affected.partitions).toEqual([{ topic: 'cg-retention', partition: 0 }]);
     expect(f!.title).toContain(`lost ${start - 10} messages`);
-    expect(f!.title).toContain('(Empty)');
+    expect(f!.title).toContain('(classic protocol, Empty, 0 members)');
 
     const [ours, theirs] = [await ourView('cg-behind'), await describeGroup('cg-behind')];
     expect(ours).toEqual(theirs);
@@ -159,7 +159,7 @@ describe.skipIf(!ready)('consumer findings on the sandbox', () => {
       const f = findings.find((x) => x.kind === 'consumer-lag' && x.affected.groups.includes('cg-stalled'));
       expect(f, 'consumer-lag finding').toBeDefined();
       expect(f!.title).toContain('STALLED');
-      expect(f!.title).toContain('(Stable)');
+      expect(f!.title).toContain('(classic protocol, Stable, 1 member)');
       expect(f!.affected.partitions).toContainEqual({ topic: 'cg-stall', partition: 0 });
 
       // With writes stopped, both tools read the same committed and end offsets.
@@ -196,7 +196,7 @@ describe.skipIf(!ready)('consumer findings on the sandbox', () => {
       const f = await findingFor('consumer-offset-above-log-end', 'cg-truncated');
       expect(f, 'above-log-end finding').toBeDefined();
       expect(f!.title).toContain(`committed ${1_400 - end} offsets past the log end`);
-      expect(f!.title).toContain('(Empty)');
+      expect(f!.title).toContain('(classic protocol, Empty, 0 members)');
       expect(f!.affected.partitions).toEqual([{ topic: 'cg-truncate', partition: 0 }]);
       expect(f!.runbook).toBeTruthy();
 
