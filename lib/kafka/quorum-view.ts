@@ -125,7 +125,7 @@ export function quorumViewFrom(result: DescribeQuorumResult, version: number, at
   const voters = partition.currentVoters
     .map((v) => replicaOf(v, v.replicaId === leaderId ? 'leader' : 'follower', leaderEnd, highWatermark, leaderNow))
     .sort((a, b) => a.id - b.id);
-  const observers = partition.observers.map((o) => replicaOf(o, 'observer', leaderEnd, highWatermark, leaderNow)).sort((a, b) => a.id - b.id);
+  const observers = latestPerNode(partition.observers.map((o) => replicaOf(o, 'observer', leaderEnd, highWatermark, leaderNow)));
   const dynamic = version >= 2 && voters.some((v) => v.directoryId !== null && v.directoryId !== ZERO_DIRECTORY_ID);
   const endpoints = result.nodes.map((n) => ({ id: n.nodeId, endpoints: n.listeners.map((l) => `${l.name}://${l.host}:${l.port}`) })).sort((a, b) => a.id - b.id);
   return {
@@ -145,6 +145,22 @@ export function quorumViewFrom(result: DescribeQuorumResult, version: number, at
     dynamicQuorumSupported: version >= 2,
     ...(endpoints.length > 0 ? { voterEndpoints: endpoints } : {}),
   };
+}
+
+/**
+ * One observer per node id, the one that fetched last. A node whose storage was
+ * wiped comes back with a new directory id, and the leader keeps the old
+ * incarnation's entry (never fetching again) until it expires minutes later:
+ * that entry is not the node, which is following.
+ */
+function latestPerNode(observers: QuorumReplica[]): QuorumReplica[] {
+  const byId = new Map<number, QuorumReplica>();
+  const age = (r: QuorumReplica) => r.lastFetchAgeMs ?? Number.POSITIVE_INFINITY;
+  for (const o of observers) {
+    const seen = byId.get(o.id);
+    if (!seen || age(o) < age(seen) || (age(o) === age(seen) && (o.logEndOffset ?? -1) > (seen.logEndOffset ?? -1))) byId.set(o.id, o);
+  }
+  return [...byId.values()].sort((a, b) => a.id - b.id);
 }
 
 /** Votes needed to elect a leader or commit a record: a strict majority. */

@@ -85,6 +85,17 @@ describe('DescribeQuorum matches Kafka 4.4.0 byte for byte', () => {
 });
 
 describe('the quorum view built from an answer', () => {
+  it('a node wiped and back under a new directory id: one observer, the incarnation that fetches (the old entry lingers on the leader)', () => {
+    const decoded = DescribeQuorum.decode(2, bytes(JAVA.res2));
+    const partition = decoded.topics[0]!.partitions[0]!;
+    const live = partition.observers[0]!;
+    const stale = { ...live, directoryId: 'AAAAAAAAAAAAAAAAAAAAAA', logEndOffset: 3000, lastFetchTimestamp: live.lastFetchTimestamp! - 240_000, lastCaughtUpTimestamp: live.lastCaughtUpTimestamp! - 240_000 };
+    for (const observers of [[stale, live], [live, stale]]) {
+      const view = quorumViewFrom({ ...decoded, topics: [{ ...decoded.topics[0]!, partitions: [{ ...partition, observers }] }] }, 2, 0, 1);
+      expect(view.observers).toMatchObject([{ id: live.replicaId, logEndOffset: live.logEndOffset, lastFetchAgeMs: 50 }]);
+    }
+  });
+
   it('lag behind the leader\'s end and the high watermark, ages on the leader\'s clock, kraft.version from directory ids', () => {
     const view = quorumViewFrom(DescribeQuorum.decode(2, bytes(JAVA.res2)), 2, 1_800_000_000_000, 1);
     expect([view.status, view.leaderId, view.leaderEpoch, view.highWatermark, view.kraftVersion, view.dynamicQuorumSupported]).toEqual(['ok', 100, 7, 5000, 1, true]);
