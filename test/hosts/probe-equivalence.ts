@@ -38,10 +38,13 @@ const unnumbered = (line: unknown) => (typeof line === 'string' ? line.replace(/
 
 /** What differs between two runs by nature: the clock, and the free space of a disk others write to; and how lines are numbered. */
 function timeless(doc: Record<string, unknown>): Record<string, unknown> {
-  const { collectedAt: _c, probeDurationMs: _d, probeVersion: _v, logDirs, logs, consumerOffsets, ...rest } = doc;
+  const { collectedAt: _c, probeDurationMs: _d, probeVersion: _v, logDirs, logs, consumerOffsets, limits, ...rest } = doc;
+  // A live broker's open files and memory maps move between the two probes' runs (a client connects, a segment rolls): the limits must match, the counts be there.
+  const { openFds, mapCount, ...fixedLimits } = (limits ?? {}) as Record<string, unknown>;
+  const counted = { ...fixedLimits, openFds: typeof openFds, mapCount: typeof mapCount };
   const lines = Object.fromEntries(Object.entries(logs as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) && k !== 'files' ? v.map(unnumbered) : v]));
   const offsets = (consumerOffsets as Record<string, unknown>[]).map((o) => ({ ...o, lastLoadStart: unnumbered(o.lastLoadStart), lastLoadFinish: unnumbered(o.lastLoadFinish) }));
-  return { ...rest, logs: lines, consumerOffsets: offsets, logDirs: (logDirs as Record<string, unknown>[]).map(({ diskAvailableBytes: _a, ...d }) => d) };
+  return { ...rest, limits: counted, logs: lines, consumerOffsets: offsets, logDirs: (logDirs as Record<string, unknown>[]).map(({ diskAvailableBytes: _a, ...d }) => d) };
 }
 
 /**
