@@ -23,9 +23,11 @@ import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
 import encoderModule from 'kafkajs/src/protocol/encoder.js';
 import { type ApiDefinition, isFlexible } from './protocol/api.ts';
 import { Metadata } from './protocol/metadata.ts';
-import { ListGroups, type ListGroupsResult } from './protocol/list-groups.ts';
+import { ListGroups } from './protocol/list-groups.ts';
 import { Reader } from './protocol/codec.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
+import type { RawMetadata, RawListGroups, RawDescribeGroups, RawDescribeConfigs, RawReassignments, RawConfigEntry, RawFindCoordinator, RawDescribeGroupsFull, RawOffsetCommit } from './wire-types.ts';
+import { TOPIC_RESOURCE_TYPE } from './wire-types.ts';
 
 type ProtocolFactory = (args?: unknown) => { request: unknown; response: { decode(raw: Buffer): Promise<unknown> } };
 /** A request definition in kafkajs's shape: the versions it implements, and a factory per version. */
@@ -72,76 +74,9 @@ const Encoder = encoderModule as new () => KafkajsEncoder;
 // kafkajs logs connection errors loudly; the snapshot records them itself.
 const quietLogger = createLogger({ level: 0, logCreator: () => () => {} });
 
-// ------------------------------------------------------------ decoded shapes
-
-export interface RawMetadata {
-  brokers: { nodeId: number; host: string; port: number; rack: string | null }[];
-  clusterId: string | null;
-  controllerId: number;
-  topicMetadata: {
-    topicErrorCode: number;
-    topic: string;
-    isInternal: boolean;
-    partitionMetadata: {
-      partitionErrorCode: number;
-      partitionId: number;
-      leader: number;
-      replicas: number[];
-      isr: number[];
-      offlineReplicas?: number[];
-    }[];
-  }[];
-}
-
-/** ListGroups at the highest version both sides have (ours, lib/kafka/protocol/list-groups.ts: v5 carries each group's state and type). */
-export type RawListGroups = ListGroupsResult;
-
-export interface RawDescribeGroups {
-  groups: { errorCode: number; groupId: string; state: string; protocolType: string; members?: unknown[] }[];
-}
-
-export interface RawDescribeConfigs {
-  resources: {
-    errorCode: number;
-    errorMessage: string | null;
-    resourceType: number;
-    resourceName: string;
-    /** configSource is decoded from DescribeConfigs v1 on (1 = set on the topic itself). */
-    configEntries: { configName: string; configValue: string | null; configSource?: number }[];
-  }[];
-}
-
-export interface RawReassignments {
-  errorCode: number;
-  topics: { name: string; partitions: { partition: number; replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }[] }[];
-}
-
-export const TOPIC_RESOURCE_TYPE = 2;
-
-/** kafkajs's DescribeConfigs v1+ entry (the version negotiated with every broker from 2.0 on). */
-export interface RawConfigEntry {
-  configName: string;
-  configValue: string | null;
-  readOnly: boolean;
-  isDefault: boolean;
-  /** ConfigSource id: 1 dynamic topic, 2 dynamic broker, 3 dynamic default broker, 4 static broker, 5 default, 6 dynamic broker logger. */
-  configSource: number;
-  isSensitive: boolean;
-}
-
-export interface RawFindCoordinator {
-  errorCode: number;
-  errorMessage?: string | null;
-  coordinator: { nodeId: number; host: string; port: number };
-}
-
-export interface RawDescribeGroupsFull {
-  groups: { errorCode: number; groupId: string; state: string; protocolType: string; protocol: string; members: { memberId: string }[] }[];
-}
-
-export interface RawOffsetCommit {
-  responses: { topic: string; partitions: { partition: number; errorCode: number }[] }[];
-}
+// The decoded shapes of the kafkajs-encoded APIs (wire-types.ts), where importers have always found them.
+export type { RawMetadata, RawListGroups, RawDescribeGroups, RawDescribeConfigs, RawReassignments, RawConfigEntry, RawFindCoordinator, RawDescribeGroupsFull, RawOffsetCommit } from './wire-types.ts';
+export { TOPIC_RESOURCE_TYPE };
 
 /**
  * The version to use: the highest we implement inside the broker's range, or
