@@ -8,17 +8,10 @@
 // appended to the request item in that same write, then mirrored to its own
 // AUDIT# item by the audit log (audit-log.ts).
 
-import {
-  ConditionalCheckFailedException,
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  ResourceNotFoundException,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import * as z from 'zod';
-import { waitUntilTableActive } from '../runtime/dynamo-table.ts';
+import { SWEEP_INDEX, SWEEP_VALUE, decodeSweepCursor, encodeSweepCursor, ensureApprovalsTable } from './store-table.ts';
 import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
 import { KEY_ATTRS, pkOf, queryPrefix } from './records.ts';
@@ -30,34 +23,8 @@ import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, RunState } fro
 /** Records are kept this long after their request stops being open (DynamoDB TTL deletes lazily). */
 export const DEFAULT_RETENTION_DAYS = 400;
 
+
 const STATE_SK = 'STATE';
-/**
- * Sparse index of the requests the scheduled sweep must look at (open,
- * running, or owing cleanup): `sweep` is set only on those, so the index
- * stays as small as the number of live requests.
- */
-export const SWEEP_INDEX = 'sweep-index';
-const SWEEP_VALUE = 'OPEN';
-
-const sweepKeySchema = z.object({ pk: z.string().startsWith('REQ#').max(200), sk: z.string().max(200), sweep: z.literal(SWEEP_VALUE), sweepSince: z.number() });
-
-/** A sweep-index position as an opaque string (it travels in a sweep continuation job). */
-function encodeSweepCursor(key: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
-}
-
-function decodeSweepCursor(cursor: string): Record<string, unknown> {
-  let key: unknown;
-  try {
-    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new Error('malformed sweep cursor');
-  }
-  const parsed = sweepKeySchema.safeParse(key);
-  if (!parsed.success) throw new Error('malformed sweep cursor');
-  return parsed.data;
-}
-
 function needsSweep(r: Pick<ApprovalRequest, 'status' | 'run'>): boolean {
   return r.status === 'REQUESTED' || r.status === 'APPROVED' || r.status === 'EXECUTING' || r.run?.cleanupPending === true;
 }
@@ -110,41 +77,8 @@ export class ApprovalStore {
   }
 
   /** Creates the table (pay per request) if it does not exist; for local use and tests. */
-  async ensureTable(): Promise<void> {
-    try {
-      const { Table } = await this.client.send(new DescribeTableCommand({ TableName: this.table }));
-      if (Table?.TableStatus !== 'ACTIVE') await waitUntilTableActive(this.client, this.table);
-      return;
-    } catch (err) {
-      if (!(err instanceof ResourceNotFoundException)) throw err;
-    }
-    await this.client.send(
-      new CreateTableCommand({
-        TableName: this.table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-          { AttributeName: 'sweep', AttributeType: 'S' },
-          { AttributeName: 'sweepSince', AttributeType: 'N' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: SWEEP_INDEX,
-            KeySchema: [
-              { AttributeName: 'sweep', KeyType: 'HASH' },
-              { AttributeName: 'sweepSince', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'KEYS_ONLY' },
-          },
-        ],
-      }),
-    );
-    await waitUntilTableActive(this.client, this.table);
+  ensureTable(): Promise<void> {
+    return ensureApprovalsTable(this.client, this.table);
   }
 
   async create(request: ApprovalRequest, event: AuditEvent): Promise<'created' | 'exists' | 'too-large'> {
