@@ -24,10 +24,9 @@ import type {
   RefusalCode,
 } from './types.ts';
 import { OPEN_STATUSES } from './types.ts';
+import { clip, makeEvent } from './events.ts';
 
 /** Audit detail is stored inside the record (400 KB item limit): keep each event small. */
-const MAX_EVENT_DATA_CHARS = 4_000;
-const MAX_TEXT_CHARS = 1_000;
 
 export interface NewRequestInput<P extends ApprovablePlan> {
   id: string;
@@ -360,25 +359,6 @@ function transition<P extends ApprovablePlan>(
   return { request: { ...request, status, version, events: [...request.events, event] }, event };
 }
 
-function makeEvent(
-  request: ApprovalRequest,
-  seq: number,
-  at: number,
-  type: AuditEventType,
-  actor: string,
-  message: string,
-  data?: Record<string, unknown>,
-): AuditEvent {
-  const event: AuditEvent = { requestId: request.id, seq, at, type, actor, message: clip(message) };
-  if (data) event.data = boundData(data);
-  return event;
-}
-
-function boundData(data: Record<string, unknown>): Record<string, unknown> {
-  const json = JSON.stringify(data);
-  return json.length <= MAX_EVENT_DATA_CHARS ? data : { truncated: true, preview: json.slice(0, MAX_EVENT_DATA_CHARS) };
-}
-
 function actorOf(action: Action): string {
   if ('user' in action) return action.user;
   if ('workerId' in action) return action.workerId;
@@ -387,10 +367,6 @@ function actorOf(action: Action): string {
 
 function closedBy(user: string, at: number, reason?: string) {
   return reason ? { user, at, reason: clip(reason) } : { user, at };
-}
-
-function clip(text: string): string {
-  return text.length <= MAX_TEXT_CHARS ? text : `${text.slice(0, MAX_TEXT_CHARS - 1)}…`;
 }
 
 function refusal(code: RefusalCode, message: string): Refusal {
