@@ -27,6 +27,7 @@ import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchem
 import { errorMessage } from '../runtime/errors.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
+import { oncePoster, type OncePoster } from '../worker/post-once.ts';
 import type { OperationsBackend } from './backend.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 
@@ -77,24 +78,26 @@ function refusedPlan(payload: OpsPlanJob, reason: string, refusal?: Notice): Sla
 }
 
 async function refreshPlanMessage(ctx: OperationsContext, request: ApprovalRequest<Plan>, ref: PlanMessageRef | null): Promise<void> {
-  if (!ref) return;
-  await ctx.slack.update({ channel: ref.channel, ts: ref.ts, ...renderPlanMessage(request) }).catch((e) => ctx.log.warn('could not update plan message', { error: errorMessage(e) }));
+  if (ref) await ctx.slack.update({ channel: ref.channel, ts: ref.ts, ...renderPlanMessage(request) }).catch((e) => ctx.log.warn('could not update plan message', { error: errorMessage(e) }));
 }
 
 const auditLine = (e: { type: string; actor: string; message: string; at: number }) => `${new Date(e.at).toISOString().slice(11, 19)} ${e.type} by ${e.actor}: ${e.message}`;
 
-/** The plan message, its reference (kept before anything else is posted), the timeline event and the thread's details. */
-async function postPlan(ctx: OperationsContext, request: ApprovalRequest<Plan>, where: { channel: string; thread_ts?: string }, origin: OpsPlanJob['origin'], cluster: string, message: string): Promise<void> {
-  const { slack, log } = ctx;
-  const posted = await slack.post({ ...where, ...renderPlanMessage(request) });
-  const ref: PlanMessageRef = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
-  await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
+/** The plan message and its reference, the timeline event, the digest line, the full lists ("…and N more"):
+ * each once per request, so a retry (worker died, a post failed) completes what is missing, repeats none. */
+async function postPlan(ctx: OperationsContext, once: OncePoster, request: ApprovalRequest<Plan>, where: { channel: string; thread_ts?: string }, origin: OpsPlanJob['origin'], cluster: string, message: string): Promise<void> {
+  let ref = await planMessageRef(ctx.store, request.id);
+  if (!ref) {
+    const posted = await once.post('plan', { ...where, ...renderPlanMessage(request) });
+    ref = { channel: posted.channel, ts: posted.ts, threadTs: origin.threadTs ?? posted.ts };
+    await ctx.store.create(refKey(request.id), ref, MESSAGE_REF_TTL_SECONDS);
+  }
+  const thread = { channel: ref.channel, thread_ts: ref.threadTs };
   // The thread's postmortem timeline reads this plan's audit trail from here on.
-  await recordIncidentEvent(ctx.store, { channel: ref.channel, threadTs: ref.threadTs }, { type: 'plan', at: new Date(request.createdAt).toISOString(), requestId: request.id, cluster, kind: request.plan.kind, title: request.plan.title, requestedBy: origin.userId }, log);
-  await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `${message} · request \`${request.id}\``, blocks: [context(clip(`${message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
-  // What the plan message shortened ("…and N more"), in full in its thread.
-  for (const m of renderPlanDetails(request.plan)) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m });
-  log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
+  await once.once('timeline', () => recordIncidentEvent(ctx.store, { channel: thread.channel, threadTs: thread.thread_ts }, { type: 'plan', at: new Date(request.createdAt).toISOString(), requestId: request.id, cluster, kind: request.plan.kind, title: request.plan.title, requestedBy: origin.userId }, ctx.log));
+  await once.post('digest', { ...thread, text: `${message} · request \`${request.id}\``, blocks: [context(clip(`${message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
+  for (const [i, m] of renderPlanDetails(request.plan).entries()) await once.post(`details-${i}`, { ...thread, ...m });
+  ctx.log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
 }
 
 /** The operations feature's job kinds, for the worker's registry (lib/root/worker.ts). */
@@ -105,7 +108,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
     schema: opsPlanJobSchema,
     async run(payload, jobCtx) {
       const ctx = withDeps(jobCtx);
-      const { slack, log, job } = ctx;
+      const { log, job } = ctx;
       const origin = payload.origin;
       const where = { channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}) };
       try {
@@ -113,29 +116,26 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         const operations = needOperations(ctx);
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        // The request's id is the proposal's (stable per run and proposal) or the job's: a retry of
-        // this job (a later post failed, the invocation timed out) or a step reported twice finds
-        // it and never posts a second approvable plan.
+        // The request's id is the proposal's (stable per run and proposal) or the job's: a retry of this
+        // job or a step reported twice finds the request, and what was posted for it by purpose.
         const requestId = payload.requestId ?? job.id;
+        const once = await oncePoster(ctx, `ops-plan:${requestId}`);
         const earlier = await approvals.get(requestId);
-        if (earlier && (await planMessageRef(ctx.store, requestId))) {
-          log.info('operation plan already posted (job retried)', { requestId });
-          return;
-        }
         if (earlier) {
-          await postPlan(ctx, earlier, where, origin, cluster.name, 'approval request recorded');
+          log.info('operation plan already requested (job retried); posting only what is missing', { requestId });
+          await postPlan(ctx, once, earlier, where, origin, cluster.name, 'approval request recorded');
           return;
         }
         let planned;
         try {
           planned = await operations.plan(cluster, payload.request);
         } catch (err) {
-          await slack.post({ ...where, ...renderFailure(`Planning ${describeOpsRequest(payload.request)}`, errorMessage(err), job.correlationId) });
+          await once.post('failed', { ...where, ...renderFailure(`Planning ${describeOpsRequest(payload.request)}`, errorMessage(err), job.correlationId) });
           throw new PermanentJobError(errorMessage(err));
         }
         if (!planned.ok) {
           log.info('operation not planned', { code: planned.refusal.code });
-          await slack.post({ ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
+          await once.post('refused', { ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
           return;
         }
         const requested = await approvals.request(planned.plan, origin.userId, {
@@ -143,10 +143,10 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
           context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId, ...(payload.proposedBy ? { proposedBy: payload.proposedBy } : {}) },
         });
         if (!requested.ok) {
-          await slack.post({ ...where, ...refusedPlan(payload, requested.message) });
+          await once.post('refused', { ...where, ...refusedPlan(payload, requested.message) });
           return;
         }
-        await postPlan(ctx, requested.request, where, origin, cluster.name, requested.message);
+        await postPlan(ctx, once, requested.request, where, origin, cluster.name, requested.message);
       } finally {
         await finishActivity(ctx.store, job.id, log);
       }
@@ -163,7 +163,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
       if (!request) throw new PermanentJobError(`no approval request ${payload.requestId}`);
       const ref = await planMessageRef(ctx.store, payload.requestId);
       await refreshPlanMessage(ctx, request, ref);
-      if (payload.line && ref) await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: payload.line });
+      if (payload.line && ref) await (await oncePoster(ctx, ctx.job.id)).post('audit-line', { channel: ref.channel, thread_ts: ref.threadTs, text: payload.line });
     },
   };
 

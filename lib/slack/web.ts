@@ -13,7 +13,7 @@
 //   - when it still fails, is logged as an error and recorded for
 //     `/kafka status` (lib/state/activity.ts), then the error is thrown.
 import { ErrorCode, WebClient } from '@slack/web-api';
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, MessageMetadata } from '@slack/types';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { recordUndelivered } from '../state/activity.ts';
@@ -25,6 +25,15 @@ export interface OutgoingMessage {
   text: string;
   blocks?: KnownBlock[];
   thread_ts?: string;
+  /** Invisible to people; lets a retried job find this message again (find()). */
+  metadata?: MessageMetadata;
+}
+
+/** Where to look for a message: a channel's top level, or one thread; only messages after `oldest` (a Slack ts). */
+export interface LookupScope {
+  channel: string;
+  thread_ts?: string;
+  oldest: string;
 }
 
 /**
@@ -47,6 +56,22 @@ export interface SlackPoster {
   update(message: OutgoingMessage & { ts: string }): Promise<void>;
   upload(file: FileUpload): Promise<void>;
   respond(responseUrl: string, body: { text: string; response_type?: 'ephemeral' | 'in_channel'; blocks?: KnownBlock[]; replace_original?: boolean }): Promise<void>;
+  /**
+   * The message posted with this metadata (event_type and every event_payload
+   * field equal), null when it is not there. Throws when Slack cannot say (no
+   * history scope, not in the channel, more messages than one lookup reads).
+   * Optional: a poster without it cannot tell, and its callers post again.
+   */
+  find?(where: LookupScope, metadata: MessageMetadata): Promise<{ channel: string; ts: string } | null>;
+}
+
+/** Pages of 200 a lookup reads at most: a retry comes within minutes of its attempt, far fewer messages than this. */
+const LOOKUP_PAGES = 5;
+
+function sameMetadata(found: unknown, wanted: MessageMetadata): boolean {
+  const f = found as Partial<MessageMetadata> | undefined;
+  if (f?.event_type !== wanted.event_type || !f.event_payload) return false;
+  return Object.entries(wanted.event_payload).every(([k, v]) => f.event_payload![k] === v);
 }
 
 export interface DeliveryOptions {
@@ -153,7 +178,7 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
           await sleep(delay);
           continue;
         }
-        log?.error('slack message not delivered', { method: what.method, channel: what.channel, threadTs: what.threadTs, attempts: attempt, error: errorMessage(err), text: what.text.slice(0, 200) });
+        log?.error(what.method.startsWith('conversations.') ? 'slack lookup failed' : 'slack message not delivered', { method: what.method, channel: what.channel, threadTs: what.threadTs, attempts: attempt, error: errorMessage(err), text: what.text.slice(0, 200) });
         if (what.record && store) {
           await recordUndelivered(
             store,
@@ -170,7 +195,7 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
     post(m) {
       return lanes.run(m.channel, true, () =>
         deliver({ method: 'chat.postMessage', channel: m.channel, ...(m.thread_ts ? { threadTs: m.thread_ts } : {}), text: m.text, record: true }, async () => {
-          const out = await client.chat.postMessage({ channel: m.channel, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}), ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}) });
+          const out = await client.chat.postMessage({ channel: m.channel, text: m.text, ...(m.blocks ? { blocks: m.blocks } : {}), ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}), ...(m.metadata ? { metadata: m.metadata } : {}) });
           if (!out.ts || !out.channel) throw new Error('chat.postMessage returned no ts');
           return { channel: out.channel, ts: out.ts };
         }),
@@ -191,6 +216,24 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
           await client.files.uploadV2(f.thread_ts ? { ...common, thread_ts: f.thread_ts } : common);
         }),
       );
+    },
+    async find(where, wanted) {
+      const method = where.thread_ts ? 'conversations.replies' : 'conversations.history';
+      let cursor: string | undefined;
+      for (let page = 0; page < LOOKUP_PAGES; page++) {
+        const args = { channel: where.channel, oldest: where.oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
+        // In the channel's lane: the posts this process made before are in Slack by the time it reads.
+        const out = await lanes.run(where.channel, false, () =>
+          deliver({ method, channel: where.channel, ...(where.thread_ts ? { threadTs: where.thread_ts } : {}), text: wanted.event_type, record: false }, () =>
+            where.thread_ts ? client.conversations.replies({ ...args, ts: where.thread_ts }) : client.conversations.history(args),
+          ),
+        );
+        const hit = out.messages?.find((m) => m.ts && sameMetadata(m.metadata, wanted));
+        if (hit?.ts) return { channel: where.channel, ts: hit.ts };
+        cursor = out.response_metadata?.next_cursor;
+        if (!out.has_more || !cursor) return null;
+      }
+      throw new Error(`${method}: more than ${LOOKUP_PAGES * 200} messages since the post was attempted; cannot tell whether it is there`);
     },
     respond(url, body) {
       return deliver({ method: 'response_url', channel: '', text: body.text, record: false }, async () => {

@@ -1,6 +1,9 @@
 // A local Slack Web API: records every call the bot makes (chat.postMessage,
 // chat.update, files.uploadV2's getUploadURLExternal → upload →
 // completeUploadExternal, response_url posts) and answers like Slack does.
+// conversations.history / conversations.replies serve what was posted, with
+// each message's metadata when include_all_metadata is set (as Slack does), so
+// a retried job's lookup of what it already posted runs against real answers.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -21,6 +24,8 @@ export interface StubMessage {
   blocks: unknown[];
   /** Every text this message had, oldest first (chat.update history). */
   history: string[];
+  /** chat.postMessage's `metadata` ({ event_type, event_payload }), as posted. */
+  metadata?: unknown;
 }
 
 function readBytes(req: IncomingMessage): Promise<Buffer> {
@@ -39,6 +44,7 @@ function parseArgs(body: string, contentType: string | undefined): Record<string
   for (const [k, v] of new URLSearchParams(body)) {
     // WebClient form-encodes nested values as JSON text.
     if ((k === 'blocks' || k === 'files' || k === 'attachments') && v.startsWith('[')) args[k] = JSON.parse(v);
+    else if (k === 'metadata' && v.startsWith('{')) args[k] = JSON.parse(v);
     else args[k] = v;
   }
   return args;
@@ -89,6 +95,8 @@ export class SlackStub {
   readonly responses: { path: string; body: Record<string, unknown> }[] = [];
   /** Slack method → error code to answer with (e.g. "not_in_channel"). */
   readonly failures = new Map<string, string>();
+  /** One-shot failures: the first call to `method` whose args `match` is answered with `error`, then the entry is gone. */
+  readonly failOnce: { method: string; error: string; match: (args: Record<string, unknown>) => boolean }[] = [];
   userGroups = new Map<string, string[]>();
   /** Workspaces team.info knows: team id → its Enterprise Grid organisation (null: none). Others: team_not_found. */
   readonly teams = new Map<string, string | null>();
@@ -139,6 +147,7 @@ export class SlackStub {
     this.pendingUploads.clear();
     this.responses.length = 0;
     this.failures.clear();
+    this.failOnce.length = 0;
     this.serverErrors.clear();
     this.rateLimit = null;
   }
@@ -167,8 +176,29 @@ export class SlackStub {
     return this.messages.filter((m) => !m.thread_ts && (!channel || m.channel === channel));
   }
 
+  /** One page of a conversations.* listing: `oldest` (exclusive), `limit`, a cursor that is the next index, metadata only on request. */
+  private page(list: StubMessage[], args: Record<string, unknown>, keep?: string) {
+    // Compared as integers of microseconds: a double cannot tell two ts a microsecond apart.
+    const micros = (ts: string) => BigInt(ts.split('.')[0]!) * 1_000_000n + BigInt((ts.split('.')[1] ?? '').padEnd(6, '0').slice(0, 6));
+    const oldest = args.oldest !== undefined ? micros(String(args.oldest)) : -1n;
+    const all = list.filter((m) => m.ts === keep || micros(m.ts) > oldest);
+    const from = Number(args.cursor ?? 0);
+    const limit = Number(args.limit ?? 100);
+    const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true';
+    const messages = all.slice(from, from + limit).map((m) => ({
+      type: 'message',
+      ts: m.ts,
+      text: m.text,
+      ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+      ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+    }));
+    const more = from + limit < all.length;
+    return { ok: true, messages, has_more: more, ...(more ? { response_metadata: { next_cursor: String(from + limit) } } : {}) };
+  }
+
+  /** Slack's form: the current second, then a per-stub sequence (unique, increasing; `oldest` filters on it as on Slack). */
   private nextTs(): string {
-    return `1700000000.${String(++this.seq).padStart(6, '0')}`;
+    return `${Math.floor(Date.now() / 1000)}.${String(++this.seq).padStart(6, '0')}`;
   }
 
   private async handle(req: IncomingMessage): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
@@ -204,6 +234,8 @@ export class SlackStub {
     }
     const failure = this.failures.get(method);
     if (failure) return { status: 200, body: { ok: false, error: failure } };
+    const once = this.failOnce.findIndex((f) => f.method === method && f.match(args));
+    if (once >= 0) return { status: 200, body: { ok: false, error: this.failOnce.splice(once, 1)[0]!.error } };
     switch (method) {
       case 'chat.postMessage': {
         const ts = this.nextTs();
@@ -214,6 +246,7 @@ export class SlackStub {
           blocks: (args.blocks as unknown[]) ?? [],
           history: [String(args.text ?? '')],
           ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+          ...(args.metadata ? { metadata: args.metadata } : {}),
         };
         this.messages.push(m);
         return { status: 200, body: { ok: true, channel: m.channel, ts, message: { text: m.text } } };
@@ -246,6 +279,14 @@ export class SlackStub {
         if (!this.teams.has(id)) return { status: 200, body: { ok: false, error: 'team_not_found' } };
         const enterprise = this.teams.get(id);
         return { status: 200, body: { ok: true, team: { id, name: id, ...(enterprise ? { enterprise_id: enterprise } : {}) } } };
+      }
+      case 'conversations.history':
+        return { status: 200, body: this.page(this.topLevel(String(args.channel)).reverse(), args) };
+      case 'conversations.replies': {
+        const parent = this.messages.find((m) => m.channel === args.channel && m.ts === args.ts && !m.thread_ts);
+        if (!parent) return { status: 200, body: { ok: false, error: 'thread_not_found' } };
+        // The parent first, then its replies oldest first; `oldest` filters the replies.
+        return { status: 200, body: this.page([parent, ...this.thread(parent.ts).filter((m) => m.channel === parent.channel)], args, parent.ts) };
       }
       case 'usergroups.users.list':
         return { status: 200, body: { ok: true, users: this.userGroups.get(String(args.usergroup)) ?? [] } };
