@@ -28,6 +28,8 @@ import { listOf } from './lists.ts';
 import { kindOf } from './registry.ts';
 import { noticeText, noticesText } from './render-text.ts';
 import { quorumRefusal } from './quorum-gate.ts';
+import { describeChange } from './describe-change.ts';
+import { handOverLeftovers, LEDGER_NAME, releaseKeepingLiveThrottles } from './throttle-handover.ts';
 import { runStep, type StepContext } from './steps.ts';
 import type { ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanKind, PlanStepAction } from './types.ts';
@@ -36,6 +38,8 @@ import type { RestartIo } from './restart.ts';
 
 export type { OperationIo } from './kind.ts';
 export { cancelOwnReassignments, reassignedPartitions } from './compensation.ts';
+export { describeChange } from './describe-change.ts';
+export { LEDGER_NAME } from './throttle-handover.ts';
 
 /** What the thread hears about a run. Failures to post never stop the run. */
 export interface RunReporter {
@@ -108,7 +112,6 @@ export const PARK_GRACE_MS = 60_000;
 const PARK_MARGIN_MS = 5_000;
 /** Transient failures (cluster unreachable...) are retried on later ticks; this many in a row are fatal. */
 export const MAX_CONSECUTIVE_ERRORS = 20;
-export const LEDGER_NAME = 'throttles';
 /** What the compensation has finished so far (so the sweep repeats only what is still owed). */
 export const COMPENSATION_NAME = 'compensation';
 /** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
@@ -261,6 +264,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
       const resumedFrom = typeof run.data?.resumedFrom === 'string' ? run.data.resumedFrom : null;
       let outcome;
       try {
+        // What our finished runs still owe where this step throttles is theirs to release, not the operator's.
+        await handOverLeftovers(step, { approvals, requestId, cluster: clusterName, admin: connected, snapshot: () => input.io.snapshot(topics), ledger });
         outcome = await runStep(step, ctxFor(connected, resumedFrom));
       } catch (err) {
         const c = classify(err);
@@ -350,7 +355,8 @@ export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: O
   try {
     const plan = request.plan;
     const restart = plan.steps.some((s) => HOST_ACTIONS.has(s.action)) ? ((await io.restart?.()) ?? null) : null;
-    const result = await compensate(kindOfPlan(plan), {
+    // A release that raced a live run's start must not leave that run unthrottled (throttle-handover.ts).
+    const result = await releaseKeepingLiveThrottles(approvals, admin, request, () => compensate(kindOfPlan(plan), {
       approvals,
       requestId: request.id,
       plan,
@@ -360,30 +366,12 @@ export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: O
       restart,
       ledger: { get: () => approvals.getRunData<ThrottleLedger>(request.id, LEDGER_NAME) },
       leaveStopped: request.cancelRequested?.reason === LEAVE_STOPPED_REASON,
-    });
+    }));
     if (result.complete) await approvals.clearCleanup(request.id);
     return { complete: result.complete, text: noticesText(result.notices, plan.kind) };
   } finally {
     await admin?.close().catch(() => undefined);
   }
-}
-
-export function describeChange(before: unknown, after: unknown): string {
-  if (typeof before !== 'object' || before === null || typeof after !== 'object' || after === null) return 'state differs';
-  const changed: string[] = [];
-  const a = before as Record<string, unknown>;
-  const b = after as Record<string, unknown>;
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const x = JSON.stringify(a[key]);
-    const y = JSON.stringify(b[key]);
-    if (x !== y && key !== 'summarized') changed.push(key === 'partitions' ? 'partition assignment' : key === 'measured' ? 'measured replica ends' : `${key} ${short(x)} → ${short(y)}`);
-  }
-  return changed.join(', ') || 'state differs';
-}
-
-function short(s: string | undefined): string {
-  if (s === undefined) return 'absent';
-  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 }
 
 async function quietly(p: Promise<void> | undefined): Promise<void> {

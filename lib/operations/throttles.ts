@@ -8,6 +8,9 @@
 //     (APPEND leaves it as it is) is the operator's, not in our ledger;
 //   - a broker rate (`leader/follower.replication.throttled.rate`) is set only
 //     where the broker had none, and deleted only while it still holds our value.
+// "Already there" means the operator's only because what our own finished runs
+// still owe on the same resources is handed over first (throttle-handover.ts):
+// a leftover of ours is never mistaken for the operator's.
 // Leader throttles go on the replicas that hold the data now (they send it),
 // follower throttles on the replicas being added (they fetch it).
 
@@ -25,7 +28,7 @@ export interface ThrottleLedger {
   rateBytesPerSec: number;
   /** Brokers whose two rates this run set (they had none of their own). */
   brokers: number[];
-  /** Brokers that already had a rate: left alone, named in the thread. */
+  /** Brokers that already had a rate none of our runs owns (the operator's): left alone, named in the thread. */
   operatorRateBrokers: number[];
   /** Per topic, the "partition:broker" entries this run appended. */
   topics: { topic: string; leader: string[]; follower: string[] }[];
@@ -55,6 +58,41 @@ export function throttleLedgerFor(
     topics: [...byTopic.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([topic, e]) => ({ topic, ...e })),
   };
 }
+
+/** The part of `held` that `wanted` also names: the same brokers' rates, the same topic list entries. */
+export function ledgerOverlap(held: ThrottleLedger, wanted: Pick<ThrottleLedger, 'brokers' | 'topics'>): ThrottleLedger {
+  const brokers = new Set(wanted.brokers);
+  const topics = new Map(wanted.topics.map((t) => [t.topic, t]));
+  return {
+    rateBytesPerSec: held.rateBytesPerSec,
+    brokers: held.brokers.filter((b) => brokers.has(b)),
+    operatorRateBrokers: [],
+    topics: held.topics.flatMap((t) => {
+      const w = topics.get(t.topic);
+      const leader = w ? t.leader.filter((e) => w.leader.includes(e)) : [];
+      const follower = w ? t.follower.filter((e) => w.follower.includes(e)) : [];
+      return leader.length || follower.length ? [{ topic: t.topic, leader, follower }] : [];
+    }),
+  };
+}
+
+/** `held` without `part` (what it handed over): what it still owns. */
+export function ledgerWithout(held: ThrottleLedger, part: Pick<ThrottleLedger, 'brokers' | 'topics'>): ThrottleLedger {
+  const gone = ledgerOverlap(held, part);
+  const goneTopics = new Map(gone.topics.map((t) => [t.topic, t]));
+  return {
+    ...held,
+    brokers: held.brokers.filter((b) => !gone.brokers.includes(b)),
+    topics: held.topics.flatMap((t) => {
+      const g = goneTopics.get(t.topic);
+      const leader = t.leader.filter((e) => !g?.leader.includes(e));
+      const follower = t.follower.filter((e) => !g?.follower.includes(e));
+      return leader.length || follower.length ? [{ topic: t.topic, leader, follower }] : [];
+    }),
+  };
+}
+
+export const ledgerIsEmpty = (l: Pick<ThrottleLedger, 'brokers' | 'topics'>): boolean => l.brokers.length === 0 && l.topics.every((t) => t.leader.length + t.follower.length === 0);
 
 /** Topic config values carry entries comma-separated; large lists go in several calls to keep requests small. */
 const ENTRIES_PER_CALL = 2_000;
@@ -288,6 +326,7 @@ async function removeTopicEntries(admin: KafkaAdmin, topics: ThrottleLedger['top
 export function describeLedger(ledger: ThrottleLedger): string {
   const entries = ledger.topics.reduce((n, t) => n + t.leader.length + t.follower.length, 0);
   const rate = ledger.rateBytesPerSec >= 1024 * 1024 ? `${Math.round(ledger.rateBytesPerSec / 1024 / 1024)} MiB/s` : `${Math.round(ledger.rateBytesPerSec / 1024)} KiB/s`;
-  const theirs = ledger.operatorRateBrokers.length ? `; broker ${ledger.operatorRateBrokers.join(', ')} kept the rate already set there` : '';
+  // Our own runs' leftovers were handed over before the ledger was decided: a rate still there was set outside these operations.
+  const theirs = ledger.operatorRateBrokers.length ? `; broker ${ledger.operatorRateBrokers.join(', ')} kept the rate set there outside these operations` : '';
   return `${rate} on broker ${ledger.brokers.join(', ') || '(none)'}, ${entries} replica entr${entries === 1 ? 'y' : 'ies'} on ${ledger.topics.length} topic(s)${theirs}`;
 }
