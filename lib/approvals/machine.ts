@@ -7,11 +7,12 @@
 //   EXECUTING ─step / resume (new worker after a lease ran out) / request-cancel→ EXECUTING
 //   EXECUTING (lease expired, worker gone) ─abandon by a human→ FAILED
 // Asking is never approving: N distinct approvers click Approve on the posted
-// plan; the requester may be one of them when they are an approver.
+// plan; the requester may be one of them when they are an approver, unless
+// the request excludes them (a plan their own run proposed).
 
 import { digestOf } from './fingerprint.ts';
 import type { ApprovalPolicy } from './policy.ts';
-import { MIN_REQUIRED_APPROVALS } from './policy.ts';
+import { approvalsRequired } from './policy.ts';
 import type {
   Action,
   ApprovablePlan,
@@ -26,53 +27,7 @@ import type {
 import { OPEN_STATUSES } from './types.ts';
 import { clip, makeEvent } from './events.ts';
 
-/** Audit detail is stored inside the record (400 KB item limit): keep each event small. */
-
-export interface NewRequestInput<P extends ApprovablePlan> {
-  id: string;
-  plan: P;
-  requester: string;
-  context?: Record<string, string>;
-}
-
-export function createRequest<P extends ApprovablePlan>(
-  input: NewRequestInput<P>,
-  policy: ApprovalPolicy,
-  now: number,
-): { ok: true; request: ApprovalRequest<P>; event: AuditEvent } | { ok: false; refusal: Refusal } {
-  const required = requiredApprovals(policy);
-  if (policy.approvers.size < required) {
-    return refuse(
-      'policy-unsatisfiable',
-      `only ${policy.approvers.size} authorized approver(s) are configured but ${required} approvals are required`,
-    );
-  }
-  const request: ApprovalRequest<P> = {
-    id: input.id,
-    status: 'REQUESTED',
-    version: 1,
-    plan: input.plan,
-    planDigest: digestOf(input.plan),
-    requester: input.requester,
-    requiredApprovals: required,
-    createdAt: now,
-    expiresAt: now + policy.ttlMs,
-    approvals: [],
-    events: [],
-    ...(input.context ? { context: input.context } : {}),
-  };
-  const event = makeEvent(
-    request,
-    1,
-    now,
-    'requested',
-    input.requester,
-    `requested ${input.plan.kind}: ${input.plan.title} (needs ${required} approvals on the posted plan)`,
-    { planId: input.plan.id, fingerprint: input.plan.fingerprint, planDigest: request.planDigest },
-  );
-  request.events = [event];
-  return { ok: true, request, event };
-}
+export { createRequest, type NewRequestInput } from './new-request.ts';
 
 export function decide<P extends ApprovablePlan>(
   request: ApprovalRequest<P>,
@@ -97,6 +52,10 @@ export function decide<P extends ApprovablePlan>(
     case 'approve': {
       if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
       const { user } = action;
+      // Recorded at creation (a plan proposed by someone's own run): they asked for it, two others decide.
+      if (request.excludedApprovers?.includes(user)) {
+        return refuse('self-approval', `you cannot approve this plan: it follows up an operation you asked for, so ${request.requiredApprovals} others must approve it`);
+      }
       if (!policy.approvers.has(user)) {
         return refuse(
           user === request.requester ? 'self-approval' : 'unauthorized',
@@ -117,8 +76,8 @@ export function decide<P extends ApprovablePlan>(
         ...request.approvals,
         { user, at: now, via: 'button' as const, ...(action.actionTs ? { actionTs: action.actionTs } : {}) },
       ];
-      const count = validApprovals(request.approvals, policy).length + 1;
-      const required = Math.max(request.requiredApprovals, requiredApprovals(policy));
+      const count = validApprovals(request, policy).length + 1;
+      const required = Math.max(request.requiredApprovals, approvalsRequired(policy));
       const next: ApprovalStatus = count >= required ? 'APPROVED' : 'REQUESTED';
       const message =
         next === 'APPROVED'
@@ -186,10 +145,10 @@ export function decide<P extends ApprovablePlan>(
         return refuse('plan-altered', 'the stored plan no longer matches the digest it was approved with; nothing runs: request a new plan');
       }
       // Re-check the quorum against today's approvers: someone removed since does not count.
-      const count = validApprovals(request.approvals, policy).length;
-      const required = Math.max(request.requiredApprovals, requiredApprovals(policy));
+      const count = validApprovals(request, policy).length;
+      const required = Math.max(request.requiredApprovals, approvalsRequired(policy));
       if (count < required) {
-        return refuse('quorum-lost', `only ${count} of ${required} approvals are from current approvers`);
+        return refuse('quorum-lost', `only ${count} of ${required} approvals are from current approvers who may approve it`);
       }
       const lease = { owner: action.workerId, claimedAt: now, until: now + action.leaseMs };
       const run = { cursor: 0, checked: false, startedAt: now, stepStartedAt: now, invocations: 1 };
@@ -308,17 +267,18 @@ export function decide<P extends ApprovablePlan>(
 
 const FINISH_EVENT = { SUCCEEDED: 'succeeded', FAILED: 'failed', STALE: 'stale', CANCELLED: 'cancelled' } as const;
 
-/** Approvals from people who are approvers under the current policy. */
-export function validApprovals(approvals: readonly ApprovalRequest['approvals'][number][], policy: ApprovalPolicy) {
-  return approvals.filter((a) => policy.approvers.has(a.user));
+/**
+ * Approvals that count: from people who are approvers under the current
+ * policy and not excluded from this request. An excluded person's approval
+ * found in the record (never written by this machine) counts for nothing.
+ */
+export function validApprovals(request: Pick<ApprovalRequest, 'approvals' | 'excludedApprovers'>, policy: ApprovalPolicy) {
+  const excluded = new Set(request.excludedApprovers ?? []);
+  return request.approvals.filter((a) => policy.approvers.has(a.user) && !excluded.has(a.user));
 }
 
 export function isExpired(request: ApprovalRequest, now: number): boolean {
   return OPEN_STATUSES.has(request.status) && now >= request.expiresAt;
-}
-
-function requiredApprovals(policy: ApprovalPolicy): number {
-  return Math.max(MIN_REQUIRED_APPROVALS, policy.requiredApprovals);
 }
 
 function ownLease<P extends ApprovablePlan>(request: ApprovalRequest<P>, workerId: string): Decision<P> | null {

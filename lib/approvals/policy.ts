@@ -36,3 +36,8 @@ export function resolvePolicy(config: ApprovalPolicyConfig, userGroupMembers: re
     ttlMs: config.ttlMinutes * 60_000,
   };
 }
+
+/** Approvals a new request needs under `policy`: never fewer than the two-person minimum. */
+export function approvalsRequired(policy: Pick<ApprovalPolicy, 'requiredApprovals'>): number {
+  return Math.max(MIN_REQUIRED_APPROVALS, policy.requiredApprovals);
+}

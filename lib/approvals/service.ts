@@ -4,10 +4,10 @@
 // again and re-decide. Results are plain data the Slack layer can render.
 
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
-import { createRequest, decide } from './machine.ts';
+import { decide } from './machine.ts';
+import { createRequest, sameRequest } from './new-request.ts';
 import type { ApprovalPolicy } from './policy.ts';
-import { SLACK_USER_ID } from './policy.ts';
+import { ActionTs, LockKey, Reason, RequestId, UserId, UserIds, WorkerId, invalid, refused, type InputRefusal, type ServiceResult } from './service-input.ts';
 import type { ApprovalStore } from './store.ts';
 import type { ClusterLockStore } from './cluster-lock.ts';
 import type { RateLimitStore, RateWindow } from './rate-limit.ts';
@@ -18,7 +18,6 @@ import type {
   AuditEvent,
   FinalOutcome,
   Lease,
-  RefusalCode,
   RunState,
   StepReport,
 } from './types.ts';
@@ -26,31 +25,7 @@ import type {
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 /** Large plans are stored gzipped in chunks (see ApprovalStore); beyond this, split the operation. */
 export const MAX_PLAN_JSON_CHARS = 32_000_000;
-
-const RequestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a request id');
-const UserId = z.string().regex(SLACK_USER_ID, 'not a Slack user id');
-const WorkerId = z.string().regex(/^[\w.:@/-]{1,128}$/, 'not a worker id');
-const LockKey = z.string().regex(/^[\w.:@/-]{1,128}$/, 'not a lock key');
-const ActionTs = z.string().regex(/^\d{1,12}\.\d{1,9}$/, 'not a Slack action_ts').optional();
-const Reason = z.string().max(2_000).optional();
-
-export type ServiceResult<P extends ApprovablePlan = ApprovablePlan> =
-  | {
-      ok: true;
-      request: ApprovalRequest<P>;
-      event: AuditEvent;
-      /** One line for the thread, e.g. "<@U1> approved (2 of 2): ready to execute". */
-      message: string;
-      /** True only for the one call that moved the request to APPROVED: enqueue execution then. */
-      readyToExecute: boolean;
-    }
-  | {
-      ok: false;
-      code: RefusalCode;
-      message: string;
-      /** Current state when known, so the Slack layer can refresh the message. */
-      request: ApprovalRequest<P> | null;
-    };
+export type { ServiceResult } from './service-input.ts';
 
 export type PlanAdmission = { ok: true } | { ok: false; scope: 'user' | 'cluster'; limit: RateWindow; retryAfterSeconds: number };
 
@@ -83,24 +58,68 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     this.maxAttempts = options.maxAttempts ?? 25;
   }
 
+  /**
+   * Records a new request for approval. Safe to repeat with the same id (SQS
+   * retries a plan job with it): the same request asked again, whatever its
+   * first try managed to write, is completed and answered as created; a
+   * different request under a taken id is refused.
+   *
+   * A plan a run proposed (`context.proposedBy`, set by the plan job for a
+   * follow-up) is recorded with the proposing run's requester excluded from
+   * approving it, and whoever that run excluded: they asked for the work,
+   * two others decide. The proposing run must be found (fail closed).
+   */
   async request(
     plan: P,
     requester: string,
-    options: { id?: string; context?: Record<string, string> } = {},
+    options: { id?: string; context?: Record<string, string>; excludedApprovers?: readonly string[] } = {},
   ): Promise<ServiceResult<P>> {
-    const bad = invalid(UserId, requester) ?? (options.id !== undefined ? invalid(RequestId, options.id) : null);
+    const proposedBy = options.context?.proposedBy;
+    const bad =
+      invalid(UserId, requester) ??
+      (options.id !== undefined ? invalid(RequestId, options.id) : null) ??
+      (proposedBy !== undefined ? invalid(RequestId, proposedBy) : null) ??
+      invalid(UserIds, options.excludedApprovers);
     if (bad) return bad;
     if (JSON.stringify(plan).length > MAX_PLAN_JSON_CHARS) {
       return refused('plan-too-large', `the plan is too large to store for approval; split it`, null);
     }
+    const excludedApprovers = [...(options.excludedApprovers ?? [])];
+    if (proposedBy !== undefined) {
+      const parent = await this.store.get(proposedBy);
+      if (!parent) return refused('invalid-input', `the operation that proposed this plan (request ${proposedBy}) is not on record; nothing was requested`, null);
+      excludedApprovers.push(requester, parent.requester, ...(parent.excludedApprovers ?? []));
+    }
     const policy = await this.policy();
     const id = options.id ?? randomUUID();
-    const created = createRequest({ id, plan, requester, ...(options.context ? { context: options.context } : {}) }, policy, this.now());
+    const created = createRequest(
+      { id, plan, requester, ...(options.context ? { context: options.context } : {}), ...(excludedApprovers.length ? { excludedApprovers } : {}) },
+      policy,
+      this.now(),
+    );
     if (!created.ok) return refused(created.refusal.code, created.refusal.message, null);
+    // A retry usually finds its request (or nothing) here; the conditional write below settles a race.
+    const earlier = await this.store.get<P>(id);
+    if (earlier) return this.askedAgain(earlier, created.request);
     const stored = await this.store.create(created.request, created.event);
-    if (stored === 'exists') return refused('invalid-input', `a request with id ${id} already exists`, await this.store.get<P>(id));
     if (stored === 'too-large') return refused('plan-too-large', 'the plan is too large to store for approval; split it', null);
+    if (stored === 'exists') {
+      const winner = await this.store.get<P>(id);
+      if (!winner) return refused('contention', `request ${id} is being written by another attempt; try again`, null);
+      return this.askedAgain(winner, created.request);
+    }
     return { ok: true, request: created.request, event: created.event, message: line(created.event), readyToExecute: false };
+  }
+
+  /** The id is taken: by this same request (a retried job: finish what it wrote, answer with it), or by another. */
+  private async askedAgain(stored: ApprovalRequest<P>, incoming: ApprovalRequest<P>): Promise<ServiceResult<P>> {
+    if (!sameRequest(stored, incoming)) {
+      return refused('invalid-input', `a different request already has id ${stored.id}`, stored);
+    }
+    const event = stored.events[0]!;
+    // The first try may have died before its audit record (the request item holds the event).
+    await this.store.audit.put(event);
+    return { ok: true, request: stored, event, message: line(event), readyToExecute: false };
   }
 
   approve(id: string, user: string, actionTs?: string) {
@@ -341,22 +360,6 @@ function actorOf(action: Action): string {
   if ('user' in action) return action.user;
   if ('workerId' in action) return action.workerId;
   return 'system';
-}
-
-type InputRefusal = { ok: false; code: 'invalid-input'; message: string; request: null };
-
-function invalid(schema: z.ZodType, value: unknown): InputRefusal | null {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return null;
-  return { ok: false, code: 'invalid-input', message: parsed.error.issues.map((i) => i.message).join('; '), request: null };
-}
-
-function refused<P extends ApprovablePlan>(
-  code: RefusalCode,
-  message: string,
-  request: ApprovalRequest<P> | null,
-): ServiceResult<P> {
-  return { ok: false, code, message, request };
 }
 
 function sleep(ms: number): Promise<void> {

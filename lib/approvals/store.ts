@@ -2,22 +2,24 @@
 //   pk = REQ#<id>, sk = STATE            the request (status, version, events...)
 //   pk = REQ#<id>, sk = AUDIT#<seq>      one audit record per transition
 //   pk = REQ#<id>, sk = NOTE#<at>#<rnd>  refused actions (who tried what, why)
+//   pk = REQ#<id>, sk = CHUNK#<key>#nnnn a large plan's pieces (plan-pieces.ts)
 // Every transition is one UpdateItem conditioned on the status and version it
 // was decided from, so concurrent writers serialize and losers re-decide.
 // No TransactWriteItems (dynalite lacks it): the transition's audit event is
 // appended to the request item in that same write, then mirrored to its own
 // AUDIT# item by the audit log (audit-log.ts).
 
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import * as z from 'zod';
 import { SWEEP_INDEX, SWEEP_VALUE, decodeSweepCursor, encodeSweepCursor, ensureApprovalsTable } from './store-table.ts';
 import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
-import { KEY_ATTRS, pkOf, queryPrefix } from './records.ts';
+import { KEY_ATTRS, pkOf } from './records.ts';
 import { RateLimitStore } from './rate-limit.ts';
 import { applied } from './conditional.ts';
-import { digestOf } from './fingerprint.ts';
+import { INLINE_PLAN_CHARS, PLAN_CHUNK_BYTES, PlanPieces, pieceStubOf } from './plan-pieces.ts';
 import type { ApprovablePlan, ApprovalRequest, AuditEvent, Lease, RunState } from './types.ts';
 
 /** Records are kept this long after their request stops being open (DynamoDB TTL deletes lazily). */
@@ -28,21 +30,12 @@ const STATE_SK = 'STATE';
 function needsSweep(r: Pick<ApprovalRequest, 'status' | 'run'>): boolean {
   return r.status === 'REQUESTED' || r.status === 'APPROVED' || r.status === 'EXECUTING' || r.run?.cleanupPending === true;
 }
-/** Set at creation and never rewritten by a transition (the plan may be megabytes). */
-const IMMUTABLE_ATTRS = new Set(['id', 'plan', 'planDigest', 'requester', 'requiredApprovals', 'createdAt', 'expiresAt']);
-/** Plans above this are gzipped into PLAN#nnnn items beside the request (a drain of a big broker is megabytes). */
-export const INLINE_PLAN_CHARS = 64_000;
-const PLAN_CHUNK_BYTES = 300_000;
-export const MAX_PLAN_CHUNKS = 20;
+/** Set at creation and never rewritten by a transition (the plan may be megabytes; who may approve is fixed). */
+const IMMUTABLE_ATTRS = new Set(['id', 'plan', 'planDigest', 'requester', 'excludedApprovers', 'requiredApprovals', 'createdAt', 'expiresAt']);
+export { INLINE_PLAN_CHARS, MAX_PLAN_CHUNKS } from './plan-pieces.ts';
 
-/** What the request item holds instead of a plan stored in chunks. */
-interface ChunkedPlanStub {
-  id: string;
-  kind: string;
-  title: string;
-  fingerprint: string;
-  storedInChunks: number;
-}
+/** The request item's fields the machine's rules rest on beyond the plan, checked when read (fail closed). */
+const headSchema = z.looseObject({ excludedApprovers: z.array(z.string().max(64)).max(50).optional() });
 
 export interface ApprovalStoreOptions {
   tableName: string;
@@ -55,6 +48,7 @@ export class ApprovalStore {
   private readonly retentionMs: number;
   /** The audit trail and refused actions, in the same table (audit-log.ts). */
   readonly audit: AuditLog;
+  private readonly pieces: PlanPieces;
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -64,6 +58,7 @@ export class ApprovalStore {
     this.table = options.tableName;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
     this.audit = new AuditLog(this.doc, this.table, this.retentionMs);
+    this.pieces = new PlanPieces(this.doc, this.table);
   }
 
   /** The plan-request limits kept in the same table (rate-limit.ts). */
@@ -81,39 +76,22 @@ export class ApprovalStore {
     return ensureApprovalsTable(this.client, this.table);
   }
 
+  /**
+   * Stores a new request: a large plan's pieces first (short-lived), then the
+   * request item (attribute_not_exists: the id is taken once), then the pieces
+   * pinned to its retention, then its first audit record. 'exists' when the id
+   * is taken: the caller decides whether that is its own earlier try.
+   */
   async create(request: ApprovalRequest, event: AuditEvent): Promise<'created' | 'exists' | 'too-large'> {
-    let plan: ApprovablePlan | ChunkedPlanStub = request.plan;
+    let plan: unknown = request.plan;
     const json = JSON.stringify(request.plan);
     if (json.length > INLINE_PLAN_CHARS) {
-      // Chunks first: the request item only appears once its whole plan is readable.
-      const gz = gzipSync(Buffer.from(json, 'utf8'), { level: 9 });
-      const chunks = Math.ceil(gz.length / PLAN_CHUNK_BYTES);
-      if (chunks > MAX_PLAN_CHUNKS) return 'too-large';
-      for (let i = 0; i < chunks; i++) {
-        try {
-          await this.doc.send(
-            new PutCommand({
-              TableName: this.table,
-              Item: {
-                pk: pkOf(request.id),
-                sk: `PLAN#${String(i).padStart(4, '0')}`,
-                recordType: 'plan-chunk',
-                data: gz.subarray(i * PLAN_CHUNK_BYTES, (i + 1) * PLAN_CHUNK_BYTES),
-                ttl: this.ttlFor(request),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            }),
-          );
-        } catch (err) {
-          if (err instanceof ConditionalCheckFailedException) return 'exists';
-          throw err;
-        }
-      }
-      const { id, kind, title, fingerprint } = request.plan;
-      plan = { id, kind, title, fingerprint, storedInChunks: chunks };
+      const stub = await this.pieces.write(request.id, request.plan, json, request.createdAt);
+      if (stub === 'too-large') return 'too-large';
+      plan = stub;
     }
-    try {
-      await this.doc.send(
+    const created = await applied(
+      this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: {
@@ -128,35 +106,29 @@ export class ApprovalStore {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return 'exists';
-      throw err;
-    }
+      ),
+    );
+    if (!created) return 'exists';
+    const stub = pieceStubOf(plan);
+    if (stub) await this.pieces.pin(request.id, stub, this.ttlFor(request), STATE_SK);
     await this.audit.put(event);
     return 'created';
   }
 
+  /** The request, its plan reassembled and checked; a large plan's pieces left short-lived by a crash are pinned on the way. */
   async get<P extends ApprovablePlan = ApprovablePlan>(id: string): Promise<ApprovalRequest<P> | null> {
     const out = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: { pk: pkOf(id), sk: STATE_SK }, ConsistentRead: true }),
     );
     if (!out.Item) return null;
     const request: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(out.Item)) if (!KEY_ATTRS.has(k)) request[k] = v;
-    const stub = request.plan as Partial<ChunkedPlanStub> | undefined;
-    if (typeof stub?.storedInChunks === 'number') request.plan = await this.readChunkedPlan(id, stub.storedInChunks, String(request.planDigest));
+    for (const [k, v] of Object.entries(headSchema.parse(out.Item))) if (!KEY_ATTRS.has(k)) request[k] = v;
+    const stub = pieceStubOf(request.plan);
+    if (stub) {
+      request.plan = await this.pieces.read(id, stub, String(request.planDigest));
+      await this.pieces.pin(id, stub, this.ttlFor(request as unknown as ApprovalRequest), STATE_SK);
+    }
     return request as unknown as ApprovalRequest<P>;
-  }
-
-  /** Reassembles a gzipped plan and checks it is byte for byte what was approved. */
-  private async readChunkedPlan(id: string, chunks: number, planDigest: string): Promise<unknown> {
-    const items = await queryPrefix(this.doc, this.table, id, 'PLAN#');
-    if (items.length !== chunks) throw new Error(`request ${id}: ${items.length} of ${chunks} plan chunks found`);
-    const gz = Buffer.concat(items.map((i) => Buffer.from(i.data as Uint8Array)));
-    const plan: unknown = JSON.parse(gunzipSync(gz).toString('utf8'));
-    if (digestOf(plan) !== planDigest) throw new Error(`request ${id}: the stored plan does not match its digest`);
-    return plan;
   }
 
   /**

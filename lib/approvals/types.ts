@@ -124,6 +124,11 @@ export interface ApprovalRequest<P extends ApprovablePlan = ApprovablePlan> {
   /** sha256 of the canonical plan: what was approved is exactly what runs. */
   planDigest: string;
   requester: string;
+  /**
+   * People whose approval never counts, fixed at creation: the requester of
+   * the run that proposed this plan (they asked for it; others decide).
+   */
+  excludedApprovers?: string[];
   requiredApprovals: number;
   createdAt: number;
   expiresAt: number;

@@ -22,14 +22,18 @@ export function proposalsOf(report: StepReport): OpsRequest[] {
   return parsed.success ? parsed.data : [];
 }
 
-/** Stable per (run, proposal): the plan job refuses to plan an id that exists. */
+/** Stable per (run, proposal): a second plan job for it finds the request already made and adds none. */
 export function followUpRequestId(parentId: string, proposal: OpsRequest): string {
   return `fu-${createHash('sha256').update(`${parentId}\n${JSON.stringify(proposal)}`).digest('hex').slice(0, 40)}`;
 }
 
 /**
  * The plan jobs for a step's proposals, in the run's thread, asked by the
- * person who asked for the run (they cannot approve it; two others must).
+ * person who asked for the run. They cannot approve it; two others must:
+ * `proposedBy` makes the approval service record the run's requester as
+ * excluded from approving the new request (lib/approvals/service.ts), and
+ * the state machine refuses them, approver or not. Without `proposedBy` the
+ * requester, if an approver, would count as one of the two.
  */
 export function followUpJobs(parent: ApprovalRequest<Plan>, report: StepReport, thread: { channel: string; threadTs: string }, correlationId: string): Job[] {
   const cluster = parent.context?.cluster;
@@ -40,6 +44,7 @@ export function followUpJobs(parent: ApprovalRequest<Plan>, report: StepReport, 
       request,
       origin: { channelId: thread.channel, userId: parent.requester, threadTs: thread.threadTs },
       requestId: followUpRequestId(parent.id, request),
+      // Never optional here: it is what excludes the run's requester from approving (fail closed).
       proposedBy: parent.id,
     };
     return newJob(OPS_JOB_KINDS.plan, payload, correlationId);

@@ -132,6 +132,23 @@ describe('approve', () => {
     expect(r.status).toBe('REQUESTED');
     expect(run(r, [{ type: 'approve', user: ALICE }], p).status).toBe('APPROVED');
   });
+  it('a requester recorded as excluded (a plan their own run proposed) cannot approve, even as an approver: two others must', () => {
+    const created = createRequest({ id: 'fu', plan, requester: ALICE, excludedApprovers: [ALICE] }, policy(), T0);
+    if (!created.ok) throw new Error(created.refusal.message);
+    expect(created.request.excludedApprovers).toEqual([ALICE]);
+    const d = decide(created.request, { type: 'approve', user: ALICE }, policy(), T0 + MIN);
+    expect(refusal(d)).toBe('self-approval');
+    const r = run(created.request, [{ type: 'approve', user: BOB }]);
+    expect(r.status).toBe('REQUESTED');
+    expect(run(r, [{ type: 'approve', user: CAROL }]).status).toBe('APPROVED');
+    // Fail closed: an excluded person's approval found in the record (written by older code, or by hand) never counts.
+    const forged = { ...r, status: 'APPROVED' as const, approvals: [...r.approvals, { user: ALICE, at: T0, via: 'button' as const }] };
+    expect(refusal(decide(forged, { type: 'claim', workerId: 'w1', leaseMs: MIN }, policy(), T0 + 2 * MIN))).toBe('quorum-lost');
+  });
+  it('refuses a request whose exclusions leave fewer approvers than it needs', () => {
+    const d = createRequest({ id: 'fu', plan, requester: ALICE, excludedApprovers: [ALICE, BOB] }, policy(), T0);
+    expect(d.ok ? 'created' : d.refusal.code).toBe('policy-unsatisfiable');
+  });
   it('refuses self-approval by a requester who is not an approver', () => {
     const d = decide(newRequest(REQUESTER_OUT), { type: 'approve', user: REQUESTER_OUT }, policy(), T0 + MIN);
     expect(refusal(d)).toBe('self-approval');

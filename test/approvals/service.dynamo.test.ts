@@ -232,10 +232,13 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     expect(await service.request(plan, 'nobody')).toMatchObject({ ok: false, code: 'invalid-input' });
   });
 
-  it('refuses a duplicate request id and a plan too large to store', async () => {
+  it('answers the same request under its id again with the stored one, refuses another plan there and a plan too large to store', async () => {
     const id = randomUUID();
-    expect((await service.request(plan, 'UALICE', { id })).ok).toBe(true);
-    expect(await service.request(plan, 'UALICE', { id })).toMatchObject({ ok: false, code: 'invalid-input' });
+    const first = await service.request(plan, 'UALICE', { id });
+    expect(first.ok).toBe(true);
+    // A retried job: the same request again is not a duplicate (test/approvals/plan-retry.dynamo.test.ts).
+    expect(await service.request(plan, 'UALICE', { id })).toMatchObject({ ok: true, request: { version: 1, createdAt: first.ok ? first.request.createdAt : -1 } });
+    expect(await service.request({ ...plan, fingerprint: 'e'.repeat(64) }, 'UALICE', { id })).toMatchObject({ ok: false, code: 'invalid-input' });
     const huge = { ...plan, steps: 'x'.repeat(33_000_000) };
     expect(await service.request(huge, 'UALICE')).toMatchObject({ ok: false, code: 'plan-too-large' });
   });

@@ -52,6 +52,7 @@ let stub: SlackStub;
 let h: Harness;
 let ops: ProposingOperations;
 let approvals: ApprovalService<Plan>;
+let approvalStore: ApprovalStore;
 let seq = 0;
 
 beforeAll(async () => {
@@ -66,9 +67,9 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   stub.reset();
-  const store = new ApprovalStore(dynamo.client, { tableName: `approvals-fu-${++seq}` });
-  await store.ensureTable();
-  approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(parseConfig(CONFIG)) });
+  approvalStore = new ApprovalStore(dynamo.client, { tableName: `approvals-fu-${++seq}` });
+  await approvalStore.ensureTable();
+  approvals = new ApprovalService<Plan>({ store: approvalStore, policy: approvalPolicy(parseConfig(CONFIG)) });
   ops = new ProposingOperations();
   h = buildHarness({ stub, store: db.store, config: CONFIG, approvals, operations: ops });
 });
@@ -116,6 +117,35 @@ describe('a run proposes the abort of the hanging transaction it found', () => {
     expect(stub.callsTo('chat.postMessage').length).toBe(posts);
     expect(ops.planned.length).toBe(planCount);
 
+  });
+
+  it("the run's requester cannot approve the abort it proposes, even as an approver: two others must", async () => {
+    // The requester is an approver here: the override itself may count their click, its follow-up may not.
+    const config = { ...CONFIG, approvals: { approvers: [REQUESTER, ALICE, BOB] } };
+    approvals = new ApprovalService<Plan>({ store: approvalStore, policy: approvalPolicy(parseConfig(config)) });
+    h = buildHarness({ stub, store: db.store, config, approvals, operations: ops });
+    ops.cluster.producers.set('orders\u00000', [{ producerId: 42, producerEpoch: 0, lastSequence: 9, lastTimestamp: Date.now() - 1_000, coordinatorEpoch: 0, currentTxnStartOffset: 11 }]);
+    expect((await h.handler(slashEvent({ text: 'elect-leader orders 0 3', user: REQUESTER, channel: 'C0OPS', responseUrl: stub.responseUrl(`s${++seq}`) }))).statusCode).toBe(200);
+    await h.queue.idle();
+    const plan = stub.topLevel('C0OPS').at(-1)!;
+    const id = approveValue(plan)!;
+    await click(id, REQUESTER, plan);
+    await click(id, ALICE, plan);
+    await h.queue.idle();
+    expect((await approvals.get(id))!.status).toBe('SUCCEEDED');
+
+    const abort = stub.thread(plan.ts).find((m) => /^REQUESTED: abort the transaction at offset 11 of orders-0/.test(m.text))!;
+    const abortId = approveValue(abort)!;
+    await click(abortId, REQUESTER, abort);
+    await click(abortId, ALICE, abort);
+    await h.queue.idle();
+    const stored = (await approvals.get(abortId))!;
+    expect(stored.approvals.map((a) => a.user)).toEqual([ALICE]);
+    expect(stored.status).toBe('REQUESTED');
+    expect(await approvals.approve(abortId, REQUESTER)).toMatchObject({ ok: false, code: 'self-approval' });
+    await click(abortId, BOB, abort);
+    await h.queue.idle();
+    expect((await approvals.get(abortId))!.approvals.map((a) => a.user)).toEqual([ALICE, BOB]);
   });
 
   it('no open transaction after the election: nothing proposed', async () => {
