@@ -9,6 +9,9 @@ import { errorMessage } from '../runtime/errors.ts';
 import type { JobContext, JobHandler } from '../worker/worker.ts';
 import { answerInOneMessage } from '../diagnose/jobs.ts';
 import { targetForCluster } from '../diagnose/target.ts';
+import { withClusterSlot } from '../diagnose/cluster-slots.ts';
+import type { StateStore } from '../state/state-store.ts';
+import type { Log } from '../runtime/log.ts';
 import { AUDIT_JOB_KINDS, auditJobSchema, scheduledAuditSchema, type AuditJob, type ScheduledAuditJob } from './kinds.ts';
 import { diffReport, isEmptyDiff, lastReportStore, recordOf, storageHistoryStore } from './last-report.ts';
 import { renderAudit, renderAuditChanges } from './render.ts';
@@ -33,6 +36,18 @@ export function scheduledClusters(config: Config): ClusterConfig[] {
   return names ? config.clusters.filter((c) => names.includes(c.name)) : config.clusters;
 }
 
+/**
+ * An audit reads the whole cluster (snapshot and host probes): it takes one of
+ * the cluster's places among reads in flight (load.maxSnapshotsInFlight, across
+ * workers), waiting at most one read's budget; past it, ClusterBusyError says when to try again.
+ */
+function boundedAudit(auditor: Auditor, store: StateStore, log: Log, cluster: ClusterConfig): Promise<AuditReport> {
+  const leaseMs = cluster.diagnosisTimeoutMs + 30_000;
+  return withClusterSlot(cluster, { store, log, deadline: Date.now() + cluster.diagnosisTimeoutMs, leaseMs }, () =>
+    auditor.audit(cluster, { storage: storageHistoryStore(store, cluster.name) }),
+  );
+}
+
 export function auditJobs(deps: { auditor?: Auditor }): JobHandler[] {
   const auditor = deps.auditor ?? createDefaultAuditor(executorFactory());
 
@@ -41,7 +56,7 @@ export function auditJobs(deps: { auditor?: Auditor }): JobHandler[] {
     schema: auditJobSchema,
     run: (payload, ctx: JobContext) =>
       answerInOneMessage(ctx, payload, `Audit of ${payload.cluster}`, async (cluster) => {
-        const report = await auditor.audit(cluster, { storage: storageHistoryStore(ctx.store, cluster.name) });
+        const report = await boundedAudit(auditor, ctx.store, ctx.log, cluster);
         ctx.log.info('audit done', { cluster: cluster.name, findings: report.findings.length });
         return renderAudit(report, { correlationId: ctx.job.correlationId });
       }),
@@ -56,7 +71,7 @@ export function auditJobs(deps: { auditor?: Auditor }): JobHandler[] {
         const last = lastReportStore(ctx.store, cluster.name);
         let report: AuditReport;
         try {
-          report = await auditor.audit(cluster, { storage: storageHistoryStore(ctx.store, cluster.name) });
+          report = await boundedAudit(auditor, ctx.store, ctx.log, cluster);
         } catch (err) {
           // One unreachable cluster must not silence the others.
           ctx.log.warn('scheduled audit failed', { cluster: cluster.name, error: errorMessage(err) });

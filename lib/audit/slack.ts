@@ -4,6 +4,7 @@ import { newJob } from '../queue/job.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import type { SlackContribution, SlashSubcommand } from '../slack/registry.ts';
+import { commandBudget } from '../slack/command-budget.ts';
 import { startActivity } from '../state/activity.ts';
 import { AUDIT_JOB_KINDS, type AuditJob } from './kinds.ts';
 
@@ -20,6 +21,9 @@ export const auditCommand: SlashSubcommand = {
       const known = deps.config.clusters.map((c) => `\`${c.name}\``).join(', ');
       return ephemeral(`:warning: ${clusterArg ? `unknown cluster "${escapeMrkdwn(clip(clusterArg, 64))}"` : 'no default cluster'}. Known clusters: ${known}\n${usage}`);
     }
+    // An audit reads the whole cluster: bounded like a diagnosis, before anything is recorded or queued.
+    const over = await commandBudget(deps, { userId: inv.userId, channelId: inv.channelId, cluster: cluster.name }, 'audit');
+    if (over) return over;
     const payload: AuditJob = { cluster: cluster.name, origin: { channelId: inv.channelId, userId: inv.userId, teamId: inv.teamId, responseUrl: inv.responseUrl } };
     const job = newJob(AUDIT_JOB_KINDS.audit, payload, inv.correlationId);
     await startActivity(deps.store, {

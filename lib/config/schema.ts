@@ -142,6 +142,11 @@ export const clusterSchema = z.object({
       maxRequestsPerBroker: z.number().int().min(1).max(64).default(4),
       /** Host probes running at once for this cluster, from this process. */
       maxConcurrentProbes: z.number().int().min(1).max(50).default(10),
+      /**
+       * Snapshots (diagnoses, restart checks, audits) of this cluster in flight at once,
+       * across every worker (a lease in the state table); more wait their turn.
+       */
+      maxSnapshotsInFlight: z.number().int().min(1).max(10).default(2),
     })
     .prefault({}),
   /** Optional metrics source (Prometheus with the JMX exporter, or MSK's CloudWatch metrics): evidence and a graph in the thread. */
@@ -246,6 +251,18 @@ export const configSchema = z
             perCluster: rateWindow(20, 60),
           })
           .prefault({}),
+      })
+      .prefault({}),
+    /**
+     * Commands that cost a cluster work (diagnose, transactions, can-restart, audit) and
+     * timeline exports: at most this many per user, per channel and per cluster within a
+     * sliding window, counted across every instance (in the state table). Past it: "try again in N s".
+     */
+    commandLimits: z
+      .object({
+        perUser: rateWindow(6, 60),
+        perChannel: rateWindow(20, 60),
+        perCluster: rateWindow(30, 60),
       })
       .prefault({}),
     /** The scheduled risk audit (lib/audit/): where it posts and which clusters it covers. */

@@ -25,9 +25,11 @@ export async function run(argv: string[], defaults: CliDefaults = {}): Promise<n
   // this one validates the connection and loads the diagnosis, the detectors
   // and the Kafka client; a target whose hosts are known before the rest of it
   // (the sandbox) has them started then.
+  // With --topic, not before the topic is known to exist: run.ts asks the metadata first and starts them then.
   let probing: ReturnType<typeof startHostProbes> | undefined;
-  const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget, (hosts) => (probing = startHostProbes(hosts)));
-  probing ??= startHostProbes(target);
+  const early = args.topic === undefined;
+  const target = await resolveClusterTarget(args, process.env, defaults.noFlagTarget, (hosts) => (probing = early ? startHostProbes(hosts) : undefined));
+  if (early) probing ??= startHostProbes(target);
   const input = { ...diagnosisInputFor(target), topic: args.topic ?? null };
   const { runDiagnosis } = await import('./run.ts');
   // A cluster whose config names a metrics source: read it as the worker does (loaded only then).

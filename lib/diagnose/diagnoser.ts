@@ -10,6 +10,7 @@ import { targetForCluster } from './target.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
 import type { AlertMoment } from './metrics/index.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';
+import type { TopicCheck } from './topic-scope.ts';
 
 export interface DiagnoseProgress {
   /** e.g. "hosts probed" (brokers' and, where the config names them, controllers' hosts) */
@@ -36,6 +37,14 @@ export interface DiagnoseRequest {
   alert?: AlertMoment;
   /** What the last diagnosis saw (the bot's state store), for "changed in the last hour". */
   clusterHistory?: ClusterHistoryStore;
+  /** The topic was already checked against the metadata (checkTopic): not asked again. */
+  topicChecked?: boolean;
+}
+
+export interface TopicCheckRequest {
+  cluster: ClusterConfig;
+  topic: string;
+  correlationId: string;
 }
 
 export interface CanRestartRequest {
@@ -46,6 +55,11 @@ export interface CanRestartRequest {
 
 export interface Diagnoser {
   diagnose(request: DiagnoseRequest): Promise<DiagnosisReport>;
+  /**
+   * Is the topic on the cluster, from its metadata alone (no probe, no snapshot)?
+   * Asked before a topic's diagnosis starts anything; absent: the diagnosis checks for itself.
+   */
+  checkTopic?(request: TopicCheckRequest): Promise<TopicCheck>;
   /** The same answer as `kafka-responder can-restart` (lib/diagnose/run.ts checkRestart). */
   canRestart(request: CanRestartRequest): Promise<RestartAssessment>;
 }
@@ -102,11 +116,16 @@ export function createDefaultDiagnoser(executorFor: ExecutorFactory): Diagnoser 
         lagHistory: request.lagHistory ?? null,
         clusterHistory: request.clusterHistory ?? null,
         timeoutMs: Math.min(target.timeoutMs, request.deadlineMs ?? Infinity),
+        ...(request.topicChecked ? { checkTopic: null } : {}),
       };
       if (!request.cluster.metrics) return runDiagnosis(input);
       // Metrics read alongside the cluster (lib/diagnose/metrics/diagnose.ts), as the CLI does.
       const { runDiagnosisWithMetrics } = await import('./metrics/diagnose.ts');
       return runDiagnosisWithMetrics(request.cluster, input, request.alert);
+    },
+    async checkTopic(request) {
+      const [{ checkTopicInMetadata }, { toConnectionConfig }] = await Promise.all([import('./topic-check.ts'), import('../kafka/cluster-connection.ts')]);
+      return checkTopicInMetadata(toConnectionConfig(request.cluster), request.topic, { timeoutMs: request.cluster.diagnosisTimeoutMs });
     },
     async canRestart(request) {
       const { checkRestart } = await import('./run.ts');

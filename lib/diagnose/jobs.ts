@@ -3,7 +3,7 @@
 // then post the findings in its thread.
 import { findCluster, type ClusterConfig } from '../config/schema.ts';
 import { renderFailure, type SlackMessage } from '../slack/blocks.ts';
-import { renderCanRestart, renderDiagnosis, renderDone, renderProgress } from './render-slack.ts';
+import { renderCanRestart, renderDiagnosis, renderDone, renderProgress, renderUnknownTopic } from './render-slack.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import { finishActivity } from '../state/activity.ts';
 import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
@@ -39,6 +39,19 @@ async function postOrExplain(slack: SlackPoster, origin: SlackOrigin, message: S
     }
     throw new PermanentJobError(`cannot post to ${origin.channelId}: ${errorMessage(err)}`);
   }
+}
+
+/** An answer for the requester alone (response_url), in the channel only when there is none: a flood of typos must not flood the channel. */
+async function answerRequester(slack: SlackPoster, origin: SlackOrigin, message: SlackMessage, log: Log): Promise<void> {
+  if (origin.responseUrl) {
+    try {
+      await slack.respond(origin.responseUrl, { response_type: 'ephemeral', ...message });
+      return;
+    } catch (err) {
+      log.warn('response_url failed; answering in the channel', { error: errorMessage(err) });
+    }
+  }
+  await postOrExplain(slack, origin, message, log);
 }
 
 /**
@@ -119,6 +132,16 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
         const cluster = findCluster(ctx.config, payload.cluster);
         if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
         const what = payload.topic ? `${cluster.name} / ${payload.topic}` : cluster.name;
+        // The topic against the metadata before anything is posted, probed or sampled: a name
+        // that is not there is answered to the requester alone and costs the cluster nothing more.
+        if (payload.topic && deps.diagnoser.checkTopic) {
+          const answer = await deps.diagnoser.checkTopic({ cluster, topic: payload.topic, correlationId: job.correlationId });
+          if (answer.status === 'missing') {
+            log.info('topic not on the cluster; nothing diagnosed', { topic: payload.topic });
+            await answerRequester(slack, payload.origin, renderUnknownTopic(payload.topic, cluster.name, answer.nearMisses, answer.reason), log);
+            return;
+          }
+        }
         // A retried job (its worker died) edits what the first attempt posted instead of posting it again.
         const before = await postedByJob(ctx.store, job.id, log);
         if (before.parent && before.resultPosted) {
@@ -141,6 +164,7 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
             cluster,
             ...(payload.topic ? { topic: payload.topic } : {}),
             correlationId: job.correlationId,
+            ...(payload.topic && deps.diagnoser.checkTopic ? { topicChecked: true } : {}),
             lagHistory: stateLagHistory(ctx.store, cluster.name),
             clusterHistory: stateClusterHistory(ctx.store, cluster.name),
             onProgress: (p) => progress.report(p),

@@ -12,6 +12,7 @@ import { sortFindings } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
 import { andMore } from '../runtime/format.ts';
+import { unknownTopicText } from './topic-scope.ts';
 
 export interface RenderedReport extends SlackMessage {
   /** Full detail when the message had to be summarised. */
@@ -212,4 +213,10 @@ export function renderCanRestart(cluster: string, a: RestartAssessment, correlat
   }
   blocks.push(context(`correlation id \`${correlationId}\``));
   return { text: clipEscaped(`${noun[0]!.toUpperCase()}${noun.slice(1)} ${a.brokerId}: ${verdict}`, SLACK_LIMITS.fallbackText), blocks };
+}
+
+/** A topic the cluster's metadata does not have: nothing else was read. */
+export function renderUnknownTopic(topic: string, cluster: string, nearMisses: readonly string[], reason?: string): SlackMessage {
+  const text = `:grey_question: ${escapeMrkdwn(unknownTopicText(topic, cluster, nearMisses, reason))}. Nothing was diagnosed: check the name, or run \`/kafka diagnose ${escapeMrkdwn(cluster)}\` for the whole cluster.`;
+  return { text: clip(escapeMrkdwn(unknownTopicText(topic, cluster, nearMisses, reason)), 300), blocks: [section(text)] };
 }

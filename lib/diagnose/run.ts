@@ -25,6 +25,7 @@ import type { LagHistoryStore } from './lag-history-store.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';
 import { whatChanged, type ClusterChange } from './what-changed.ts';
 import type { ConfigView, ReadConfigsFn } from './config-view.ts';
+import { UnknownTopicError, type CheckTopicFn } from './topic-scope.ts';
 
 export type SnapshotFn = (connection: ConnectionConfig, opts: Pick<SnapshotOptions, 'timeoutMs' | 'consumerSampleWindowMs' | 'transactions'> & { topics: string[] | null }) => Promise<ClusterSnapshot>;
 
@@ -59,6 +60,11 @@ export interface RunDiagnosisInput {
   clusterHistory?: ClusterHistoryStore | null;
   /** The configs set at runtime, compared with the last kept ones; read only with a cluster history (default: DescribeConfigs). */
   readConfigs?: ReadConfigsFn | null;
+  /**
+   * Asked before anything else when `topic` is set (default: one Metadata request; none with an
+   * injected snapshot): a topic that is not there costs no probe and no snapshot. null: already checked.
+   */
+  checkTopic?: CheckTopicFn | null;
 }
 
 export interface DiagnosisInputs {
@@ -75,9 +81,7 @@ const HOST_CHECK_LIST = HOST_CHECKS.join(', ');
 /** Enough to explain a partial snapshot without flooding a Slack message. */
 const MAX_REPORTED_ERRORS = 20;
 
-export class UnknownTopicError extends Error {
-  override name = 'UnknownTopicError';
-}
+export { UnknownTopicError } from './topic-scope.ts';
 
 let transactionModules: Promise<[typeof import('../kafka/admin.ts'), typeof import('../kafka/transactions.ts')]> | undefined;
 /** Loaded once; started with the snapshot, so the read beside it does not wait for them. */
@@ -109,7 +113,21 @@ function transactionsOver(connection: ConnectionConfig) {
   };
 }
 
+const defaultCheckTopic: CheckTopicFn = async (connection, topic, opts) => (await import('./topic-check.ts')).checkTopicInMetadata(connection, topic, opts);
 const defaultReadConfigs: ReadConfigsFn = async (connection, snapshot, opts) => (await import('./config-view.ts')).readConfigView(connection, snapshot, opts);
+
+/**
+ * The named topic, checked against the cluster's metadata before any probe or
+ * consumer sample: a topic that is not there throws UnknownTopicError here.
+ * A check that cannot reach the cluster lets the diagnosis go on (its probes
+ * are what tells a dead cluster's story).
+ */
+async function checkTopicFirst(input: RunDiagnosisInput): Promise<void> {
+  const check = input.checkTopic === undefined ? (input.takeSnapshot ? null : defaultCheckTopic) : input.checkTopic;
+  if (!input.topic || !check) return;
+  const answer = await check(input.connection, input.topic, { timeoutMs: input.timeoutMs });
+  if (answer.status === 'missing') throw new UnknownTopicError(input.topic, input.cluster ?? input.connection.bootstrap.join(','), answer.nearMisses, answer.reason);
+}
 
 /** Snapshot + probes, concurrently. Throws only when the cluster cannot be reached at all. */
 export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<DiagnosisInputs> {
@@ -127,6 +145,7 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
     }
   }
   const lagWindowMs = historyGivesWindow(history, now()) ? 0 : (input.lagWindowMs ?? DEFAULT_LAG_WINDOW_MS);
+  await checkTopicFirst(input);
 
   // Probes first, and a turn of the event loop for them to get going: the
   // snapshot's first step loads kafkajs, which holds the thread for a while.
@@ -155,8 +174,8 @@ export async function collectDiagnosisInputs(input: RunDiagnosisInput): Promise<
   if (shareGroups) skippedChecks.push(shareGroups);
 
   if (input.topic && !snapshot.topics.some((t) => t.name === input.topic)) {
-    const why = snapshot.errors.find((e) => e.scope === `topic:${input.topic}`)?.message ?? 'not in the metadata';
-    throw new UnknownTopicError(`topic "${input.topic}" cannot be diagnosed: ${why}`);
+    const why = snapshot.errors.find((e) => e.scope === `topic:${input.topic}`)?.message;
+    throw new UnknownTopicError(input.topic, input.cluster ?? input.connection.bootstrap.join(','), [], why);
   }
   if (!input.executor) {
     skippedChecks.push(`No host access for this cluster (e.g. Amazon MSK): these host checks did not run: ${HOST_CHECK_LIST}.`);

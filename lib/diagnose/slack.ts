@@ -8,6 +8,7 @@ import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import type { SlackContribution, SlashSubcommand } from '../slack/registry.ts';
 import { enqueueTracked } from '../slack/enqueue.ts';
+import { commandBudget } from '../slack/command-budget.ts';
 import { DIAGNOSE_JOB_KINDS, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
 
 function clusterNames(config: Config): string {
@@ -48,6 +49,9 @@ export const diagnoseCommand: SlashSubcommand = {
     const parsed = parseDiagnoseArgs(inv.args, deps.config);
     // The error quotes what the user typed: escaped, so it cannot mention or link.
     if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(parsed.error)}\nUsage: \`/kafka diagnose [cluster] [topic]\``);
+    // Bounded per user, channel and cluster before anything is recorded or queued.
+    const over = await commandBudget(deps, { userId: inv.userId, channelId: inv.channelId, cluster: parsed.cluster }, 'diagnose');
+    if (over) return over;
     const payload: DiagnoseJob = {
       cluster: parsed.cluster,
       ...(parsed.topic ? { topic: parsed.topic } : {}),
@@ -78,6 +82,8 @@ export const transactionsCommand: SlashSubcommand = {
   async run(inv, deps) {
     const parsed = parseTransactionsArgs(inv.args, deps.config);
     if ('error' in parsed) return ephemeral(`:warning: ${escapeMrkdwn(parsed.error)}\nUsage: \`/kafka transactions [topic] [cluster]\``);
+    const over = await commandBudget(deps, { userId: inv.userId, channelId: inv.channelId, cluster: parsed.cluster }, 'transactions');
+    if (over) return over;
     const payload: DiagnoseJob = {
       cluster: parsed.cluster,
       ...(parsed.topic ? { topic: parsed.topic } : {}),
@@ -107,6 +113,8 @@ export const canRestartCommand: SlashSubcommand = {
     }
     const cluster = findCluster(deps.config, clusterArg);
     if (!cluster) return ephemeral(`:warning: ${clusterArg ? `unknown cluster "${escapeMrkdwn(clip(clusterArg, 64))}"` : 'no default cluster'}. Known clusters: ${clusterNames(deps.config)}\n${usage}`);
+    const over = await commandBudget(deps, { userId: inv.userId, channelId: inv.channelId, cluster: cluster.name }, 'can-restart');
+    if (over) return over;
     const payload: CanRestartJob = {
       cluster: cluster.name,
       brokerId,

@@ -10,7 +10,7 @@ import type { FileUpload } from '../slack/web.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 import type { Timeline } from './build.ts';
 import { exportLoaded, loadTimeline, UnknownIncidentError } from './load.ts';
-import { TIMELINE_JOB_KIND, timelineJobSchema, type TimelineJob } from './slack.ts';
+import { TIMELINE_JOB_KIND, timelineFlightKey, timelineJobSchema, type TimelineJob } from './slack.ts';
 
 /** Files to post with the timeline (the incident's metrics graph as a PNG), from what the timeline holds (its cluster, its span). */
 export type TimelineAttachments = (timeline: Timeline) => Promise<Omit<FileUpload, 'channel' | 'thread_ts'>[]>;
@@ -58,6 +58,8 @@ export function timelineJobs(deps: TimelineDeps): JobHandler[] {
         for (const file of extra) await slack.upload({ ...where, ...file }).catch((err: unknown) => log.warn('timeline graph could not be uploaded', { error: errorMessage(err) }));
         log.info('timeline posted', { incidentId: payload.incidentId, entries: exported.timeline.entries.length, correlationId: job.correlationId });
       } finally {
+        // The next request for this incident builds a fresh export.
+        await store.remove(timelineFlightKey(payload.incidentId)).catch((err: unknown) => log.warn('could not clear the timeline in flight (its TTL does)', { error: errorMessage(err) }));
         await finishActivity(store, job.id, log);
       }
     },

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { newJob, slackOriginSchema } from '../queue/job.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { enqueueTracked } from '../slack/enqueue.ts';
+import { commandBudget } from '../slack/command-budget.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import type { AckDeps, ActionHandler, ActionInvocation, CommandReply, SlackContribution, SlashSubcommand } from '../slack/registry.ts';
 import { TIMELINE_ACTION } from '../slack/timeline-button.ts';
@@ -43,9 +44,25 @@ export function parseIncidentArg(arg: string): string | null {
 
 const USAGE = 'Usage: `/kafka timeline <link to the incident thread | incident id>`';
 
+/** One export per incident in flight (the job removes it); the TTL frees it if the worker dies. */
+export const timelineFlightKey = (incidentId: string): string => `timeline-export:${incidentId}`;
+const TIMELINE_FLIGHT_SECONDS = 300;
+
+/**
+ * Bounded per user and channel (an export reads the state table and the
+ * metrics source, and uploads a file), and shared: a second request for an
+ * incident whose export is running gets that export, posted in the same thread.
+ */
 async function enqueueExport(deps: AckDeps, incidentId: string, origin: { channelId: string; userId: string; responseUrl?: string }, correlationId: string): Promise<CommandReply | null> {
+  const over = await commandBudget(deps, { userId: origin.userId, channelId: origin.channelId }, 'timeline');
+  if (over) return over;
+  if (!(await deps.store.create(timelineFlightKey(incidentId), { correlationId }, TIMELINE_FLIGHT_SECONDS))) {
+    return ephemeral(':spiral_note_pad: The timeline of this thread is already being built; it will be posted as a file in the thread.');
+  }
   const payload: TimelineJob = { incidentId, origin };
-  return enqueueTracked(deps, newJob(TIMELINE_JOB_KIND, payload, correlationId), { title: 'timeline export', channelId: origin.channelId, userId: origin.userId });
+  const refused = await enqueueTracked(deps, newJob(TIMELINE_JOB_KIND, payload, correlationId), { title: 'timeline export', channelId: origin.channelId, userId: origin.userId });
+  if (refused) await deps.store.remove(timelineFlightKey(incidentId)).catch(() => undefined);
+  return refused;
 }
 
 export const timelineCommand: SlashSubcommand = {

@@ -49,7 +49,7 @@ describe('runDiagnosis', () => {
 describe('runDiagnosis inputs', () => {
   it('a --topic that does not exist is a clear error, not a healthy report', async () => {
     const s = { ...healthyCluster(), errors: [{ scope: 'topic:nope', message: 'UNKNOWN_TOPIC_OR_PARTITION: This server does not host this topic-partition' }] };
-    await expect(runDiagnosis({ connection, topic: 'nope', timeoutMs: 5000, takeSnapshot: async () => s })).rejects.toThrow(/topic "nope" cannot be diagnosed: UNKNOWN_TOPIC_OR_PARTITION/);
+    await expect(runDiagnosis({ connection, topic: 'nope', timeoutMs: 5000, takeSnapshot: async () => s })).rejects.toThrow(/topic nope does not exist on b1:9092 \(UNKNOWN_TOPIC_OR_PARTITION/);
   });
 
   it('a partial snapshot says what could not be read', async () => {

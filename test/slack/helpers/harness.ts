@@ -24,12 +24,14 @@ import type { SlackStub } from './slack-stub.ts';
 export const BASE_CONFIG = {
   clusters: [
     // Tests here count the diagnoses they ask for: no sharing across tests (test/diagnose/single-flight.test.ts tests sharing).
-    { name: 'sandbox', bootstrap: ['127.0.0.1:19091'], aliases: ['prod-msk'], hosts: { executor: 'local', hostDirs: { '1': '/tmp/b1', '2': '/tmp/b2', '3': '/tmp/b3' } }, load: { shareDiagnosisSeconds: 0 } },
+    { name: 'sandbox', bootstrap: ['127.0.0.1:19091'], aliases: ['prod-msk'], hosts: { executor: 'local', hostDirs: { '1': '/tmp/b1', '2': '/tmp/b2', '3': '/tmp/b3' } }, load: { shareDiagnosisSeconds: 0, maxSnapshotsInFlight: 10 } },
     { name: 'other', bootstrap: ['10.0.0.1:9092'] },
   ],
   defaultCluster: 'sandbox',
   slack: { allowedTeams: ['T0TEST'], allowedChannels: ['C0OPS', 'C0INCIDENT'], allowedUsers: ['U0ALICE', 'U0BOB'], allowedUserGroup: 'S0ONCALL', incidentChannel: 'C0INCIDENT' },
   alerts: { flappingWindowSeconds: 3600, flappingCycles: 2 },
+  // Tests here send many commands as one user on one table: the bounds are tested in test/slack/command-budget.test.ts.
+  commandLimits: { perUser: { requests: 10_000 }, perChannel: { requests: 10_000 }, perCluster: { requests: 10_000 } },
 };
 
 export function finding(i: number, overrides: Partial<Finding> = {}): Finding {
