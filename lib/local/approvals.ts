@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { ApprovalService } from '../approvals/service.ts';
 import { ApprovalStore } from '../approvals/store.ts';
 import type { Config } from '../config/schema.ts';
-import { approvalPolicy, approvalsConfigured } from '../approvals/runtime.ts';
+import { approvalPolicy, approvalsConfigured, type ListGroupMembers } from '../approvals/runtime.ts';
 import type { Plan } from '../operations/types.ts';
 
 export interface LocalApprovals {
@@ -37,8 +37,16 @@ export interface LocalApprovals {
 type Dynalite = typeof import('dynalite').default;
 const loadDynalite = async (): Promise<Dynalite> => (await import('dynalite')).default;
 
-/** `load`: how dynalite is imported (tests give one that fails, as a broken bundle would). */
-export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv = process.env, load: () => Promise<Dynalite> = loadDynalite): Promise<LocalApprovals> {
+/**
+ * `load`: how dynalite is imported (tests give one that fails, as a broken bundle would).
+ * `listGroup`: Slack's usergroups.users.list, so `approvals.approverGroup` members can approve here as deployed.
+ */
+export async function startLocalApprovals(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+  load: () => Promise<Dynalite> = loadDynalite,
+  listGroup?: ListGroupMembers,
+): Promise<LocalApprovals> {
   const none = async () => {};
   const withApprovals = approvalsConfigured(config);
   const tableName = env.APPROVALS_TABLE ?? 'kafka-responder-approvals';
@@ -77,7 +85,7 @@ export async function startLocalApprovals(config: Config, env: NodeJS.ProcessEnv
     if (withApprovals) {
       const store = new ApprovalStore(client, { tableName });
       await store.ensureTable();
-      approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(config) });
+      approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(config, listGroup) });
     }
   } catch (err) {
     client.destroy();

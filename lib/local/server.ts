@@ -21,7 +21,7 @@ import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
+import { groupLister, webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';
 import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
@@ -72,14 +72,22 @@ class BodyTooLargeError extends Error {
 }
 
 function readBody(req: IncomingMessage, max = MAX_BODY): Promise<Buffer> {
+  // Refused from its declared length before a byte is kept.
+  const declared = Number(req.headers['content-length']);
+  if (declared > max) {
+    // Not read at all: the answer goes out with `connection: close` and the socket closes behind it.
+    return Promise.reject(new BodyTooLargeError(`request body larger than ${max} bytes`));
+  }
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > max) {
+        chunks = [];
+        req.removeAllListeners('data');
+        req.pause();
         reject(new BodyTooLargeError(`request body larger than ${max} bytes`));
-        req.resume();
       } else chunks.push(c);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
@@ -87,18 +95,53 @@ function readBody(req: IncomingMessage, max = MAX_BODY): Promise<Buffer> {
   });
 }
 
-/** An API Gateway HTTP API v2 event for this request; bodies are base64 as API Gateway sends forms. */
+/**
+ * A body we will not use is read and dropped (nothing kept), so the client
+ * can read our answer; past `max` more bytes the connection is cut instead.
+ */
+function discardBody(req: IncomingMessage, max = MAX_ALERT_BODY_BYTES): void {
+  let seen = 0;
+  req.removeAllListeners('data');
+  req.on('data', (c: Buffer) => {
+    seen += c.length;
+    if (seen > max) req.destroy();
+  });
+  req.resume();
+}
+
+/**
+ * What can be refused from the headers alone, before the body is read: an
+ * alert without the bearer token, a Slack request without its signature
+ * headers. The signature itself needs the body (the Slack handler checks it).
+ */
+function refuseFromHeaders(req: IncomingMessage, path: string, alertToken: string): { status: number; error: string } | null {
+  if (path.startsWith('/alerts/')) {
+    const authError = checkBearer(req.headers.authorization, alertToken);
+    return authError ? { status: 401, error: authError } : null;
+  }
+  if (path.startsWith('/slack/') && (!req.headers['x-slack-signature'] || !req.headers['x-slack-request-timestamp'])) {
+    return { status: 401, error: 'missing Slack signature headers' };
+  }
+  return null;
+}
+
+/**
+ * An API Gateway HTTP API v2 event for this request. Slack's forms come base64
+ * as API Gateway sends them; alerts (JSON) as text, so a 10 MB alert is not
+ * copied once more into base64.
+ */
 export function toHttpEvent(req: IncomingMessage, body: Buffer): HttpEvent {
   const url = new URL(req.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const text = url.pathname.startsWith('/alerts/');
   return {
     version: '2.0',
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
-    body: body.toString('base64'),
-    isBase64Encoded: true,
+    body: body.toString(text ? 'utf8' : 'base64'),
+    isBase64Encoded: !text,
     requestContext: { requestId: `local-${Date.now()}`, http: { method: req.method ?? 'GET', path: url.pathname, sourceIp: req.socket.remoteAddress ?? '' } },
   };
 }
@@ -131,7 +174,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   let storeNote = 'approvals given by the caller';
   if (!opts.approvals) {
     try {
-      local = await startLocalApprovals(opts.config);
+      local = await startLocalApprovals(opts.config, process.env, undefined, groupLister(opts.botToken, opts.slackApiUrl));
       storeNote = local.note;
     } catch (err) {
       // An unreachable KR_APPROVALS_DYNAMODB_ENDPOINT turns operations off, not the whole server.
@@ -174,6 +217,13 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     const path = new URL(req.url ?? '/', 'http://local').pathname;
     if (req.method === 'GET' && path === '/healthz') return json(200, { ok: true });
     if (req.method !== 'POST') return json(405, { error: 'use POST' });
+    // Checked before the body is read: an unauthenticated client costs no memory, whatever it sends.
+    const refused = refuseFromHeaders(req, path, opts.alertmanagerToken);
+    if (refused) {
+      log.warn('rejected request: unauthenticated', { reason: refused.error, route: path, sourceIp: req.socket.remoteAddress });
+      discardBody(req);
+      return json(refused.status, { error: refused.error });
+    }
     const body = await readBody(req, path.startsWith('/alerts/') ? MAX_ALERT_BODY_BYTES : MAX_BODY);
     switch (path) {
       case '/slack/events':
@@ -183,12 +233,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       case '/alerts/alertmanager':
         return alertmanager(toHttpEvent(req, body));
       case '/alerts/sns': {
-        // Not a Lambda subscription here but an open HTTP route: the same bearer token as Alertmanager's.
-        const authError = checkBearer(req.headers.authorization, opts.alertmanagerToken);
-        if (authError) {
-          log.warn('rejected alert: unauthenticated', { reason: authError, route: path, sourceIp: req.socket.remoteAddress });
-          return json(401, { error: authError });
-        }
+        // Not a Lambda subscription here but an open HTTP route: the same bearer token as Alertmanager's (checked above).
         const result = await sns(toSnsEvent(body.toString('utf8')));
         if (result.events.length === 0 && result.rejected.length > 0) return json(400, { error: 'nothing accepted', rejected: result.rejected });
         return json(202, result);
@@ -206,7 +251,8 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       },
       (err) => {
         log.error('local server request failed', { error: errorMessage(err), url: req.url });
-        res.writeHead(err instanceof BodyTooLargeError ? 413 : 400, { 'content-type': 'application/json' });
+        // A body too large is not read further: the connection closes after the answer.
+        res.writeHead(err instanceof BodyTooLargeError ? 413 : 400, { 'content-type': 'application/json', ...(err instanceof BodyTooLargeError ? { connection: 'close' } : {}) });
         res.end(JSON.stringify({ error: errorMessage(err) }));
       },
     );

@@ -74,9 +74,10 @@ export const runbookCommand: SlashSubcommand = {
 export const statusCommand: SlashSubcommand = {
   name: 'status',
   usage: 'status',
-  summary: 'open incidents and running diagnoses/operations',
-  async run(_inv, deps) {
-    const [incidents, running, undelivered] = await Promise.all([listIncidents(deps.store), listRunning(deps.store), listUndelivered(deps.store)]);
+  summary: "this channel's open incidents and running diagnoses/operations",
+  async run(inv, deps) {
+    // Only this channel's: another channel (a private incident channel) is not this one's business.
+    const [incidents, running, undelivered] = await Promise.all([listIncidents(deps.store, inv.channelId), listRunning(deps.store, inv.channelId), listUndelivered(deps.store, inv.channelId)]);
     const inc = incidents.length
       ? incidents
           .slice(-20)
@@ -90,8 +91,8 @@ export const statusCommand: SlashSubcommand = {
           .join('\n')
       : 'none';
     const blocks: KnownBlock[] = [
-      { type: 'section', text: { type: 'mrkdwn', text: clip(`*Open incidents (${incidents.length}):*\n${inc}`, SLACK_LIMITS.sectionText) } },
-      { type: 'section', text: { type: 'mrkdwn', text: clip(`*Running (${running.length}):*\n${run}`, SLACK_LIMITS.sectionText) } },
+      { type: 'section', text: { type: 'mrkdwn', text: clip(`*Open incidents in this channel (${incidents.length}):*\n${inc}`, SLACK_LIMITS.sectionText) } },
+      { type: 'section', text: { type: 'mrkdwn', text: clip(`*Running from this channel (${running.length}):*\n${run}`, SLACK_LIMITS.sectionText) } },
     ];
     // Messages Slack never accepted, so whoever looks knows what they missed and where.
     if (undelivered.length) {

@@ -4,6 +4,10 @@
 // its own item, so a burst of commands never contends on a shared one.
 // Bookkeeping only: every write here is best-effort and never fails the
 // command or job that records it (a failure is logged).
+// Each list is per Slack channel: `/kafka status` shows what belongs to the
+// channel it is asked in, never another channel's incidents, jobs or messages
+// (a private incident channel stays private). Entries without a channel (a
+// scheduled job) are listed nowhere.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -43,6 +47,8 @@ export interface UndeliveredMessage {
 }
 
 const LISTS = { running: 'running', incidents: 'incidents', undelivered: 'undelivered' } as const;
+/** One list per kind and channel: a listing reads its own channel's list only (and its bound is the channel's). */
+const channelList = (list: string, channel: string | undefined) => `${list}:${channel ?? '-'}`;
 const INCIDENT_TTL_SECONDS = 7 * 24 * 3600;
 const UNDELIVERED_TTL_SECONDS = 3 * 24 * 3600;
 /** A job that never reported back (its Lambda died) drops off after this: its record expires. */
@@ -64,33 +70,33 @@ async function bestEffort(what: string, log: Log | undefined, write: () => Promi
 }
 
 export function startActivity(store: StateStore, a: Activity, log?: Log): Promise<boolean> {
-  return bestEffort('record the running job', log, () => store.put(runningKey(a.id), a, STALE_RUNNING_SECONDS, LISTS.running));
+  return bestEffort('record the running job', log, () => store.put(runningKey(a.id), a, STALE_RUNNING_SECONDS, channelList(LISTS.running, a.channelId)));
 }
 
 export function finishActivity(store: StateStore, id: string, log?: Log): Promise<boolean> {
   return bestEffort('clear the running job', log, () => store.remove(runningKey(id)));
 }
 
-export async function listRunning(store: StateStore): Promise<Activity[]> {
-  return (await store.list<Activity>(LISTS.running, MAX_LISTED)).map((i) => i.value).reverse();
+export async function listRunning(store: StateStore, channel: string): Promise<Activity[]> {
+  return (await store.list<Activity>(channelList(LISTS.running, channel), MAX_LISTED)).map((i) => i.value).reverse();
 }
 
 export function upsertIncident(store: StateStore, incident: OpenIncident, log?: Log): Promise<boolean> {
-  return bestEffort('record the open incident', log, () => store.put(incidentKey(incident.groupKey), incident, INCIDENT_TTL_SECONDS, LISTS.incidents));
+  return bestEffort('record the open incident', log, () => store.put(incidentKey(incident.groupKey), incident, INCIDENT_TTL_SECONDS, channelList(LISTS.incidents, incident.channelId)));
 }
 
 export function closeIncident(store: StateStore, groupKey: string, log?: Log): Promise<boolean> {
   return bestEffort('close the incident', log, () => store.remove(incidentKey(groupKey)));
 }
 
-export async function listIncidents(store: StateStore): Promise<OpenIncident[]> {
-  return (await store.list<OpenIncident>(LISTS.incidents, MAX_LISTED)).map((i) => i.value).reverse();
+export async function listIncidents(store: StateStore, channel: string): Promise<OpenIncident[]> {
+  return (await store.list<OpenIncident>(channelList(LISTS.incidents, channel), MAX_LISTED)).map((i) => i.value).reverse();
 }
 
 export function recordUndelivered(store: StateStore, message: UndeliveredMessage, log?: Log): Promise<boolean> {
-  return bestEffort('record the undelivered Slack message', log, () => store.put(`undelivered:${randomUUID()}`, message, UNDELIVERED_TTL_SECONDS, LISTS.undelivered));
+  return bestEffort('record the undelivered Slack message', log, () => store.put(`undelivered:${randomUUID()}`, message, UNDELIVERED_TTL_SECONDS, channelList(LISTS.undelivered, message.channel || undefined)));
 }
 
-export async function listUndelivered(store: StateStore): Promise<UndeliveredMessage[]> {
-  return (await store.list<UndeliveredMessage>(LISTS.undelivered, MAX_LISTED)).map((i) => i.value);
+export async function listUndelivered(store: StateStore, channel: string): Promise<UndeliveredMessage[]> {
+  return (await store.list<UndeliveredMessage>(channelList(LISTS.undelivered, channel), MAX_LISTED)).map((i) => i.value);
 }

@@ -78,7 +78,7 @@ describe('alert triage threads', () => {
 
   it('a resolved alert marks its thread resolved and says when it cleared fast', async () => {
     await sendAm('firing', 100_000);
-    expect((await listIncidents(env.db.store)).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(true);
+    expect((await listIncidents(env.db.store, 'C0INCIDENT')).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(true);
     await sendAm('resolved', 100_000, 60_000);
     const [parent] = stub.topLevel();
     expect(parent!.text).toBe('RESOLVED: KafkaUnderReplicatedPartitions on sandbox');
@@ -87,7 +87,7 @@ describe('alert triage threads', () => {
     const resolved = replies.at(-1)!;
     expect(resolved.text).toMatch(/^Resolved at/);
     expect(JSON.stringify(resolved.blocks)).toMatch(/cleared after 4\d s.*a broker dropping whole request batches/);
-    expect((await listIncidents(env.db.store)).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(false);
+    expect((await listIncidents(env.db.store, 'C0INCIDENT')).some((i) => i.groupKey.endsWith(`#${group}`))).toBe(false);
   });
 
   it('a resolution for a group we never announced posts nothing', async () => {
@@ -109,9 +109,9 @@ describe('alert triage threads', () => {
     expect(JSON.stringify(callouts[0]!.blocks)).toMatch(/fired and resolved 2 times within 60 minutes.*such an alert, once ignored, has ended with consumers stopped/);
     await sendAm('firing', 10_000);
     expect(stub.thread(parent!.ts).filter((m) => m.text === 'This alert is flapping')).toHaveLength(1);
-    // A flapping group stays on /kafka status even between fires.
+    // A flapping group stays on /kafka status in its channel even between fires.
     await sendAm('resolved', 10_000, 5_000);
-    const status = JSON.parse((await h.handler(slashEvent({ text: 'status', user: 'U0ALICE' }))).body);
+    const status = JSON.parse((await h.handler(slashEvent({ text: 'status', user: 'U0ALICE', channel: 'C0INCIDENT' }))).body);
     expect(JSON.stringify(status.blocks)).toMatch(/flapping\* KafkaUnderReplicatedPartitions on sandbox/);
   });
 

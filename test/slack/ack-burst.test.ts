@@ -37,7 +37,7 @@ describe('ack path under a burst', () => {
   it(`${BURST} concurrent signed slash commands: none failed, two writes each, every job queued and listed`, async () => {
     const queue = new RecordingQueue();
     const log = recordingLog();
-    const calls = { get: 0, create: 0, replace: 0, put: 0, remove: 0, list: 0 };
+    const calls = { get: 0, create: 0, replace: 0, put: 0, remove: 0, list: 0, count: 0 };
     const s = db.store;
     const store: StateStore = {
       get: (k) => (calls.get++, s.get(k)),
@@ -46,6 +46,7 @@ describe('ack path under a burst', () => {
       put: (k, v, t, l) => (calls.put++, s.put(k, v, t, l)),
       remove: (k) => (calls.remove++, s.remove(k)),
       list: (l, n) => (calls.list++, s.list(l, n)),
+      count: (k, b, t, l) => (calls.count++, s.count(k, b, t, l)),
     };
     const handler = buildSlackHandler({ config: parseConfig(BASE_CONFIG), queue, store, log, signingSecret: SIGNING_SECRET, botToken: 'xoxb-test', slackApiUrl: 'http://127.0.0.1:9/api/' });
     const commands = Array.from({ length: BURST }, (_, i) => (i % 4 === 3 ? `can-restart ${(i % 3) + 1}` : `diagnose sandbox topic-${i}`));
@@ -57,14 +58,15 @@ describe('ack path under a burst', () => {
     );
     const failed = results.filter((r) => r.status !== 200 || /failed on my side|could not queue/.test(r.body));
     expect(failed).toEqual([]);
-    // One conditional create (replay check) and one unconditional put (status item) per command, nothing else.
-    expect(calls).toEqual({ get: 0, create: BURST, replace: 0, put: BURST, remove: 0, list: 0 });
+    // Per command: one conditional create (replay check), one atomic count per bound (user, channel,
+    // cluster: a burst never retries against itself) and one unconditional put (status item), nothing else.
+    expect(calls).toEqual({ get: 0, create: BURST, replace: 0, put: BURST, remove: 0, list: 0, count: 3 * BURST });
     expect(queue.jobs).toHaveLength(BURST);
     expect(new Set(queue.jobs.map((j) => j.id)).size).toBe(BURST);
     // Nothing went wrong on our side (Bolt's own "not acknowledged within 3001 ms" notice times this machine, not the path).
     expect(log.records.filter((r) => r.level !== 'info' && !r.message.includes('not acknowledged within'))).toEqual([]);
     // /kafka status lists the newest 100 of them.
-    const running = await listRunning(db.store);
+    const running = await listRunning(db.store, 'C0OPS');
     expect(running).toHaveLength(100);
     expect(running.every((a) => queue.jobs.some((j) => j.id === a.id))).toBe(true);
   });

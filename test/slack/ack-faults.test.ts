@@ -61,6 +61,7 @@ function throttling(store: StateStore, what: { puts?: boolean; creates?: boolean
     put: (k, v, t, l) => (what.puts ? Promise.reject(throttled()) : store.put(k, v, t, l)),
     remove: (k) => store.remove(k),
     list: (l, n) => store.list(l, n),
+    count: (k, b, t, l) => store.count(k, b, t, l),
   };
 }
 
@@ -83,7 +84,7 @@ describe('the job queue refuses the job (SQS send failure)', () => {
     expect(status).toBe(200);
     expect(reply!.text).toMatch(/could not queue this request.*nothing was started/s);
     expect(queue.attempts).toHaveLength(1);
-    expect((await listRunning(db.store)).some((a) => a.id === queue.attempts[0]!.id)).toBe(false);
+    expect((await listRunning(db.store, 'C0OPS')).some((a) => a.id === queue.attempts[0]!.id)).toBe(false);
     expect(h.log.records.some((r) => r.level === 'error' && r.message.includes('could not enqueue'))).toBe(true);
   });
 
@@ -92,7 +93,7 @@ describe('the job queue refuses the job (SQS send failure)', () => {
     const h = handler(queue);
     const { reply } = await slash(h, 'drain 2');
     expect(reply!.text).toMatch(/could not queue this request/);
-    expect((await listRunning(db.store)).some((a) => a.id === queue.attempts[0]!.id)).toBe(false);
+    expect((await listRunning(db.store, 'C0OPS')).some((a) => a.id === queue.attempts[0]!.id)).toBe(false);
     expect(await approvalStore.listForSweep()).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { ScriptedDiagnoser, buildHarness, finding, report, type Harness } from '
 import { actionEvent, slashEvent } from './helpers/signed.ts';
 import { SlackStub } from './helpers/slack-stub.ts';
 import { scratchDir } from '../helpers/scratch.ts';
+import { recordUndelivered, upsertIncident } from '../../lib/state/activity.ts';
 
 let db: DynaliteHandle;
 let stub: SlackStub;
@@ -194,6 +195,27 @@ describe('/kafka can-restart, runbook, status', () => {
     await h.queue.idle();
     const after = await slash('status');
     expect(JSON.stringify(after.blocks)).not.toContain('diagnose sandbox / payments');
+  });
+
+  it("status shows only the asking channel's jobs, incidents and undelivered messages", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = new ScriptedDiagnoser();
+    const original = slow.diagnose.bind(slow);
+    slow.diagnose = async (req) => {
+      await gate;
+      return original(req);
+    };
+    h = buildHarness({ stub, store: db.store, diagnoser: slow });
+    await slash('diagnose sandbox payments', 'U0ALICE', 'C0INCIDENT');
+    await upsertIncident(db.store, { groupKey: 'am:private', title: 'PrivateIncident', openedAt: new Date().toISOString(), channelId: 'C0INCIDENT', threadTs: '1.1', flapping: false });
+    await recordUndelivered(db.store, { method: 'chat.postMessage', channel: 'C0INCIDENT', excerpt: 'secret excerpt', error: 'channel_not_found', at: new Date().toISOString() });
+    const elsewhere = JSON.stringify((await slash('status', 'U0ALICE', 'C0OPS')).blocks);
+    for (const hidden of ['payments', 'PrivateIncident', 'secret excerpt']) expect(elsewhere).not.toContain(hidden);
+    const there = JSON.stringify((await slash('status', 'U0ALICE', 'C0INCIDENT')).blocks);
+    for (const shown of ['diagnose sandbox / payments', 'PrivateIncident', 'secret excerpt']) expect(there).toContain(shown);
+    release();
+    await h.queue.idle();
   });
 });
 

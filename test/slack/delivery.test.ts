@@ -67,7 +67,7 @@ describe('Slack delivery', () => {
     const error = log.records.find((r) => r.level === 'error' && r.message === 'slack message not delivered');
     expect(error?.fields).toMatchObject({ method: 'chat.postMessage', channel: 'C0INC', attempts: 3 });
     const reply = await statusCommand.run(
-      { args: [], userId: 'U0ALICE', channelId: 'C0OPS', correlationId: 'kr-test' },
+      { args: [], userId: 'U0ALICE', channelId: 'C0INC', correlationId: 'kr-test' },
       { config: parseConfig(BASE_CONFIG), queue: new InProcessJobQueue(async () => {}), store: env.db.store, log },
     );
     expect(reply.text).toMatch(/1 undelivered messages/);

@@ -1,6 +1,7 @@
 // The local server: real HTTP requests into the same handlers, worker
 // in-process, Slack calls going to SLACK_API_URL (a stub here).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingLog } from '../helpers/recording-log.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
@@ -71,6 +72,35 @@ describe('local server', () => {
     expect(ok.status).toBe(202);
     await server.queue.idle();
     expect(stub.topLevel('C0INCIDENT').some((m) => m.text.startsWith('FIRING: KafkaUnderReplicatedPartitions'))).toBe(true);
+  });
+
+  it.each(['/alerts/alertmanager', '/alerts/sns'])('%s answers an unauthenticated client before reading its body', async (path) => {
+    // Headers and the first megabyte of a body that never ends: only a check made before the body is read can answer.
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024), authorization: 'Bearer wrong-token-0123456789' } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write(Buffer.alloc(1024 * 1024, 0x20));
+    });
+    expect(answer).toBe(401);
+  });
+
+  it('refuses an alert body over the limit from its declared length, before reading it', async () => {
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/alerts/alertmanager`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(11 * 1024 * 1024), authorization: `Bearer ${AM_TOKEN}` } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('{');
+    });
+    expect(answer).toBe(413);
   });
 
   it('simulates SNS delivery of a bare CloudWatch alarm with the bearer token only, and 400s garbage', async () => {
@@ -145,11 +175,16 @@ describe('kafka-responder serve (one command)', () => {
 });
 
 describe('local server: operations with approvals on an in-process dynalite', () => {
-  it('posts a plan for approval when approvers are configured and no approval service is given', async () => {
+  it.each([
+    ['approvers are configured', { approvers: ['U0ALICE', 'U0BOB'] }],
+    // The group's members come from Slack (usergroups.users.list), as in the deployed worker.
+    ['only an approver user group is configured', { approvers: [], approverGroup: 'S0APPROVE' }],
+  ])('posts a plan for approval when %s and no approval service is given', async (_case, approvalsConfig) => {
     const opsStub = await new SlackStub().start();
+    opsStub.userGroups.set('S0APPROVE', ['U0BOB', 'U0CAROL']);
     const planned: string[] = [];
     const local = await startLocalServer({
-      config: parseConfig({ ...BASE_CONFIG, approvals: { approvers: ['U0ALICE', 'U0BOB'] } }),
+      config: parseConfig({ ...BASE_CONFIG, approvals: approvalsConfig }),
       signingSecret: SIGNING_SECRET,
       botToken: 'xoxb-local',
       alertmanagerToken: AM_TOKEN,

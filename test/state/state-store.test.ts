@@ -85,13 +85,14 @@ describe('listed items (the /kafka status lists)', () => {
   it('200 concurrent activity records all land: no shared item, no contention', async () => {
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        startActivity(db.store, { id: `job-${i}`, kind: 'diagnose', title: `t${i}`, correlationId: `c${i}`, startedAt: new Date().toISOString() }),
+        startActivity(db.store, { id: `job-${i}`, kind: 'diagnose', title: `t${i}`, correlationId: `c${i}`, startedAt: new Date().toISOString(), channelId: 'C0OPS' }),
       ),
     );
     expect(results.every(Boolean)).toBe(true);
-    expect(await listRunning(db.store)).toHaveLength(100);
+    expect(await listRunning(db.store, 'C0OPS')).toHaveLength(100);
+    expect(await listRunning(db.store, 'C0OTHER')).toEqual([]);
     await finishActivity(db.store, 'job-199');
-    expect((await listRunning(db.store)).some((a) => a.id === 'job-199')).toBe(false);
+    expect((await listRunning(db.store, 'C0OPS')).some((a) => a.id === 'job-199')).toBe(false);
   });
 });
 
