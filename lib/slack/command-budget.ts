@@ -1,20 +1,20 @@
 // The bound on commands that cost a cluster work (diagnose, transactions,
-// can-restart, audit) and on timeline exports: sliding windows per user, per
-// channel and per cluster (config commandLimits), kept in the state table so
-// they hold across every Lambda instance, as lib/approvals/rate-limit.ts does
-// for plan requests. One item per window (key cmd-budget:<scope>:<id>) holds
-// the times of the requests still inside it; a request is counted by one
-// conditional write on the version it read. Of two writers racing for the
-// last slot exactly one wins, the other reads again and decides again; once a
-// window is full every reader is refused without writing, so a flood costs
-// one read per request and contention lasts only until the window fills.
+// can-restart, audit) and on timeline exports: windows per user, per channel
+// and per cluster (config commandLimits), kept in the state table so they hold
+// across every Lambda instance. Each window is one counter item
+// (cmd-budget:<scope>:<id>:<window start>) that a request raises by one atomic
+// conditional write (StateStore.count): a burst of a hundred people in one
+// channel costs one write each, never a retry against each other, and a full
+// window refuses without anything to clean up. Fixed windows: at a window's
+// edge a user may get up to twice the bound within seconds, the price of a
+// counter that needs no read.
 //
 // Checked on the ack path, before anything is recorded or enqueued: a refused
 // request costs the cluster nothing and is told when to try again.
 import type { Config } from '../config/schema.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
-import { jitteredBackoffMs, type StateStore } from '../state/state-store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import { ephemeral } from './commands.ts';
 import type { CommandReply } from './registry.ts';
 
@@ -28,50 +28,11 @@ export type BudgetScope = 'user' | 'channel' | 'cluster';
 /** A code, not prose: commandBudgetReply() renders it. */
 export type BudgetAdmission = { ok: true } | { ok: false; scope: BudgetScope; limit: RateWindow; retryAfterSeconds: number };
 
-interface Window {
-  stamps: number[];
-}
-
-const MAX_ATTEMPTS = 12;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export const budgetKey = (scope: BudgetScope, id: string): string => `cmd-budget:${scope}:${id}`;
-
-type Slot = { ok: true; at: number } | { ok: false; retryAfterSeconds: number };
-
-/** Counts one request at `now` (ms) in the window at `key` if it has room; else how long until it has. */
-export async function takeSlot(store: StateStore, key: string, limit: RateWindow, now: number): Promise<Slot> {
+/** The window `now` falls in: its counter's key and when it ends (ms). */
+export function budgetWindow(scope: BudgetScope, id: string, limit: RateWindow, now: number): { key: string; endsAt: number } {
   const windowMs = limit.windowSeconds * 1000;
-  const ttlSeconds = limit.windowSeconds + 60;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (attempt > 0) await sleep(jitteredBackoffMs(attempt, 5, 100));
-    const current = await store.get<Window>(key);
-    const live = (current?.value.stamps ?? []).filter((t) => t > now - windowMs).sort((a, b) => a - b);
-    if (live.length >= limit.requests) {
-      const freeAt = live[live.length - limit.requests]! + windowMs;
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) };
-    }
-    const next: Window = { stamps: [...live, now] };
-    const won = current ? await store.replace(key, current.version, next, ttlSeconds) : await store.create(key, next, ttlSeconds);
-    if (won) return { ok: true, at: now };
-  }
-  // Everyone else kept winning the slot: that is a flood, and this one waits too.
-  return { ok: false, retryAfterSeconds: 1 };
-}
-
-/** Gives back a slot taken at `at` (a later scope refused the request); best effort. */
-async function giveBack(store: StateStore, key: string, at: number, limit: RateWindow, log: Log): Promise<void> {
-  try {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const current = await store.get<Window>(key);
-      const i = current?.value.stamps.indexOf(at) ?? -1;
-      if (!current || i < 0) return;
-      const stamps = current.value.stamps.filter((_, j) => j !== i);
-      if (await store.replace(key, current.version, { stamps }, limit.windowSeconds + 60)) return;
-    }
-  } catch (err) {
-    log.warn('could not give a command slot back', { key, error: errorMessage(err) });
-  }
+  const start = Math.floor(now / windowMs) * windowMs;
+  return { key: `cmd-budget:${scope}:${id}:${start}`, endsAt: start + windowMs };
 }
 
 export interface BudgetRequest {
@@ -94,17 +55,26 @@ export async function admitCommand(deps: { store: StateStore; config: Config; lo
     ['channel', request.channelId, limits.perChannel],
     ...(request.cluster ? ([['cluster', request.cluster, limits.perCluster]] as [BudgetScope, string, RateWindow][]) : []),
   ];
-  const taken: [string, number, RateWindow][] = [];
+  const taken: string[] = [];
   for (const [scope, id, limit] of scopes) {
-    const key = budgetKey(scope, id);
-    const slot = await takeSlot(deps.store, key, limit, now);
-    if (!slot.ok) {
-      await Promise.all(taken.map(([k, at, l]) => giveBack(deps.store, k, at, l, deps.log)));
-      return { ok: false, scope, limit, retryAfterSeconds: slot.retryAfterSeconds };
+    const { key, endsAt } = budgetWindow(scope, id, limit, now);
+    // The counter outlives its window a little: DynamoDB's TTL deletes it within days, the key is never read again.
+    if (!(await deps.store.count(key, 1, limit.windowSeconds + 60, limit.requests))) {
+      await Promise.all(taken.map((k) => giveBack(deps.store, k, deps.log)));
+      return { ok: false, scope, limit, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)) };
     }
-    taken.push([key, slot.at, limit]);
+    taken.push(key);
   }
   return { ok: true };
+}
+
+/** Gives back a count a later scope made useless (it refused the request); best effort. */
+async function giveBack(store: StateStore, key: string, log: Log): Promise<void> {
+  try {
+    await store.count(key, -1, 60);
+  } catch (err) {
+    log.warn('could not give a command slot back', { key, error: errorMessage(err) });
+  }
 }
 
 const WHOSE: Record<BudgetScope, string> = { user: 'from you', channel: 'in this channel', cluster: 'for this cluster' };

@@ -5,7 +5,7 @@
 // stored as JSON text so any shape round-trips without marshalling surprises;
 // the rest goes through the Document client (plain values, as in the approvals store).
 import { ConditionalCheckFailedException, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { jitteredBackoffMs, nowSeconds, type ListedItem, type StateStore, type StoredItem } from './state-store.ts';
 
 export const LIST_INDEX = 'list-index';
@@ -126,6 +126,29 @@ export class DynamoStateStore implements StateStore {
   async remove(key: string): Promise<void> {
     // Without `list` the item leaves the index; already expired, get() ignores it and TTL deletes it.
     await this.send(() => this.client.send(new PutCommand({ TableName: this.tableName, Item: this.item(key, null, 1, nowSeconds()) })));
+  }
+
+  async count(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean> {
+    // DynamoDB's own atomic ADD: no read, no version to race on. A counter
+    // carries its window in its key, so its first expiry is kept.
+    try {
+      await this.send(() =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { pk: key },
+            UpdateExpression: 'ADD #n :by SET expiresAt = if_not_exists(expiresAt, :expires)',
+            ...(limit !== undefined ? { ConditionExpression: 'attribute_not_exists(#n) OR #n <= :room' } : {}),
+            ExpressionAttributeNames: { '#n': 'counted' },
+            ExpressionAttributeValues: { ':by': by, ':expires': nowSeconds() + ttlSeconds, ...(limit !== undefined ? { ':room': limit - by } : {}) },
+          }),
+        ),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      throw err;
+    }
   }
 
   async list<T>(list: string, limit: number): Promise<ListedItem<T>[]> {

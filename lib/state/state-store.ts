@@ -37,6 +37,13 @@ export interface StateStore {
   remove(key: string): Promise<void>;
   /** Unexpired items put in `list`, newest first, at most `limit`. */
   list<T = unknown>(list: string, limit: number): Promise<ListedItem<T>[]>;
+  /**
+   * Adds `by` to the counter at `key` in one atomic write, unless that would
+   * take it to `limit` or past it (no limit: always). True when counted.
+   * Concurrent callers never lose a count nor retry against each other: a
+   * burst on one counter costs one write each (rate limits).
+   */
+  count(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean>;
 }
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -120,9 +127,22 @@ export class MemoryStateStore implements StateStore {
       .slice(0, limit);
   }
 
+  private readonly counters = new Map<string, { n: number; expiresAt: number }>();
+
+  async count(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean> {
+    const now = nowSeconds();
+    const current = this.counters.get(key);
+    const live = current && current.expiresAt > now ? current : { n: 0, expiresAt: now + ttlSeconds };
+    if (limit !== undefined && live.n + by > limit) return false;
+    this.counters.set(key, { n: live.n + by, expiresAt: live.expiresAt });
+    if (++this.writes % 1000 === 0) this.sweep();
+    return true;
+  }
+
   /** What DynamoDB's TTL does, for a process that runs for days. */
   private sweep(): void {
     const now = nowSeconds();
     for (const [key, item] of this.items) if (item.expiresAt <= now) this.items.delete(key);
+    for (const [key, c] of this.counters) if (c.expiresAt <= now) this.counters.delete(key);
   }
 }
