@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { formatIssues } from '../config/schema.ts';
 import { clip } from '../slack/limits.ts';
 import { DigestBuilder } from './digest.ts';
-import { MAX_SUMMARY_CHARS, boundLabels, extractTargets, type AlertEvent } from './event.ts';
+import { MAX_SUMMARY_CHARS, boundLabels, extractTargets, groupKey, type AlertEvent } from './event.ts';
 
 const labelMap = z.record(z.string(), z.string());
 
@@ -89,7 +89,7 @@ export function toAlertEvent(p: AlertmanagerPayload, malformed = 0): AlertEvent 
     `${firing} firing, ${p.alerts.length - firing} resolved`;
   return {
     source: 'alertmanager',
-    groupKey: `am:${p.receiver}:${p.groupKey}`,
+    groupKey: groupKey(`am:${p.receiver}:${p.groupKey}`),
     status: p.status,
     alertname: clip(alertname, 200),
     title: clip(`${alertname}${targets.clusterHint ? ` on ${targets.clusterHint}` : ''}`, 300),

@@ -6,7 +6,7 @@ import { formatIssues } from '../config/schema.ts';
 import type { SnsEvent } from '../runtime/lambda-types.ts';
 import type { ParseResult } from './alertmanager.ts';
 import { clip } from '../slack/limits.ts';
-import { MAX_SUMMARY_CHARS, boundLabels, extractTargets, type AlertEvent } from './event.ts';
+import { MAX_SUMMARY_CHARS, boundLabels, extractTargets, groupKey, type AlertEvent } from './event.ts';
 
 const dimension = z.object({ name: z.string(), value: z.string() });
 
@@ -62,7 +62,7 @@ export function toAlertEvent(alarm: CloudWatchAlarm): AlertEvent | null {
   const meaning = metric ? MSK_METRICS[metric] : undefined;
   return {
     source: 'cloudwatch',
-    groupKey: `cw:${alarm.AlarmArn}`,
+    groupKey: groupKey(`cw:${alarm.AlarmArn}`),
     status: alarm.NewStateValue === 'ALARM' ? 'firing' : 'resolved',
     alertname: clip(alertname, 200),
     title: clip(`${alarm.AlarmName}${targets.clusterHint ? ` on ${targets.clusterHint}` : ''}`, 300),

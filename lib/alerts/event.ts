@@ -1,4 +1,5 @@
 // Alerts from any source, normalised to one shape the router and triage read.
+import { createHash } from 'node:crypto';
 import { isTopicName, parseBrokerId } from '../kafka/names.ts';
 import type { AlertDigest } from './digest.ts';
 
@@ -6,6 +7,20 @@ import type { AlertDigest } from './digest.ts';
 export const ALERT_JOB_KIND = 'alert';
 
 export type AlertSource = 'alertmanager' | 'cloudwatch';
+
+/** Longer group keys are shortened (groupKey below): the key travels in every job and group record. */
+export const MAX_GROUP_KEY_CHARS = 1024;
+
+/**
+ * A group key that fits: a sender's receiver name or group key can be of any
+ * length, and the key is stored in every job and group record (DynamoDB takes
+ * 400 KB per item). A long key keeps its start, for people reading it, and a
+ * digest of the whole, so two groups never share a thread.
+ */
+export function groupKey(raw: string): string {
+  if (raw.length <= MAX_GROUP_KEY_CHARS) return raw;
+  return `${raw.slice(0, 256)}…#${createHash('sha256').update(raw).digest('hex')}`;
+}
 export type AlertStatus = 'firing' | 'resolved';
 
 export interface AlertEvent {

@@ -54,8 +54,8 @@ export class InProcessJobQueue implements JobQueue {
   private closed = false;
   /** The most recent jobs (bounded: the local server runs for days). */
   readonly enqueued: Job[] = [];
-  /** Jobs that ran out of time (killed), most recent last. */
-  readonly timedOut: Job[] = [];
+  /** Jobs that ran out of time (killed), most recent last: ids only, and only the last 100 (the local server runs for days). */
+  readonly timedOut: { id: string; kind: string; at: string }[] = [];
 
   constructor(
     private readonly run: (job: Job, limits: JobLimits) => Promise<void>,
@@ -103,17 +103,27 @@ export class InProcessJobQueue implements JobQueue {
   private runWithLimit(job: Job): Promise<void> {
     const controller = new AbortController();
     const deadline = Date.now() + this.timeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const killed = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        this.timedOut.push(job);
-        this.log?.warn('job ran out of time (the worker would be killed here)', { jobId: job.id, kind: job.kind, timeoutMs: this.timeoutMs });
-        resolve();
-      }, this.timeoutMs);
-    });
+    const timers: NodeJS.Timeout[] = [];
+    const after = (ms: number) => new Promise<void>((resolve) => timers.push(setTimeout(resolve, ms)));
     const running = this.run(job, { remainingMs: () => deadline - Date.now(), signal: controller.signal });
-    return Promise.race([running, killed]).finally(() => clearTimeout(timer));
+    const stopped = running.then(
+      () => {},
+      () => {},
+    );
+    const killed = after(this.timeoutMs).then(() => {
+      controller.abort();
+      this.timedOut.push({ id: job.id, kind: job.kind, at: new Date().toISOString() });
+      if (this.timedOut.length > 100) this.timedOut.splice(0, this.timedOut.length - 100);
+      this.log?.warn('job ran out of time (the worker would be killed here)', { jobId: job.id, kind: job.kind, timeoutMs: this.timeoutMs });
+      // Its group's next job waits until it has really stopped (its signal is aborted), as a FIFO
+      // group waits for a killed job's message: two jobs of one group never run at once.
+      // One more time limit at most, so a job that ignores its signal cannot hold its group for ever.
+      return Promise.race([
+        stopped,
+        after(this.timeoutMs).then(() => this.log?.error('a killed job is still running; the next job of its group starts anyway', { jobId: job.id, kind: job.kind })),
+      ]);
+    });
+    return Promise.race([running, killed]).finally(() => timers.forEach(clearTimeout));
   }
 
   /** Stops delayed jobs from firing (server shutdown); jobs already running finish. */

@@ -79,6 +79,17 @@ describe('Alertmanager webhook', () => {
     expect(enqueued).toHaveLength(0);
   });
 
+  it('a receiver name of any length gives a short group key of its own: the group is kept, its records stay small', async () => {
+    const { am, enqueued } = setup();
+    const long = (suffix: string) => 'r'.repeat(2_000_000) + suffix;
+    for (const receiver of [long('a'), long('a'), long('b')]) expect((await am(post(JSON.stringify(alertmanagerPayload('firing', { receiver }))))).statusCode).toBe(202);
+    const keys = enqueued.map((j) => (j.payload as AlertEvent).groupKey);
+    for (const k of keys) expect(k.length).toBeLessThanOrEqual(1024);
+    expect(keys[0]).toBe(keys[1]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(enqueued.every((j) => JSON.stringify(j).length < 64 * 1024)).toBe(true);
+  });
+
   it('answers 503 when the queue is down, so Alertmanager retries', async () => {
     const am = createAlertmanagerHandler({ queue: { enqueue: async () => { throw new Error('SQS unreachable'); } }, store: new MemoryStateStore(), log: recordingLog(), bearerToken: TOKEN });
     const res = await am(post(JSON.stringify(alertmanagerPayload('firing'))));
