@@ -299,7 +299,7 @@ describe('osls package (no AWS credentials)', () => {
     const urls = [...manifest.matchAll(/(?:url|request_url): https:\/\/REPLACE-ME(\/\S+)/g)].map((m) => m[1]);
     expect(urls).toEqual(['/slack/events', '/slack/interactivity']);
     for (const u of urls) expect(routes).toContain(u);
-    for (const scope of ['chat:write', 'commands', 'files:write', 'usergroups:read']) expect(manifest).toContain(`- ${scope}\n`);
+    for (const scope of ['chat:write', 'commands', 'files:write', 'usergroups:read', 'channels:history', 'groups:history']) expect(manifest).toContain(`- ${scope}\n`);
   });
 
   it('bundles each function under 3 MB, and the Slack bundle carries no kafkajs, host executor or diagnosis', () => {
