@@ -1,6 +1,12 @@
 // The worker side of an alert: one thread per alert group, state changes
 // edited into its parent message, flapping called out, and the routed
 // diagnosis posted in the thread.
+//
+// A retry of the job (SQS delivers it again when its worker died) repeats
+// nothing the dead attempt got into Slack: each message is its own purpose of
+// the job (lib/worker/post-once.ts), and a status change is recorded as owed
+// in the same write that changes it, so a retry that sees no change still
+// announces the one the dead attempt did not.
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
@@ -14,7 +20,7 @@ import { progressUpdater } from '../diagnose/jobs.ts';
 import { postReportChart } from '../diagnose/metrics/post.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { mutate } from '../state/state-store.ts';
-import { postedByJob, recordPosted } from '../worker/posted.ts';
+import { oncePoster, type OncePoster } from '../worker/post-once.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
 import type { JobContext, JobHandler } from '../worker/worker.ts';
 import { PermanentJobError } from '../worker/worker.ts';
@@ -59,6 +65,12 @@ export interface AlertGroupState {
   lastDiagnosisJobId?: string;
   /** The size of the group the last digest reply described: a new one is posted when it changes. */
   digestPosted?: { total: number; firing: number };
+  /**
+   * A status change not yet announced, and the job that owes it: written with
+   * the change, cleared once the timeline and the thread show it. Only that
+   * job (its retry) announces it: another job cannot know whether it is in Slack.
+   */
+  transitionOwed?: { jobId: string; status: AlertEvent['status']; reply: boolean };
 }
 
 /** Thread state lives for two weeks after the group's last change. */
@@ -95,6 +107,8 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       ...(cur?.lastDiagnosisAt ? { lastDiagnosisAt: cur.lastDiagnosisAt } : {}),
       ...(cur?.lastDiagnosisJobId ? { lastDiagnosisJobId: cur.lastDiagnosisJobId } : {}),
       ...(cur?.digestPosted ? { digestPosted: cur.digestPosted } : {}),
+      // A reply when the thread is there already; otherwise the parent announces it.
+      ...(!cur || cur.status !== event.status ? { transitionOwed: { jobId: job.id, status: event.status, reply: Boolean(cur?.ts) } } : cur.transitionOwed ? { transitionOwed: cur.transitionOwed } : {}),
     };
   });
   const prior = previous as AlertGroupState | null;
@@ -113,16 +127,20 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   const channel = state.channel;
   // The postmortem timeline: the thread is the incident; transitions only (Alertmanager repeats a firing group).
   // Recorded before the thread shows the change, so a timeline asked for from what it shows has it.
-  const transitioned = !prior || prior.status !== event.status;
+  const owed = state.transitionOwed?.jobId === job.id && state.transitionOwed.status === event.status ? state.transitionOwed : null;
+  // Keyed by the job: a retry records the same event again, not a second one.
   const recordTransitionIn = async (threadTs: string) => {
-    if (!transitioned) return;
+    if (!owed) return;
     await openIncident(store, { channel, threadTs, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), openedAt: state.openedAt, origin: 'alert' }, log);
-    await recordIncidentEvent(store, { channel, threadTs }, { type: 'alert', at: new Date(at).toISOString(), status: event.status, source: event.source, alertname: event.alertname, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), count: event.count }, log);
+    await recordIncidentEvent(store, { channel, threadTs }, { type: 'alert', at: new Date(at).toISOString(), status: event.status, source: event.source, alertname: event.alertname, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), count: event.count }, log, `${job.id}/alert`);
   };
+  // Read from the store only when this job posts: a repeat notification of a group only edits its parent.
+  let onceP: Promise<OncePoster> | undefined;
+  const once = () => (onceP ??= oncePoster(ctx, job.id));
   let threadTs = state.ts;
   if (threadTs) await recordTransitionIn(threadTs);
   if (!threadTs) {
-    const posted = await slack.post({ channel, ...parentMessage });
+    const posted = await (await once()).post('parent', { channel, ...parentMessage });
     // Record the thread; if another worker recorded one first, ours becomes a reply in theirs.
     const saved = await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), ts: cur?.ts ?? posted.ts }));
     threadTs = saved.ts!;
@@ -130,20 +148,19 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     await recordTransitionIn(threadTs);
   } else {
     await slack.update({ channel, ts: threadTs, ...parentMessage });
-    if (!prior || prior.status !== event.status) {
-      await slack.post({ channel, thread_ts: threadTs, ...renderTransitionReply(event, lastFiringDurationMs(state.history)) });
-    }
+    if (owed?.reply) await (await once()).post('transition', { channel, thread_ts: threadTs, ...renderTransitionReply(event, lastFiringDurationMs(state.history)) });
   }
+  if (owed) await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => dropOwed(cur ?? state, job.id));
 
   // A big group's size and first alerts, once per size it reaches (Alertmanager re-sends the group every group_interval).
   const digest = event.digest;
   if (digest && digest.total > 1 && (state.digestPosted?.total !== digest.total || state.digestPosted.firing !== digest.firing)) {
-    await slack.post({ channel, thread_ts: threadTs, ...renderDigestReply(digest) });
+    await (await once()).post(`digest-${digest.total}-${digest.firing}`, { channel, thread_ts: threadTs, ...renderDigestReply(digest) });
     await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), digestPosted: { total: digest.total, firing: digest.firing } }));
   }
 
   if (flapping && !state.flappingAnnounced) {
-    await slack.post({ channel, thread_ts: threadTs, ...renderFlappingCallout(cycles, windowMinutes) });
+    await (await once()).post('flapping', { channel, thread_ts: threadTs, ...renderFlappingCallout(cycles, windowMinutes) });
     await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => ({ ...(cur ?? state), flappingAnnounced: true }));
   }
 
@@ -164,7 +181,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
 
   if (event.status !== 'firing') return;
   if (!routed.cluster) {
-    await slack.post({
+    await (await once()).post('unknown-cluster', {
       channel,
       thread_ts: threadTs,
       text: 'No diagnosis: unknown cluster',
@@ -186,8 +203,9 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     log.info('diagnosed recently; not re-running', { lastDiagnosisAt: state.lastDiagnosisAt });
     return;
   }
-  const before = await postedByJob(store, job.id, log);
-  if (before.resultPosted) {
+  const posts = await once();
+  // Finished (result, file, graph) by an earlier attempt; `resultPosted` is what attempts before per-purpose posts recorded.
+  if (posts.done('diagnosis') || posts.recorded.resultPosted) {
     log.info('diagnosis result already posted by an earlier attempt');
     return;
   }
@@ -199,13 +217,9 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   const topic = shared ? undefined : routed.topic;
   const brokers = shared ? undefined : routed.brokers;
   const what = topic ? `${routed.cluster.name} / ${topic}` : routed.cluster.name;
-  let progressTs = before.parent?.ts;
-  if (progressTs) await slack.update({ channel, ts: progressTs, ...renderProgress(what, null) });
-  else {
-    progressTs = (await slack.post({ channel, thread_ts: threadTs, ...renderProgress(what, null) })).ts;
-    await recordPosted(store, job.id, { parent: { channel, ts: progressTs } }, log);
-  }
-  const progressMsg = { ts: progressTs };
+  const started = await posts.post('progress', { channel, thread_ts: threadTs, ...renderProgress(what, null) });
+  if (started.earlier) await slack.update({ channel, ts: started.ts, ...renderProgress(what, null) });
+  const progressMsg = { ts: started.ts };
   const progress = progressUpdater((p) => slack.update({ channel, ts: progressMsg.ts, ...renderProgress(what, p) }), log);
   try {
     const remaining = ctx.remainingMs?.();
@@ -223,16 +237,24 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     await progress.close();
     const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(topic ? { topic } : {}) });
     // In the timeline before it is in the thread (a Timeline click right after sees it).
-    await recordIncidentEvent(store, { channel, threadTs }, { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] }, log);
+    await recordIncidentEvent(store, { channel, threadTs }, { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] }, log, `${job.id}/diagnosis`);
     await slack.update({ channel, ts: progressMsg.ts, text: rendered.text, blocks: rendered.blocks });
-    await recordPosted(store, job.id, { resultPosted: true }, log);
-    if (rendered.file) await slack.upload({ channel, thread_ts: threadTs, ...rendered.file });
-    await postReportChart(slack, { channel, thread_ts: threadTs }, report, log, at);
+    // Uploads carry no metadata: each flag is written right after Slack accepted it.
+    if (rendered.file) await posts.upload('file', { channel, thread_ts: threadTs, ...rendered.file });
+    await posts.once('chart', async () => void (await postReportChart(slack, { channel, thread_ts: threadTs }, report, log, at)));
+    await posts.mark('diagnosis');
   } catch (err) {
     await progress.close();
     log.error('alert diagnosis failed', { error: errorMessage(err) });
     await slack.update({ channel, ts: progressMsg.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) });
   }
+}
+
+/** The group without the transition `jobId` owed (announced now); another job's stays. */
+function dropOwed(state: AlertGroupState, jobId: string): AlertGroupState {
+  if (state.transitionOwed?.jobId !== jobId) return state;
+  const { transitionOwed: _announced, ...rest } = state;
+  return rest;
 }
 
 /** An alert job's payload: the event, or the key of the event the intake stored (too large for a queue message). */

@@ -2,11 +2,15 @@
 // report in the channel it came from; the schedule audits every configured
 // cluster and posts to the audit channel only what is new or changed since its
 // last report (by fingerprint), or everything for the weekly summary.
+// Both post once per job (and the schedule once per cluster) however often SQS
+// delivers the job: lib/worker/post-once.ts.
 import type { ClusterConfig, Config } from '../config/schema.ts';
 import { executorFactory, type ExecutorFactory } from '../hosts/executors.ts';
 import { renderFailure } from '../slack/blocks.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import type { JobContext, JobHandler } from '../worker/worker.ts';
+import { oncePoster } from '../worker/post-once.ts';
+import type { OutgoingMessage } from '../slack/web.ts';
 import { answerInOneMessage } from '../diagnose/jobs.ts';
 import { targetForCluster } from '../diagnose/target.ts';
 import { withClusterSlot } from '../diagnose/cluster-slots.ts';
@@ -67,28 +71,36 @@ export function auditJobs(deps: { auditor?: Auditor }): JobHandler[] {
     schema: scheduledAuditSchema,
     async run(payload, ctx: JobContext) {
       const channel = ctx.config.audit.channel ?? ctx.config.slack.incidentChannel;
+      // Per cluster, once per job: a retry (its worker died) skips the clusters already saved and
+      // finds the report it posted for the one it died in, instead of posting all of them again.
+      const once = await oncePoster(ctx, ctx.job.id);
       for (const cluster of scheduledClusters(ctx.config)) {
+        if (once.done(`saved:${cluster.name}`)) continue;
         const last = lastReportStore(ctx.store, cluster.name);
-        let report: AuditReport;
-        try {
-          report = await boundedAudit(auditor, ctx.store, ctx.log, cluster);
-        } catch (err) {
-          // One unreachable cluster must not silence the others.
-          ctx.log.warn('scheduled audit failed', { cluster: cluster.name, error: errorMessage(err) });
-          await ctx.slack.post({ channel, ...renderFailure(`Scheduled audit of ${cluster.name}`, errorMessage(err), ctx.job.correlationId) });
-          continue;
-        }
-        const diff = diffReport(await last.load(), report.findings);
-        if (payload.mode === 'summary') {
-          await ctx.slack.post({ channel, ...renderAudit(report, { correlationId: ctx.job.correlationId, weekly: true }) });
-        } else if (!isEmptyDiff(diff)) {
-          await ctx.slack.post({ channel, ...renderAuditChanges(report, diff, { correlationId: ctx.job.correlationId }) });
-        }
-        ctx.log.info('scheduled audit', { cluster: cluster.name, mode: payload.mode, added: diff.added.length, changed: diff.changed.length, resolved: diff.resolved.length });
+        await once.postBuilt(`report:${cluster.name}`, () => auditMessage(ctx, cluster, last, payload.mode, channel));
         // Saved after posting: a post that failed is posted again next time.
-        await last.save(recordOf(report.startedAt, report.findings));
+        await last.promote(ctx.job.id);
+        await once.mark(`saved:${cluster.name}`);
       }
     },
   };
+
+  /** The cluster's report or changes (null: nothing changed), staged to be saved once posted; a failure message when it could not be audited. */
+  async function auditMessage(ctx: JobContext, cluster: ClusterConfig, last: ReturnType<typeof lastReportStore>, mode: ScheduledAuditJob['mode'], channel: string): Promise<OutgoingMessage | null> {
+    let report: AuditReport;
+    try {
+      report = await boundedAudit(auditor, ctx.store, ctx.log, cluster);
+    } catch (err) {
+      // One unreachable cluster must not silence the others; nothing to save (a dead attempt's staged report is not this post's).
+      ctx.log.warn('scheduled audit failed', { cluster: cluster.name, error: errorMessage(err) });
+      await last.stage(ctx.job.id, null);
+      return { channel, ...renderFailure(`Scheduled audit of ${cluster.name}`, errorMessage(err), ctx.job.correlationId) };
+    }
+    const diff = diffReport(await last.load(), report.findings);
+    ctx.log.info('scheduled audit', { cluster: cluster.name, mode, added: diff.added.length, changed: diff.changed.length, resolved: diff.resolved.length });
+    await last.stage(ctx.job.id, recordOf(report.startedAt, report.findings));
+    if (mode === 'summary') return { channel, ...renderAudit(report, { correlationId: ctx.job.correlationId, weekly: true }) };
+    return isEmptyDiff(diff) ? null : { channel, ...renderAuditChanges(report, diff, { correlationId: ctx.job.correlationId }) };
+  }
   return [onDemand, scheduled];
 }

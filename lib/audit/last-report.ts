@@ -45,14 +45,37 @@ export const isEmptyDiff = (d: ReportDiff) => d.added.length === 0 && d.changed.
 
 const KEEP_SECONDS = 60 * 24 * 3600;
 
+/** Longer than SQS keeps retrying a job. */
+const STAGED_SECONDS = 24 * 3600;
+
+/**
+ * The report a job is about to post, staged before the post and saved as the
+ * last one after it (promote). A job retried after its worker died between the
+ * post and the save finds the post done and saves what that post described,
+ * not a fresh audit's findings nobody was shown.
+ */
+interface StagedReport {
+  jobId: string;
+  report: LastReport | null;
+}
+
 export function lastReportStore(store: StateStore, cluster: string) {
   const key = `audit-last:${cluster}`;
+  const stagedKey = `audit-staged:${cluster}`;
+  const save = async (report: LastReport) => void (await mutate<LastReport>(store, key, KEEP_SECONDS, () => report));
   return {
     async load(): Promise<LastReport | null> {
       return (await store.get<LastReport>(key))?.value ?? null;
     },
-    async save(report: LastReport): Promise<void> {
-      await mutate<LastReport>(store, key, KEEP_SECONDS, () => report);
+    save,
+    /** What `jobId` will post (null: nothing to save, a failed audit); replaces what it staged before. */
+    async stage(jobId: string, report: LastReport | null): Promise<void> {
+      await mutate<StagedReport>(store, stagedKey, STAGED_SECONDS, () => ({ jobId, report }));
+    },
+    /** Saves what `jobId` staged, if it still is the staged one (another job's is left alone). */
+    async promote(jobId: string): Promise<void> {
+      const staged = (await store.get<StagedReport>(stagedKey))?.value;
+      if (staged?.jobId === jobId && staged.report) await save(staged.report);
     },
   };
 }

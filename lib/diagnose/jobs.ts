@@ -1,6 +1,10 @@
 // The worker side of `/kafka diagnose` and `/kafka can-restart`: post a
 // progress message, run the diagnosis, edit the message as hosts answer,
 // then post the findings in its thread.
+//
+// A retried job (SQS delivers it again when its worker died) repeats none of
+// what the dead attempt got into Slack: every post and upload is its own
+// purpose (lib/worker/post-once.ts), so the retry completes what is missing.
 import { findCluster, type ClusterConfig } from '../config/schema.ts';
 import { renderFailure, type SlackMessage } from '../slack/blocks.ts';
 import { renderCanRestart, renderDiagnosis, renderDone, renderProgress, renderUnknownTopic } from './render-slack.ts';
@@ -9,8 +13,10 @@ import { finishActivity } from '../state/activity.ts';
 import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
 import { withTimelineButton } from '../slack/timeline-button.ts';
 import { stateClusterHistory } from './cluster-history-store.ts';
-import { postedByJob, recordPosted } from '../worker/posted.ts';
+import { recordPosted } from '../worker/posted.ts';
+import { oncePoster, type OncePoster } from '../worker/post-once.ts';
 import type { DiagnoseProgress, Diagnoser } from './diagnoser.ts';
+import type { DiagnosisReport } from './types.ts';
 import type { SlackOrigin } from '../queue/job.ts';
 import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRestartJob, type DiagnoseJob } from './kinds.ts';
 import type { Log } from '../runtime/log.ts';
@@ -25,8 +31,14 @@ import { PermanentJobError, type JobContext, type JobHandler } from '../worker/w
  * the channel), says so through response_url instead of failing silently.
  */
 async function postOrExplain(slack: SlackPoster, origin: SlackOrigin, message: SlackMessage, log: Log) {
+  return explainFailure(slack, origin, log, () => slack.post({ ...where(origin), ...message }));
+}
+
+const where = (origin: SlackOrigin) => ({ channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}) });
+
+async function explainFailure<T>(slack: SlackPoster, origin: SlackOrigin, log: Log, post: () => Promise<T>): Promise<T> {
   try {
-    return await slack.post({ channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}), ...message });
+    return await post();
   } catch (err) {
     log.warn('could not post to channel', { error: errorMessage(err) });
     if (origin.responseUrl) {
@@ -109,16 +121,41 @@ export async function answerInOneMessage(
   try {
     const cluster = findCluster(ctx.config, payload.cluster);
     if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-    let message: SlackMessage;
-    try {
-      message = await answer(cluster);
-    } catch (err) {
-      message = renderFailure(what, errorMessage(err), job.correlationId);
-    }
-    await postOrExplain(slack, payload.origin, message, log);
+    // One answer per job: a retry whose answer Slack already shows neither asks the cluster again nor posts it twice.
+    const once = await oncePoster(ctx, job.id);
+    await explainFailure(slack, payload.origin, log, () =>
+      once.postBuilt('answer', async () => {
+        let message: SlackMessage;
+        try {
+          message = await answer(cluster);
+        } catch (err) {
+          message = renderFailure(what, errorMessage(err), job.correlationId);
+        }
+        return { ...where(payload.origin), ...message };
+      }),
+    );
   } finally {
     await finishActivity(ctx.store, job.id, log);
   }
+}
+
+/** The parent and its final text when an earlier attempt posted everything (the result, the file, the graph). */
+function finishedEarlier(once: OncePoster): { parent: { channel: string; ts: string }; done: SlackMessage } | null {
+  const { posts, parent, done } = once.recorded;
+  const progress = posts?.progress?.ts ? { channel: posts.progress.channel, ts: posts.progress.ts } : parent;
+  return progress && done ? { parent: progress, done } : null;
+}
+
+/**
+ * The findings, the full report and the graph, each once: a retry of a job
+ * whose worker died after the post uploads what is missing. Uploads carry no
+ * metadata, so their flags are written right after Slack accepted them.
+ */
+async function postResult(slack: SlackPoster, once: OncePoster, inThread: { channel: string; thread_ts: string }, rendered: ReturnType<typeof renderDiagnosis>, report: DiagnosisReport, log: Log): Promise<void> {
+  await once.post('result', { ...inThread, text: rendered.text, blocks: rendered.blocks });
+  if (rendered.file) await once.upload('file', { ...inThread, ...rendered.file });
+  // A graph that cannot be drawn or uploaded is logged and left out (postReportChart): done either way.
+  await once.once('chart', async () => void (await postReportChart(slack, inThread, report, log)));
 }
 
 /** The diagnosis feature's job kinds, for the worker's registry (lib/root/worker.ts). */
@@ -138,24 +175,22 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           const answer = await deps.diagnoser.checkTopic({ cluster, topic: payload.topic, correlationId: job.correlationId });
           if (answer.status === 'missing') {
             log.info('topic not on the cluster; nothing diagnosed', { topic: payload.topic });
-            await answerRequester(slack, payload.origin, renderUnknownTopic(payload.topic, cluster.name, answer.nearMisses, answer.reason), log);
+            const once = await oncePoster(ctx, job.id);
+            await once.once('unknown-topic', () => answerRequester(slack, payload.origin, renderUnknownTopic(payload.topic!, cluster.name, answer.nearMisses, answer.reason), log));
             return;
           }
         }
         // A retried job (its worker died) edits what the first attempt posted instead of posting it again.
-        const before = await postedByJob(ctx.store, job.id, log);
-        if (before.parent && before.resultPosted) {
-          log.info('result already posted by an earlier attempt; finishing its message only');
-          if (before.done) await slack.update({ channel: before.parent.channel, ts: before.parent.ts, ...before.done });
+        const once = await oncePoster(ctx, job.id);
+        const finished = finishedEarlier(once);
+        if (finished) {
+          log.info('result, file and graph already posted by an earlier attempt; finishing its message only');
+          await slack.update({ channel: finished.parent.channel, ts: finished.parent.ts, ...finished.done });
           return;
         }
-        let parent = before.parent;
-        if (parent) await slack.update({ channel: parent.channel, ts: parent.ts, ...renderProgress(what, null, payload.origin.userId) });
-        else {
-          parent = await postOrExplain(slack, payload.origin, renderProgress(what, null, payload.origin.userId), log);
-          await recordPosted(ctx.store, job.id, { parent }, log);
-        }
-        const thread = parent;
+        const progressMessage = { ...where(payload.origin), ...renderProgress(what, null, payload.origin.userId) };
+        const thread = await explainFailure(slack, payload.origin, log, () => once.post('progress', progressMessage));
+        if (thread.earlier) await slack.update({ ...progressMessage, ts: thread.ts });
         await openIncident(ctx.store, { channel: thread.channel, threadTs: thread.ts, title: `Diagnosis of ${what}`, cluster: cluster.name, openedAt: new Date().toISOString(), origin: 'diagnosis' }, log);
         const progress = progressUpdater((p) => slack.update({ channel: thread.channel, ts: thread.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
         try {
@@ -178,16 +213,18 @@ export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
           const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
           const done = withTimelineButton(renderDone(report, payload.origin.userId));
           // In the timeline before it is in the thread (a Timeline click right after sees it).
+          // Keyed by the job: a retry's diagnosis replaces the dead attempt's event instead of adding one.
           await recordIncidentEvent(
             ctx.store,
             { channel: thread.channel, threadTs: thread.ts },
             { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, requestedBy: payload.origin.userId, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] },
             log,
+            `${job.id}/diagnosis`,
           );
-          await slack.post({ channel: thread.channel, thread_ts: thread.ts, text: rendered.text, blocks: rendered.blocks });
-          await recordPosted(ctx.store, job.id, { resultPosted: true, done }, log);
-          if (rendered.file) await slack.upload({ channel: thread.channel, thread_ts: thread.ts, ...rendered.file });
-          await postReportChart(slack, { channel: thread.channel, thread_ts: thread.ts }, report, log);
+          const inThread = { channel: thread.channel, thread_ts: thread.ts };
+          await postResult(slack, once, inThread, rendered, report, log);
+          // Everything is in the thread: a retry from here on only makes this edit.
+          await recordPosted(ctx.store, job.id, { done }, log);
           await slack.update({ channel: thread.channel, ts: thread.ts, ...done });
         } catch (err) {
           await progress.close();

@@ -82,9 +82,16 @@ export function openIncident(store: StateStore, meta: Omit<IncidentMeta, 'id'>, 
   });
 }
 
-export function recordIncidentEvent(store: StateStore, thread: { channel: string; threadTs: string }, event: IncidentEvent, log?: Log): Promise<void> {
+/**
+ * `eventId` names the event where a job may record it again (its retry after
+ * the worker died): the job's id and what it records, so the retry overwrites
+ * the same item instead of adding a second one. Without it the key is random
+ * (callers that record it once by other means).
+ */
+export function recordIncidentEvent(store: StateStore, thread: { channel: string; threadTs: string }, event: IncidentEvent, log?: Log, eventId?: string): Promise<void> {
   const id = incidentIdOf(thread.channel, thread.threadTs);
-  return bestEffort(`the ${event.type} event`, log, () => store.put(`incident-event:${id}:${randomUUID()}`, event, TTL_SECONDS, listOf(id)));
+  const key = `incident-event:${id}:${eventId ? `job:${eventId}` : randomUUID()}`;
+  return bestEffort(`the ${event.type} event`, log, () => store.put(key, event, TTL_SECONDS, listOf(id)));
 }
 
 export async function incidentMeta(store: StateStore, id: string): Promise<IncidentMeta | null> {

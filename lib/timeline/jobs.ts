@@ -2,12 +2,17 @@
 // it in the incident's own thread (files.uploadV2), with any graph the metrics
 // side provides (`timelineAttachments`, lib/timeline/graph.ts from the
 // composition root; a graph that cannot be drawn never holds the timeline back).
+// Each upload once per job: its flag is written right after Slack accepted it,
+// so a retry (the worker died) uploads only what is missing; a death between
+// an upload and its flag uploads that one file twice (files carry no metadata
+// a retry could look for).
 import type { ApprovalService } from '../approvals/service.ts';
 import type { ApprovablePlan } from '../approvals/types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { finishActivity } from '../state/activity.ts';
 import type { FileUpload } from '../slack/web.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
+import { oncePoster } from '../worker/post-once.ts';
 import type { Timeline } from './build.ts';
 import { exportLoaded, loadTimeline, UnknownIncidentError } from './load.ts';
 import { TIMELINE_JOB_KIND, timelineFlightKey, timelineJobSchema, type TimelineJob } from './slack.ts';
@@ -53,9 +58,12 @@ export function timelineJobs(deps: TimelineDeps): JobHandler[] {
             });
         }
         const exported = exportLoaded(timeline, { attachments: extra });
-        await slack.upload({ ...where, filename: exported.filename, title: exported.title, content: exported.markdown, initialComment: `Timeline requested by <@${payload.origin.userId}>: ${exported.timeline.entries.length} events.` });
+        const once = await oncePoster(ctx, job.id);
+        await once.upload('timeline', { ...where, filename: exported.filename, title: exported.title, content: exported.markdown, initialComment: `Timeline requested by <@${payload.origin.userId}>: ${exported.timeline.entries.length} events.` });
         // The timeline is posted: a graph that fails to upload is logged, never a retry that posts the file twice.
-        for (const file of extra) await slack.upload({ ...where, ...file }).catch((err: unknown) => log.warn('timeline graph could not be uploaded', { error: errorMessage(err) }));
+        for (const [i, file] of extra.entries()) {
+          await once.upload(`attachment-${i}`, { ...where, ...file }).catch((err: unknown) => log.warn('timeline graph could not be uploaded', { error: errorMessage(err) }));
+        }
         log.info('timeline posted', { incidentId: payload.incidentId, entries: exported.timeline.entries.length, correlationId: job.correlationId });
       } finally {
         // The next request for this incident builds a fresh export.

@@ -18,7 +18,7 @@
 import type { MessageMetadata } from '@slack/types';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import type { OutgoingMessage, SlackPoster } from '../slack/web.ts';
+import type { FileUpload, OutgoingMessage, SlackPoster } from '../slack/web.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { postedByJob, recordEffect, recordPurposePost, type PostedByJob, type PurposePost } from './posted.ts';
 
@@ -28,11 +28,36 @@ export const POST_EVENT_TYPE = 'kafka_responder_post';
 /** How far our clock may run ahead of Slack's: the lookup starts this much before the intent. */
 const CLOCK_SKEW_SECONDS = 120;
 
+/** Where a purpose's message is; `earlier` when an earlier attempt had posted it (the caller may bring it up to date). */
+export interface OncePosted {
+  channel: string;
+  ts: string;
+  earlier?: true;
+}
+
 export interface OncePoster {
   /** Posts `message` unless this scope's `purpose` is already in Slack; where it is either way. */
-  post(purpose: string, message: OutgoingMessage): Promise<{ channel: string; ts: string }>;
+  post(purpose: string, message: OutgoingMessage): Promise<OncePosted>;
+  /**
+   * post(), building the message only when it has to be posted (an audit's
+   * answer is not recomputed when Slack already shows it); a null message
+   * posts nothing and records nothing.
+   */
+  postBuilt(purpose: string, build: () => Promise<OutgoingMessage | null>): Promise<OncePosted | null>;
   /** Runs `effect` unless done for this purpose (recorded after it ran: a death in between repeats it). */
   once(purpose: string, effect: () => Promise<void>): Promise<void>;
+  /**
+   * Uploads a file unless done for this purpose. A file carries no metadata a
+   * retry could look for, so the flag is written right after Slack accepted it:
+   * a death between the two uploads it a second time (the one duplicate left).
+   */
+  upload(purpose: string, file: FileUpload): Promise<void>;
+  /** Whether `purpose` (an effect, an upload or a mark) is recorded as done: no Slack call. */
+  done(purpose: string): boolean;
+  /** Records `purpose` as done without an effect (a step reached). */
+  mark(purpose: string): Promise<void>;
+  /** What the job recorded before this attempt (its `done` message, legacy fields). */
+  readonly recorded: PostedByJob;
 }
 
 export interface OnceDeps {
@@ -73,34 +98,53 @@ export async function oncePoster(deps: OnceDeps, scope: string): Promise<OncePos
     }
   }
 
+  /** The recorded ts, or the message the earlier attempt posted if Slack shows it; null: not posted (as far as we can tell). */
+  async function already(purpose: string): Promise<OncePosted | null> {
+    const earlier = posts[purpose];
+    if (earlier?.ts) return { channel: earlier.channel, ts: earlier.ts, earlier: true };
+    // Only a retry that recorded the intent and not the ts reads Slack: a first attempt never does.
+    if (!earlier) return null;
+    const found = await lookUp(purpose, earlier, purposeMetadata(scope, purpose));
+    if (!found) return null;
+    log.info('found the message an earlier attempt posted', { purpose, ts: found.ts });
+    posts[purpose] = { ...earlier, ts: found.ts };
+    await recordPurposePost(store, scope, purpose, posts[purpose], log);
+    return { ...found, earlier: true };
+  }
+
+  async function send(purpose: string, message: OutgoingMessage): Promise<OncePosted> {
+    const earlier = posts[purpose];
+    // The first intent's time stays: the dead attempt posted after it, however late this retry is.
+    const intent: PurposePost = earlier ?? { channel: message.channel, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}), since: slackTs(Date.now() - CLOCK_SKEW_SECONDS * 1000) };
+    if (!earlier) await recordPurposePost(store, scope, purpose, intent, log);
+    posts[purpose] = intent;
+    const sent = await slack.post({ ...message, metadata: purposeMetadata(scope, purpose) });
+    posts[purpose] = { ...intent, channel: sent.channel, ts: sent.ts };
+    await recordPurposePost(store, scope, purpose, posts[purpose], log);
+    return sent;
+  }
+
+  async function once(purpose: string, effect: () => Promise<void>): Promise<void> {
+    if (effects.has(purpose)) return;
+    await effect();
+    effects.add(purpose);
+    await recordEffect(store, scope, purpose, log);
+  }
+
   return {
+    recorded: known,
     async post(purpose, message) {
-      const earlier = posts[purpose];
-      if (earlier?.ts) return { channel: earlier.channel, ts: earlier.ts };
-      const metadata = purposeMetadata(scope, purpose);
-      if (earlier) {
-        const found = await lookUp(purpose, earlier, metadata);
-        if (found) {
-          log.info('found the message an earlier attempt posted', { purpose, ts: found.ts });
-          posts[purpose] = { ...earlier, ts: found.ts };
-          await recordPurposePost(store, scope, purpose, posts[purpose], log);
-          return found;
-        }
-      }
-      // The first intent's time stays: the dead attempt posted after it, however late this retry is.
-      const intent: PurposePost = earlier ?? { channel: message.channel, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}), since: slackTs(Date.now() - CLOCK_SKEW_SECONDS * 1000) };
-      if (!earlier) await recordPurposePost(store, scope, purpose, intent, log);
-      posts[purpose] = intent;
-      const sent = await slack.post({ ...message, metadata });
-      posts[purpose] = { ...intent, channel: sent.channel, ts: sent.ts };
-      await recordPurposePost(store, scope, purpose, posts[purpose], log);
-      return sent;
+      return (await already(purpose)) ?? send(purpose, message);
     },
-    async once(purpose, effect) {
-      if (effects.has(purpose)) return;
-      await effect();
-      effects.add(purpose);
-      await recordEffect(store, scope, purpose, log);
+    async postBuilt(purpose, build) {
+      const found = await already(purpose);
+      if (found) return found;
+      const message = await build();
+      return message ? send(purpose, message) : null;
     },
+    once,
+    upload: (purpose, file) => once(purpose, () => slack.upload(file)),
+    done: (purpose) => effects.has(purpose),
+    mark: (purpose) => once(purpose, async () => {}),
   };
 }
