@@ -8,41 +8,31 @@
 // tick for the same request loses the claim or the lease and posts nothing.
 import { randomUUID } from 'node:crypto';
 import type { KnownBlock } from '@slack/types';
-import { FINAL_STATUSES, type ApprovalRequest, type StepReport } from '../approvals/types.ts';
+import type { ApprovalRequest } from '../approvals/types.ts';
 import { findCluster } from '../config/schema.ts';
-import { cleanupFinishedRun, runTick, type RunReporter } from './runner.ts';
+import { runTick } from './runner.ts';
 import type { Plan } from './types.ts';
 import { button, context, renderFailure, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from '../slack/limits.ts';
-import { OPS_ACTIONS, renderFollowUps, renderPaused, renderPlanDetails, renderPlanMessage, renderStep, renderSummary } from './render-slack.ts';
-import { followUpJobs } from './follow-ups.ts';
+import { OPS_ACTIONS, renderPlanDetails, renderPlanMessage } from './render-slack.ts';
 import type { Notice } from './failures.ts';
 import { kindOf } from './registry.ts';
 import { refusalText } from './render-text.ts';
 import { finishActivity } from '../state/activity.ts';
-import { recordFinishedOperation } from '../state/cluster-ops.ts';
 import { recordIncidentEvent } from '../state/incident-log.ts';
 import { newJob } from '../queue/job.ts';
 import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob } from './requests.ts';
+import { MESSAGE_REF_TTL_SECONDS, planMessageRef, refKey, refreshPlanMessage, type PlanMessageRef } from './plan-message.ts';
+import { settleClosedRun, threadReporter } from './run-thread.ts';
+import { sweepOperations } from './sweep.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import type { StateStore } from '../state/state-store.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 import { oncePoster, type OncePoster } from '../worker/post-once.ts';
 import type { OperationsBackend } from './backend.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 
-/** Where a request's plan message and thread are (written once the message is posted). */
-export interface PlanMessageRef {
-  channel: string;
-  ts: string;
-  threadTs: string;
-}
-const MESSAGE_REF_TTL_SECONDS = 30 * 24 * 3600;
-const refKey = (requestId: string) => `ops-msg:${requestId}`;
-
-export async function planMessageRef(store: StateStore, requestId: string): Promise<PlanMessageRef | null> {
-  return (await store.get<PlanMessageRef>(refKey(requestId)))?.value ?? null;
-}
+export { planMessageRef, type PlanMessageRef } from './plan-message.ts';
+export { sweepOperations, APPROVED_START_GRACE_MS } from './sweep.ts';
 
 /** What the operations feature needs beyond the worker's infrastructure; both absent = operations off. */
 export interface OperationsDeps {
@@ -76,12 +66,6 @@ function refusedPlan(payload: OpsPlanJob, reason: string, refusal?: Notice): Sla
   }
   return { text: clip(`No plan for ${what}: ${reason}`, SLACK_LIMITS.fallbackText), blocks };
 }
-
-async function refreshPlanMessage(ctx: OperationsContext, request: ApprovalRequest<Plan>, ref: PlanMessageRef | null): Promise<void> {
-  if (ref) await ctx.slack.update({ channel: ref.channel, ts: ref.ts, ...renderPlanMessage(request) }).catch((e) => ctx.log.warn('could not update plan message', { error: errorMessage(e) }));
-}
-
-const auditLine = (e: { type: string; actor: string; message: string; at: number }) => `${new Date(e.at).toISOString().slice(11, 19)} ${e.type} by ${e.actor}: ${e.message}`;
 
 /** The plan message and its reference, the timeline event, the digest line, the full lists ("…and N more"):
  * each once per request, so a retry (worker died, a post failed) completes what is missing, repeats none. */
@@ -188,7 +172,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
       const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
       const remaining = ctx.remainingMs?.() ?? DEFAULT_TICK_BUDGET_MS;
       const deadline = Date.now() + remaining - TICK_MARGIN_MS;
-      const reporter = threadReporter(ctx, payload.requestId, ref);
+      const reporter = await threadReporter(ctx, payload.requestId, ref);
       const result = await runTick({
         approvals,
         io: operations.io(cluster),
@@ -204,8 +188,12 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         report: reporter,
       });
       log.info('operation tick', { requestId: payload.requestId, result: result.kind, ...(result.kind === 'not-run' ? { code: result.code } : {}), ...(result.kind === 'finished' ? { status: result.status } : {}) });
-      if (result.kind === 'not-run' && !QUIET_REFUSALS.has(result.code)) {
-        await reporter.say({ text: `:no_entry: Not run: ${clip(result.message, 1500)}` });
+      if (result.kind === 'not-run' && CLOSED_REFUSALS.has(result.code)) {
+        // Quiet, unless the tick that closed the run died before its summary: then it is owed, once.
+        const closed = await approvals.get(payload.requestId).catch(() => null);
+        if (closed) await settleClosedRun(ctx, approvals, closed, reporter);
+      } else if (result.kind === 'not-run' && !QUIET_REFUSALS.has(result.code)) {
+        await reporter.say(`not-run-${result.code}`, { text: `:no_entry: Not run: ${clip(result.message, 1500)}` });
         const now = await approvals.get(payload.requestId).catch(() => null);
         if (now) await refreshPlanMessage(ctx, now, ref);
       }
@@ -226,175 +214,9 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
 
 /** A tick that was not run for these reasons has nothing to tell the thread: another tick has (or had) the run. */
 const QUIET_REFUSALS = new Set(['already-claimed', 'already-executed', 'lease-lost', 'closed']);
+/** Of those, the ones that say the run is over. */
+const CLOSED_REFUSALS = new Set(['already-executed', 'closed']);
 /** Without Lambda's clock (tests, CLI), a tick works this long before parking. */
 const DEFAULT_TICK_BUDGET_MS = 10 * 60_000;
 /** Stop this long before the invocation's end: time to save, park and schedule. */
 const TICK_MARGIN_MS = 5_000;
-/** An APPROVED request that has not started within this is enqueued again by the sweep. */
-export const APPROVED_START_GRACE_MS = 2 * 60_000;
-
-/** Posts a run's life to its plan thread: steps, one progress message edited in place, resume, summary. */
-function threadReporter(ctx: OperationsContext, requestId: string, ref: PlanMessageRef | null): RunReporter & { say(m: SlackMessage | { text: string }): Promise<void> } {
-  const { slack, log } = ctx;
-  const say = async (m: SlackMessage | { text: string }) => {
-    if (ref) await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch((e) => log.warn('could not post to the plan thread', { error: errorMessage(e) }));
-  };
-  let lastProgress = 0;
-  const progressKey = `ops-progress:${requestId}`;
-  return {
-    say,
-    async started(request) {
-      await refreshPlanMessage(ctx, request, ref);
-    },
-    async resumed(request) {
-      await say({ text: `:arrows_counterclockwise: Resumed at step ${(request.run?.cursor ?? 0) + 1} of ${request.plan.steps.length}: the previous worker stopped reporting. Steps are safe to repeat.` });
-      await refreshPlanMessage(ctx, request, ref);
-    },
-    async step(report, request) {
-      await say(renderStep(report));
-      if (report.index < 0) await refreshPlanMessage(ctx, request, ref);
-      await proposeFollowUps(ctx, request, report, ref);
-    },
-    async progress(text, request) {
-      // At most one edit every 5 s: a reassignment polls often, chat.update is rate-limited.
-      if (!ref || Date.now() - lastProgress < 5_000) return;
-      lastProgress = Date.now();
-      const m = { text: `:hourglass_flowing_sand: step ${(request.run?.cursor ?? 0) + 1}: ${clip(text, 1500)}` };
-      const known = (await ctx.store.get<{ ts: string }>(progressKey).catch(() => null))?.value;
-      if (known) {
-        await slack.update({ channel: ref.channel, ts: known.ts, ...m }).catch(() => undefined);
-        return;
-      }
-      const posted = await slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch(() => undefined);
-      if (posted) await ctx.store.create(progressKey, { ts: posted.ts }, MESSAGE_REF_TTL_SECONDS).catch(() => false);
-    },
-    async paused(reason, request) {
-      await say(renderPaused(request, reason));
-      await refreshPlanMessage(ctx, request, ref);
-    },
-    async finished(request, outcome) {
-      const cluster = request.context?.cluster;
-      if (cluster) await recordFinishedOperation(ctx.store, cluster, { requestId: request.id, kind: request.plan.kind, title: request.plan.title, outcome: outcome.status, at: new Date(request.outcome?.at ?? Date.now()).toISOString() }, log);
-      if (outcome.status === 'STALE') {
-        // A plan re-checked mid-way (a restart resumed at a later broker) already ran its first steps.
-        const ran = request.run?.cursor ?? 0;
-        const what = ran > 0 ? `Steps 1–${ran} of ${request.plan.steps.length} had run; nothing after them ran.` : 'Nothing ran.';
-        await say({ text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${request.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). ${what} Request a new plan.` });
-      }
-      const started = request.run?.startedAt ?? request.createdAt;
-      await say(
-        renderSummary(request, {
-          status: outcome.status,
-          summary: outcome.summary,
-          steps: request.events.filter((e) => e.type === 'step').map((e) => ({ index: Number(e.data?.index ?? 0), name: String(e.data?.name ?? 'step'), status: (e.data?.status as StepReport['status']) ?? 'ok' })),
-          audit: request.events.map(auditLine),
-          durationMs: Date.now() - started,
-        }),
-      );
-      await refreshPlanMessage(ctx, request, ref);
-    },
-  };
-}
-
-/** What a step proposes (an abort after the election's check) is planned in the run's thread for two approvals. */
-async function proposeFollowUps(ctx: OperationsContext, request: ApprovalRequest<Plan>, report: StepReport, ref: PlanMessageRef | null): Promise<void> {
-  if (!ref) return;
-  const jobs = followUpJobs(request, report, { channel: ref.channel, threadTs: ref.threadTs }, ctx.job.correlationId);
-  if (jobs.length === 0) return;
-  if (!ctx.queue) {
-    ctx.log.warn('a step proposed plans but the worker has no queue to plan them on', { requestId: request.id, proposals: jobs.length });
-    return;
-  }
-  for (const job of jobs) await ctx.queue.enqueue(job);
-  await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, ...renderFollowUps(jobs.map((j) => describeOpsRequest((j.payload as OpsPlanJob).request))) }).catch((e) => ctx.log.warn('could not post to the plan thread', { error: errorMessage(e) }));
-}
-
-/**
- * Every minute: nothing approved is lost, nothing running is left unwatched,
- * nothing expired looks open, nothing a run owed is forgotten.
- *   APPROVED but not started within 2 minutes → its execution is enqueued again;
- *   EXECUTING whose lease ran out (worker died, or its next tick was lost) → a tick resumes it;
- *   open past its expiry → EXPIRED, and the plan message says so;
- *   finished but owing cleanup (throttles a broker refused) → removed now.
- * Exactly once still holds: every tick must win the claim or the lease.
- */
-export async function sweepOperations(
-  ctx: OperationsContext,
-  now = Date.now(),
-  after?: string,
-): Promise<{ looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number; continued: boolean }> {
-  const approvals = needApprovals(ctx);
-  const counts = { looked: 0, expired: 0, restarted: 0, resumed: 0, cleaned: 0, failures: 0, continued: false };
-  // Every page, however many requests are pending; when this invocation's time runs short, a
-  // continuation job resumes right after the last request handled (the next minute's sweep starts over).
-  let cursor = after;
-  for (;;) {
-    const page = await approvals.sweepPage(cursor);
-    for (const { id, cursor: next } of page.entries) {
-      if ((ctx.remainingMs?.() ?? Number.POSITIVE_INFINITY) < SWEEP_RESERVE_MS) {
-        counts.continued = await continueSweep(ctx, cursor);
-        return counts;
-      }
-      await sweepOne(ctx, approvals, id, now, counts);
-      cursor = next;
-    }
-    if (!page.next) return counts;
-    cursor = page.next;
-  }
-}
-
-/** Time a sweep keeps in hand to hand over to its continuation. */
-const SWEEP_RESERVE_MS = 15_000;
-
-async function continueSweep(ctx: OperationsContext, after: string | undefined): Promise<boolean> {
-  if (!ctx.queue || !after) {
-    ctx.log.warn('sweep ran out of time; the next scheduled sweep starts over');
-    return false;
-  }
-  await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.sweep, { after }, ctx.job.correlationId));
-  ctx.log.info('sweep ran out of time; a continuation resumes after the last request handled');
-  return true;
-}
-
-async function sweepOne(
-  ctx: OperationsContext,
-  approvals: ReturnType<typeof needApprovals>,
-  id: string,
-  now: number,
-  counts: { looked: number; expired: number; restarted: number; resumed: number; cleaned: number; failures: number },
-): Promise<void> {
-  counts.looked++;
-  try {
-    const before = await approvals.get(id);
-    if (!before) return;
-    const cluster = before.context?.cluster;
-    const tick = async () => {
-      if (!cluster || !ctx.queue) return;
-      await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, { requestId: id, cluster } satisfies OpsExecuteJob, ctx.job.correlationId, `ops-${id}`));
-    };
-    if (before.status === 'EXPIRED') {
-      counts.expired++;
-      await refreshPlanMessage(ctx, before, await planMessageRef(ctx.store, id));
-    } else if (before.status === 'APPROVED' && now - (before.events.at(-1)?.at ?? before.createdAt) > APPROVED_START_GRACE_MS) {
-      counts.restarted++;
-      ctx.log.warn('approved request had not started: enqueuing its execution again', { requestId: id });
-      await tick();
-    } else if (before.status === 'EXECUTING' && (before.lease?.until ?? 0) < now) {
-      counts.resumed++;
-      await tick();
-    } else if (FINAL_STATUSES.has(before.status) && before.run?.cleanupPending && cluster) {
-      const config = findCluster(ctx.config, cluster);
-      const operations = ctx.operations;
-      if (!config || !operations) return;
-      const result = await cleanupFinishedRun(approvals, operations.io(config), before);
-      if (result.complete) {
-        counts.cleaned++;
-        const ref = await planMessageRef(ctx.store, id);
-        if (ref) await ctx.slack.post({ channel: ref.channel, thread_ts: ref.threadTs, text: `:broom: Cleanup finished${result.text ? `: ${result.text.replace(/^; /, '')}` : ''}.` }).catch(() => undefined);
-      }
-    }
-  } catch (err) {
-    counts.failures++;
-    ctx.log.warn('sweep could not handle a request', { requestId: id, error: errorMessage(err) });
-  }
-}

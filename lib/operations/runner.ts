@@ -179,9 +179,12 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     const finalRun: RunState = { ...run, ...(compensation.complete ? {} : { cleanupPending: true }) };
     const head = summaryText ?? (notice ? noticeText(notice, plan.kind) : '');
     const text = [head, ...compensation.notices.map((n) => noticeText(n, plan.kind))].filter(Boolean).join('; ');
-    if (locks && run.data?.locked) await lock!.release(clusterName, requestId).catch(() => undefined);
     const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations, ...(notice ? { code: notice.code } : {}) }, finalRun);
     const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
+    // Only once the run is closed: released before, a death in between would leave an open run (resumed with
+    // run.data.locked set, never taking the lock again) beside another run that took it. Closed and still
+    // held, the lock is stale: the next run takes it over, and a retry of this tick releases it.
+    if (locks && run.data?.locked && after.status !== 'EXECUTING') await lock!.release(clusterName, requestId).catch(() => undefined);
     await quietly(report.finished(after, { status, summary: text }));
     return { kind: 'finished', status, summary: text };
   };
@@ -207,8 +210,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
 
   const failStep = async (step: number, notice: Notice): Promise<TickResult> => {
     const failed: StepReport = { index: step, name: plan.steps[step]?.action ?? 'step', status: 'failed', detail: noticeText(notice, plan.kind) };
-    await approvals.recordStep(requestId, workerId, failed, run, leaseUntil() - now());
-    await quietly(report.step(failed, request));
+    const recorded = await approvals.recordStep(requestId, workerId, failed, run, leaseUntil() - now());
+    await quietly(report.step(failed, recorded.ok ? recorded.request : request));
     return finish('FAILED', notice, `failed at step ${step + 1} (${plan.steps[step]?.description ?? ''}): ${noticeText(notice, plan.kind)}`);
   };
 
@@ -349,7 +352,7 @@ async function compensate(kind: OperationKind<PlanKind>, c: CompensationInput): 
  * The sweep's cleanup of a finished (or abandoned) run that still owes some:
  * the kind's compensation again, with what earlier attempts finished.
  */
-export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: OperationIo, request: ApprovalRequest<Plan>): Promise<{ complete: boolean; text: string }> {
+export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: OperationIo, request: ApprovalRequest<Plan>, options: { clear?: boolean } = {}): Promise<{ complete: boolean; text: string }> {
   // Unreachable, what needs the cluster stays owed; a stopped broker is still started.
   const admin = await io.openAdmin().catch(() => null);
   try {
@@ -367,7 +370,8 @@ export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: O
       ledger: { get: () => approvals.getRunData<ThrottleLedger>(request.id, LEDGER_NAME) },
       leaveStopped: request.cancelRequested?.reason === LEAVE_STOPPED_REASON,
     }));
-    if (result.complete) await approvals.clearCleanup(request.id);
+    // The sweep clears it itself after saying so in the thread (clear: false), so a death in between is retried.
+    if (result.complete && options.clear !== false) await approvals.clearCleanup(request.id);
     return { complete: result.complete, text: noticesText(result.notices, plan.kind) };
   } finally {
     await admin?.close().catch(() => undefined);
