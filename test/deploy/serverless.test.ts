@@ -276,11 +276,15 @@ describe('osls package (no AWS credentials)', () => {
     const statements = roleStatements('SlackRole');
     const actions = statements.flatMap((s) => asArray(s.Action as string[]));
     expect([...new Set(actions)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'sqs:SendMessage', 'ssm:GetParameter']);
-    // UpdateItem and Query only on the approvals table; on the state table, Query only on its list index (/kafka status).
+    // UpdateItem and Query on the approvals table; on the state table, Query only on its list index (/kafka status)
+    // and UpdateItem only on the command bounds' counters.
     for (const s of statements.filter((x) => asArray(x.Action as string[]).some((a) => a === 'dynamodb:UpdateItem' || a === 'dynamodb:Query'))) {
       if (s.Sid === 'StateListIndex') {
         expect(asArray(s.Action as string[])).toEqual(['dynamodb:Query']);
         expect(JSON.stringify(s.Resource)).toContain('/index/list-index');
+      } else if (s.Sid === 'CommandBudgetCounters') {
+        expect(asArray(s.Action as string[])).toEqual(['dynamodb:UpdateItem']);
+        expect(s.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['cmd-budget:*'] } });
       } else expect(s.Resource).toEqual({ 'Fn::GetAtt': ['ApprovalsTable', 'Arn'] });
     }
     const alerts = roleStatements('AlertsRole').flatMap((s) => asArray(s.Action as string[]));
