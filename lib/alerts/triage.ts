@@ -90,9 +90,7 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   const key = groupStateKey(event.groupKey);
   const at = Number.isFinite(Date.parse(event.at)) ? Math.min(Date.parse(event.at), now) : now;
 
-  let previous: AlertGroupState | null = null;
   const state = await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => {
-    previous = cur;
     const history = recordTransition(cur?.history ?? [], { status: event.status, at }, windowMs, now);
     return {
       groupKey: event.groupKey,
@@ -111,7 +109,6 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       ...(!cur || cur.status !== event.status ? { transitionOwed: { jobId: job.id, status: event.status, reply: Boolean(cur?.ts) } } : cur.transitionOwed ? { transitionOwed: cur.transitionOwed } : {}),
     };
   });
-  const prior = previous as AlertGroupState | null;
   const flapping = isFlapping(state.history, config.alerts.flappingCycles);
   const cycles = countCycles(state.history);
   const view = { status: state.status, flapping, cycles, windowMinutes };

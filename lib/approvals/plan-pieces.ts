@@ -14,9 +14,11 @@
 // - once the request item names them, they are pinned to its retention, and
 //   the item records `pinned`; a request read without it (the job died just
 //   after writing it) is pinned by that read.
-// No piece write ever shortens a piece's life.
+// - pieces of an earlier attempt that planned differently are expired by the
+//   retry that replaces them (expireEarlierAttempts).
+// Otherwise no piece write ever shortens a piece's life.
 
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as z from 'zod';
@@ -31,6 +33,8 @@ export const PLAN_CHUNK_BYTES = 300_000;
 export const MAX_PLAN_CHUNKS = 20;
 /** How long pieces live until their request item names them: a retry comes within minutes. */
 export const PENDING_PIECE_TTL_MS = 86_400_000;
+/** Pieces written this long ago by an attempt that never named them are an earlier attempt's, not a live one's. */
+export const STALE_ATTEMPT_MS = 10 * 60_000;
 
 /** What the request item holds instead of a plan stored in pieces; checked on every read. */
 const pieceStubSchema = z.object({
@@ -70,6 +74,7 @@ export class PlanPieces {
     if (chunks > MAX_PLAN_CHUNKS) return 'too-large';
     const chunkKey = createHash('sha256').update(gz).digest('hex').slice(0, 32);
     const ttl = Math.floor((now + PENDING_PIECE_TTL_MS) / 1000);
+    await this.expireEarlierAttempts(id, chunkKey, now);
     for (let i = 0; i < chunks; i++) {
       // Same key, same bytes: a piece already there (an earlier try, a pinned one) is kept as it is.
       await applied(
@@ -85,6 +90,52 @@ export class PlanPieces {
       );
     }
     return { id: plan.id, kind: plan.kind, title: plan.title, fingerprint: plan.fingerprint, storedInChunks: chunks, chunkKey };
+  }
+
+  /**
+   * Pieces an earlier attempt at this request wrote for a plan it never got to
+   * name (it died before the request item; this retry planned again): expired
+   * now, so no piece outlives the attempt that replaced it. Only pieces older
+   * than STALE_ATTEMPT_MS and still short-lived (never pinned): SQS retries a
+   * job after its visibility timeout, while two live attempts at once are
+   * minutes apart and must not expire each other's pieces.
+   * Writes: UpdateItem per such piece (SET ttl = now, if its ttl is unchanged).
+   */
+  private async expireEarlierAttempts(id: string, keep: string, now: number): Promise<void> {
+    const pending = Math.floor((now + PENDING_PIECE_TTL_MS) / 1000);
+    const writtenBefore = Math.floor((now - STALE_ATTEMPT_MS + PENDING_PIECE_TTL_MS) / 1000);
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ProjectionExpression: 'sk, #ttl',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':pk': pkOf(id), ':prefix': 'CHUNK#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const { sk, ttl } = item as { sk?: unknown; ttl?: unknown };
+        if (typeof sk !== 'string' || typeof ttl !== 'number' || sk.startsWith(`CHUNK#${keep}#`)) continue;
+        if (ttl > pending || ttl > writtenBefore || ttl <= Math.floor(now / 1000)) continue;
+        await applied(
+          this.doc.send(
+            new UpdateCommand({
+              TableName: this.table,
+              Key: { pk: pkOf(id), sk },
+              UpdateExpression: 'SET #ttl = :now',
+              ConditionExpression: '#ttl = :seen',
+              ExpressionAttributeNames: { '#ttl': 'ttl' },
+              ExpressionAttributeValues: { ':now': Math.floor(now / 1000), ':seen': ttl },
+            }),
+          ),
+        );
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
   }
 
   /**

@@ -272,6 +272,11 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
   }
 
   /** The cleanup a finished request owed is done. */
+  /** The sweep showed an expiry on the plan message (see ApprovalRequest.expiryShown). */
+  markExpiryShown(id: string): Promise<boolean> {
+    return this.store.markExpiryShown(id);
+  }
+
   clearCleanup(id: string): Promise<boolean> {
     return this.store.clearCleanup(id);
   }
@@ -298,6 +303,16 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     return request;
   }
 
+  /**
+   * Mirrors the request's last event into the audit log if a dead process
+   * wrote the transition but not its record (idempotent). For a request that
+   * will see no further transition (a finished run): later ones repair it themselves.
+   */
+  async completeAuditTrail(request: ApprovalRequest<P>): Promise<void> {
+    const last = request.events.at(-1);
+    if (last) await this.store.audit.put(last);
+  }
+
   private async apply(
     id: string,
     action: Action,
@@ -320,7 +335,11 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
           const won = await this.store.transition(current, decision.transition.request, decision.transition.event);
           shown = won ? decision.transition.request : ((await this.store.get<P>(id)) ?? current);
         }
-        await this.store.audit.putRefusal({ requestId: id, at: now, actor: actorOf(action), action: action.type, refusal: decision.refusal });
+        // A worker finding its work done or taken (a job delivered again, a duplicate tick) is not
+        // someone trying something: only people's refused actions and real worker refusals are noted.
+        if (!('workerId' in action && WORK_ALREADY_DONE.has(decision.refusal.code))) {
+          await this.store.audit.putRefusal({ requestId: id, at: now, actor: actorOf(action), action: action.type, refusal: decision.refusal });
+        }
         return refused(decision.refusal.code, decision.refusal.message, shown);
       }
       const won = await this.store.transition(
@@ -349,6 +368,8 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     return typeof p === 'function' ? p() : p;
   }
 }
+
+const WORK_ALREADY_DONE = new Set(['already-executed', 'already-claimed', 'not-lease-owner', 'closed']);
 
 /** One thread line for an audit event. */
 export function line(event: AuditEvent): string {

@@ -27,8 +27,8 @@ export const DEFAULT_RETENTION_DAYS = 400;
 
 
 const STATE_SK = 'STATE';
-function needsSweep(r: Pick<ApprovalRequest, 'status' | 'run'>): boolean {
-  return r.status === 'REQUESTED' || r.status === 'APPROVED' || r.status === 'EXECUTING' || r.run?.cleanupPending === true;
+function needsSweep(r: Pick<ApprovalRequest, 'status' | 'run' | 'expiryShown'>): boolean {
+  return r.status === 'REQUESTED' || r.status === 'APPROVED' || r.status === 'EXECUTING' || r.run?.cleanupPending === true || (r.status === 'EXPIRED' && !r.expiryShown);
 }
 /** Set at creation and never rewritten by a transition (the plan may be megabytes; who may approve is fixed). */
 const IMMUTABLE_ATTRS = new Set(['id', 'plan', 'planDigest', 'requester', 'excludedApprovers', 'requiredApprovals', 'createdAt', 'expiresAt']);
@@ -207,6 +207,10 @@ export class ApprovalStore {
       ),
     );
     if (!done) return false;
+    // A process that died between a transition and its mirror left that event in the request item
+    // only: mirrored here by the next transition (a conditional put, a no-op when it is there).
+    const before = prev.events.at(-1);
+    if (before) await this.audit.put(before);
     await this.audit.put(event);
     return true;
   }
@@ -239,6 +243,22 @@ export class ApprovalStore {
   }
 
   /** A finished request's cleanup is done: it leaves the sweep index. */
+  /** An expired request's plan message says so: it leaves the sweep's view. */
+  async markExpiryShown(id: string): Promise<boolean> {
+    return applied(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: pkOf(id), sk: STATE_SK },
+          UpdateExpression: 'SET #shown = :true REMOVE #sweep, #since',
+          ConditionExpression: '#status = :expired',
+          ExpressionAttributeNames: { '#status': 'status', '#shown': 'expiryShown', '#sweep': 'sweep', '#since': 'sweepSince' },
+          ExpressionAttributeValues: { ':true': true, ':expired': 'EXPIRED' },
+        }),
+      ),
+    );
+  }
+
   async clearCleanup(id: string): Promise<boolean> {
     return this.conditionalUpdate(
       id,

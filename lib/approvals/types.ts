@@ -138,6 +138,8 @@ export interface ApprovalRequest<P extends ApprovablePlan = ApprovablePlan> {
   closedBy?: { user: string; at: number; reason?: string };
   lease?: Lease;
   outcome?: { status: FinalOutcome; summary: string; at: number };
+  /** EXPIRED and its plan message says so: until then the sweep keeps finding it (a worker can die in between). */
+  expiryShown?: boolean;
   /** Execution progress across worker invocations (EXECUTING and after). */
   run?: RunState;
   /** An approver asked a running operation to stop; the worker stops at its next check and cleans up. */

@@ -22,14 +22,14 @@ import { finishActivity } from '../state/activity.ts';
 import { recordIncidentEvent } from '../state/incident-log.ts';
 import { newJob } from '../queue/job.ts';
 import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob } from './requests.ts';
-import { MESSAGE_REF_TTL_SECONDS, planMessageRef, refKey, refreshPlanMessage, type PlanMessageRef } from './plan-message.ts';
+import { MESSAGE_REF_TTL_SECONDS, planMessageRef, refKey, refreshPlanMessage } from './plan-message.ts';
 import { settleClosedRun, threadReporter } from './run-thread.ts';
 import { sweepOperations } from './sweep.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 import { oncePoster, type OncePoster } from '../worker/post-once.ts';
 import type { OperationsBackend } from './backend.ts';
-import type { ApprovalService } from '../approvals/service.ts';
+import { line, type ApprovalService } from '../approvals/service.ts';
 
 export { planMessageRef, type PlanMessageRef } from './plan-message.ts';
 export { sweepOperations, APPROVED_START_GRACE_MS } from './sweep.ts';
@@ -78,7 +78,7 @@ async function postPlan(ctx: OperationsContext, once: OncePoster, request: Appro
   }
   const thread = { channel: ref.channel, thread_ts: ref.threadTs };
   // The thread's postmortem timeline reads this plan's audit trail from here on.
-  await once.once('timeline', () => recordIncidentEvent(ctx.store, { channel: thread.channel, threadTs: thread.thread_ts }, { type: 'plan', at: new Date(request.createdAt).toISOString(), requestId: request.id, cluster, kind: request.plan.kind, title: request.plan.title, requestedBy: origin.userId }, ctx.log));
+  await once.once('timeline', () => recordIncidentEvent(ctx.store, { channel: thread.channel, threadTs: thread.thread_ts }, { type: 'plan', at: new Date(request.createdAt).toISOString(), requestId: request.id, cluster, kind: request.plan.kind, title: request.plan.title, requestedBy: origin.userId }, ctx.log, `${request.id}/plan`));
   await once.post('digest', { ...thread, text: `${message} · request \`${request.id}\``, blocks: [context(clip(`${message} · request \`${request.id}\` · plan digest \`${request.planDigest.slice(0, 16)}\``, SLACK_LIMITS.sectionText))] });
   for (const [i, m] of renderPlanDetails(request.plan).entries()) await once.post(`details-${i}`, { ...thread, ...m });
   ctx.log.info('operation plan posted for approval', { requestId: request.id, kind: request.plan.kind, fingerprint: request.plan.fingerprint });
@@ -104,10 +104,15 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
         // job or a step reported twice finds the request, and what was posted for it by purpose.
         const requestId = payload.requestId ?? job.id;
         const once = await oncePoster(ctx, `ops-plan:${requestId}`);
-        const earlier = await approvals.get(requestId);
+        let earlier = await approvals.get(requestId);
         if (earlier) {
           log.info('operation plan already requested (job retried); posting only what is missing', { requestId });
-          await postPlan(ctx, once, earlier, where, origin, cluster.name, 'approval request recorded');
+          // Asked again with the stored plan: the store completes what the dead attempt left (its audit record, its plan pieces).
+          const again = await approvals.request(earlier.plan, earlier.requester, { id: requestId, ...(earlier.context ? { context: earlier.context } : {}) });
+          if (again.ok) earlier = again.request;
+          // The line the first attempt would have posted: the request's own "requested" event.
+          const asked = earlier.events.find((e) => e.type === 'requested');
+          await postPlan(ctx, once, earlier, where, origin, cluster.name, asked ? line(asked) : 'approval request recorded');
           return;
         }
         let planned;

@@ -117,17 +117,19 @@ export async function threadReporter(ctx: OperationsContext, requestId: string, 
 
 /**
  * A tick found the run already closed. If the tick that closed it died before
- * its summary (or before giving the cluster lock back), this one finishes
- * both; the summary once (its purpose), the release only if this run holds it.
+ * the end of its finish (the summary, the plan message, the cluster lock),
+ * this one finishes it: the summary once (its purpose), the release only if
+ * this run holds it.
  */
 export async function settleClosedRun(ctx: OperationsContext, approvals: ApprovalService<Plan>, request: ApprovalRequest<Plan>, reporter: ThreadReporter): Promise<void> {
   const outcome = request.outcome;
   if (!outcome || !request.run || !request.events.some((e) => FINISHED_BY_RUN.has(e.type))) return;
   if (Date.now() - outcome.at > OWED_WINDOW_MS) return;
+  await approvals.completeAuditTrail(request);
   const cluster = request.context?.cluster;
   if (cluster && kindOf(request.plan.kind).exclusive) await operationLockOf(approvals).release(cluster, request.id).catch(() => undefined);
-  if ((await postedByJob(ctx.store, runScope(request.id), ctx.log)).posts?.summary?.ts) return;
-  ctx.log.warn('the run closed without its summary in the thread (its worker died): posting it', { requestId: request.id });
+  if (!(await postedByJob(ctx.store, runScope(request.id), ctx.log)).posts?.summary?.ts) ctx.log.warn('the run closed without its summary in the thread (its worker died): posting it', { requestId: request.id });
+  // Whatever the dead tick had not reached of its finish: the summary once, the plan message's final state.
   await reporter.finished(request, { status: outcome.status as FinalOutcome, summary: outcome.summary });
 }
 

@@ -89,7 +89,10 @@ async function sweepOne(
     };
     if (before.status === 'EXPIRED') {
       counts.expired++;
+      // In the sweep's view until the message says so: a worker dying in between leaves it to the next sweep.
+      await approvals.completeAuditTrail(before);
       await refreshPlanMessage(ctx, before, await planMessageRef(ctx.store, id));
+      await approvals.markExpiryShown(id);
     } else if (before.status === 'APPROVED' && now - (before.events.at(-1)?.at ?? before.createdAt) > APPROVED_START_GRACE_MS) {
       counts.restarted++;
       ctx.log.warn('approved request had not started: enqueuing its execution again', { requestId: id });

@@ -62,11 +62,21 @@ export interface SlackPoster {
    * history scope, not in the channel, more messages than one lookup reads).
    * Optional: a poster without it cannot tell, and its callers post again.
    */
-  find?(where: LookupScope, metadata: MessageMetadata): Promise<{ channel: string; ts: string } | null>;
+  find?(where: LookupScope, wanted: MessageMetadata | SharedFile): Promise<{ channel: string; ts: string } | null>;
+}
+
+/** A file shared there under this name (a file carries no metadata: its name, chosen before the upload, names it). */
+export interface SharedFile {
+  fileName: string;
 }
 
 /** Pages of 200 a lookup reads at most: a retry comes within minutes of its attempt, far fewer messages than this. */
 const LOOKUP_PAGES = 5;
+
+function matches(message: { metadata?: unknown; files?: { name?: string }[] }, wanted: MessageMetadata | SharedFile): boolean {
+  if ('fileName' in wanted) return (message.files ?? []).some((f) => f.name === wanted.fileName);
+  return sameMetadata(message.metadata, wanted);
+}
 
 function sameMetadata(found: unknown, wanted: MessageMetadata): boolean {
   const f = found as Partial<MessageMetadata> | undefined;
@@ -224,11 +234,11 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
         const args = { channel: where.channel, oldest: where.oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
         // In the channel's lane: the posts this process made before are in Slack by the time it reads.
         const out = await lanes.run(where.channel, false, () =>
-          deliver({ method, channel: where.channel, ...(where.thread_ts ? { threadTs: where.thread_ts } : {}), text: wanted.event_type, record: false }, () =>
+          deliver({ method, channel: where.channel, ...(where.thread_ts ? { threadTs: where.thread_ts } : {}), text: 'fileName' in wanted ? wanted.fileName : wanted.event_type, record: false }, () =>
             where.thread_ts ? client.conversations.replies({ ...args, ts: where.thread_ts }) : client.conversations.history(args),
           ),
         );
-        const hit = out.messages?.find((m) => m.ts && sameMetadata(m.metadata, wanted));
+        const hit = out.messages?.find((m) => m.ts && matches(m as { metadata?: unknown; files?: { name?: string }[] }, wanted));
         if (hit?.ts) return { channel: where.channel, ts: hit.ts };
         cursor = out.response_metadata?.next_cursor;
         if (!out.has_more || !cursor) return null;

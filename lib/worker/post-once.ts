@@ -18,7 +18,7 @@
 import type { MessageMetadata } from '@slack/types';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import type { FileUpload, OutgoingMessage, SlackPoster } from '../slack/web.ts';
+import type { FileUpload, OutgoingMessage, SharedFile, SlackPoster } from '../slack/web.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { postedByJob, recordEffect, recordPurposePost, type PostedByJob, type PurposePost } from './posted.ts';
 
@@ -47,9 +47,10 @@ export interface OncePoster {
   /** Runs `effect` unless done for this purpose (recorded after it ran: a death in between repeats it). */
   once(purpose: string, effect: () => Promise<void>): Promise<void>;
   /**
-   * Uploads a file unless done for this purpose. A file carries no metadata a
-   * retry could look for, so the flag is written right after Slack accepted it:
-   * a death between the two uploads it a second time (the one duplicate left).
+   * Uploads a file unless done for this purpose. A file carries no metadata,
+   * so its name is the intent: recorded before the upload, looked for among
+   * the files shared in that channel or thread by a retry that finds the
+   * intent without the done flag; the retry uploads under the same name.
    */
   upload(purpose: string, file: FileUpload): Promise<void>;
   /** Whether `purpose` (an effect, an upload or a mark) is recorded as done: no Slack call. */
@@ -84,13 +85,13 @@ export async function oncePoster(deps: OnceDeps, scope: string): Promise<OncePos
   const effects = new Set(Object.keys(known.effects ?? {}));
 
   /** The earlier attempt's message, if Slack shows it; null when it is not there or Slack cannot say. */
-  async function lookUp(purpose: string, intent: PurposePost, metadata: MessageMetadata) {
+  async function lookUp(purpose: string, intent: PurposePost, wanted: MessageMetadata | SharedFile) {
     if (!slack.find) {
       log.warn('cannot look for a message an earlier attempt may have posted; posting it', { purpose });
       return null;
     }
     try {
-      return await slack.find({ channel: intent.channel, ...(intent.thread_ts ? { thread_ts: intent.thread_ts } : {}), oldest: intent.since }, metadata);
+      return await slack.find({ channel: intent.channel, ...(intent.thread_ts ? { thread_ts: intent.thread_ts } : {}), oldest: intent.since }, wanted);
     } catch (err) {
       // Posting again may leave a copy; not posting could leave approvers without the message.
       log.error('could not look for a message an earlier attempt may have posted (channels:history / groups:history scope?); posting it again', { purpose, error: errorMessage(err) });
@@ -124,6 +125,26 @@ export async function oncePoster(deps: OnceDeps, scope: string): Promise<OncePos
     return sent;
   }
 
+  async function uploadOnce(purpose: string, file: FileUpload): Promise<void> {
+    if (effects.has(purpose)) return;
+    const key = `upload:${purpose}`;
+    const earlier = posts[key];
+    if (earlier?.file) {
+      const found = await lookUp(purpose, earlier, { fileName: earlier.file });
+      if (found) {
+        log.info('found the file an earlier attempt uploaded', { purpose, file: earlier.file });
+        effects.add(purpose);
+        return recordEffect(store, scope, purpose, log);
+      }
+    }
+    const intent: PurposePost = earlier ?? { channel: file.channel, ...(file.thread_ts ? { thread_ts: file.thread_ts } : {}), since: slackTs(Date.now() - CLOCK_SKEW_SECONDS * 1000), file: file.filename };
+    if (!earlier) {
+      posts[key] = intent;
+      await recordPurposePost(store, scope, key, intent, log);
+    }
+    await once(purpose, () => slack.upload({ ...file, filename: intent.file ?? file.filename }));
+  }
+
   async function once(purpose: string, effect: () => Promise<void>): Promise<void> {
     if (effects.has(purpose)) return;
     await effect();
@@ -143,7 +164,7 @@ export async function oncePoster(deps: OnceDeps, scope: string): Promise<OncePos
       return message ? send(purpose, message) : null;
     },
     once,
-    upload: (purpose, file) => once(purpose, () => slack.upload(file)),
+    upload: uploadOnce,
     done: (purpose) => effects.has(purpose),
     mark: (purpose) => once(purpose, async () => {}),
   };

@@ -31,6 +31,8 @@ export interface PurposePost {
   /** A Slack ts shortly before the first attempt to post it: a retry looks for it from here on. */
   since: string;
   ts?: string;
+  /** An upload's file name, chosen before it was uploaded: what a retry looks for. */
+  file?: string;
 }
 
 /** Longer than SQS keeps retrying a job (visibility timeout × receives). */

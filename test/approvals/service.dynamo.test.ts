@@ -108,7 +108,11 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     expect(final?.approvals).toHaveLength(2);
     const trail = await store.audit.trail(id);
     expect(trail.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'succeeded']);
-    expect((await store.audit.refusals(id)).length).toBe(50 - 2 + 49); // 48 refused clicks + 49 refused claims
+    // Every refused click is noted; of the refused claims only those made before the approvals were in
+    // (a worker finding the run already taken or done is a delivered-again job, not something to note).
+    const notes = await store.audit.refusals(id);
+    expect(notes.filter((n) => n.action === 'approve')).toHaveLength(48);
+    expect(notes.filter((n) => n.action === 'claim').every((n) => !['already-executed', 'already-claimed'].includes(n.refusal.code))).toBe(true);
   });
 
   it('asking is never approving: the approver-requester clicks like anyone else, an outsider-requester cannot', async () => {
@@ -706,6 +710,10 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     // the sweep must still see them, to expire them.
     expect(clock - start).toBeGreaterThan(30 * MIN);
 
+    // An expired request stays in view until its plan message says so (a worker may die in between).
+    expect(await svc.listForSweep()).toEqual([requested, approved, running, parked, cancelAsked, owesCleanup, abandoned, expired]);
+    expect(await svc.markExpiryShown(expired)).toBe(true);
+    expect(await svc.markExpiryShown(running)).toBe(false);
     const listed = await svc.listForSweep();
     expect(listed).toEqual([requested, approved, running, parked, cancelAsked, owesCleanup, abandoned]);
     for (const id of [...closed, expired]) expect(listed).not.toContain(id);
@@ -717,8 +725,10 @@ describe('durable runs on DynamoDB (dynalite)', () => {
     expect(await svc.clearCleanup(running)).toBe(false);
     expect((await sweepStore.get(owesCleanup))?.run?.cleanupPending).toBe(false);
     expect((await sweepStore.get(owesCleanup))?.status).toBe('FAILED');
-    // A read that expires an open request takes it out of the index too.
+    // A read that expires an open request keeps it in view until its expiry is shown.
     expect((await svc.get(requested))?.status).toBe('EXPIRED');
+    expect(await svc.listForSweep()).toEqual([requested, approved, running, parked, cancelAsked]);
+    await svc.markExpiryShown(requested);
     expect(await svc.listForSweep()).toEqual([approved, running, parked, cancelAsked]);
     expect(await svc.listForSweep(2)).toEqual([approved, running]);
   });

@@ -26,7 +26,11 @@ export interface StubMessage {
   history: string[];
   /** chat.postMessage's `metadata` ({ event_type, event_payload }), as posted. */
   metadata?: unknown;
+  /** A file-share message's files (conversations.history / replies only). */
+  files?: { id: string; name?: string; title?: string }[];
 }
+
+const byTs = (a: { ts: string }, b: { ts: string }) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0);
 
 function readBytes(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -80,6 +84,8 @@ export interface StubUpload {
   thread_ts?: string;
   title?: string;
   initial_comment?: string;
+  /** The file-share message Slack posts where the file was shared (conversations.history / replies show it). */
+  ts?: string;
 }
 
 export class SlackStub {
@@ -177,6 +183,13 @@ export class SlackStub {
   }
 
   /** One page of a conversations.* listing: `oldest` (exclusive), `limit`, a cursor that is the next index, metadata only on request. */
+  /** Shared files as the messages Slack shows for them, in a channel (top level) or one thread. */
+  private fileShares(channel: string, threadTs?: string): StubMessage[] {
+    return this.uploads
+      .filter((u) => u.ts && u.channel === channel && (threadTs ? u.thread_ts === threadTs : !u.thread_ts))
+      .map((u) => ({ channel, ts: u.ts!, ...(u.thread_ts ? { thread_ts: u.thread_ts } : {}), text: u.initial_comment ?? '', blocks: [], history: [], files: [{ id: u.fileId, name: u.filename, title: u.title }] }));
+  }
+
   private page(list: StubMessage[], args: Record<string, unknown>, keep?: string) {
     // Compared as integers of microseconds: a double cannot tell two ts a microsecond apart.
     const micros = (ts: string) => BigInt(ts.split('.')[0]!) * 1_000_000n + BigInt((ts.split('.')[1] ?? '').padEnd(6, '0').slice(0, 6));
@@ -191,6 +204,7 @@ export class SlackStub {
       text: m.text,
       ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
       ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+      ...(m.files ? { files: m.files } : {}),
     }));
     const more = from + limit < all.length;
     return { ok: true, messages, has_more: more, ...(more ? { response_metadata: { next_cursor: String(from + limit) } } : {}) };
@@ -270,7 +284,7 @@ export class SlackStub {
           const u = this.pendingUploads.get(f.id);
           if (!u) continue;
           this.pendingUploads.delete(f.id);
-          this.uploads.push(Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title, ...(args.initial_comment ? { initial_comment: String(args.initial_comment) } : {}) }));
+          this.uploads.push(Object.assign(u, { channel: args.channel_id, thread_ts: args.thread_ts, title: f.title, ts: this.nextTs(), ...(args.initial_comment ? { initial_comment: String(args.initial_comment) } : {}) }));
         }
         return { status: 200, body: { ok: true, files: files.map((f) => ({ id: f.id })) } };
       }
@@ -281,12 +295,13 @@ export class SlackStub {
         return { status: 200, body: { ok: true, team: { id, name: id, ...(enterprise ? { enterprise_id: enterprise } : {}) } } };
       }
       case 'conversations.history':
-        return { status: 200, body: this.page(this.topLevel(String(args.channel)).reverse(), args) };
+        return { status: 200, body: this.page([...this.topLevel(String(args.channel)), ...this.fileShares(String(args.channel))].sort(byTs).reverse(), args) };
       case 'conversations.replies': {
         const parent = this.messages.find((m) => m.channel === args.channel && m.ts === args.ts && !m.thread_ts);
         if (!parent) return { status: 200, body: { ok: false, error: 'thread_not_found' } };
-        // The parent first, then its replies oldest first; `oldest` filters the replies.
-        return { status: 200, body: this.page([parent, ...this.thread(parent.ts).filter((m) => m.channel === parent.channel)], args, parent.ts) };
+        // The parent first, then its replies (files shared in it too) oldest first; `oldest` filters the replies.
+        const replies = [...this.thread(parent.ts).filter((m) => m.channel === parent.channel), ...this.fileShares(parent.channel, parent.ts)].sort(byTs);
+        return { status: 200, body: this.page([parent, ...replies], args, parent.ts) };
       }
       case 'usergroups.users.list':
         return { status: 200, body: { ok: true, users: this.userGroups.get(String(args.usergroup)) ?? [] } };

@@ -1,0 +1,160 @@
+// The fault-injection suite: for each job kind, the worker process is stopped
+// right after each write the job makes (a DynamoDB item, a Slack message, an
+// enqueued job, a change to the cluster), the job is delivered again to a
+// fresh process, and what anyone can see afterwards must be what a run
+// without the fault leaves: one message per purpose, the same items in the
+// tables, nothing left on the cluster, nothing lost. Real signed requests
+// start the jobs, dynalite holds the tables, the Slack stub records what was
+// posted, the cluster is scripted (test/faults/sandbox.int.test.ts repeats
+// the operations on the real sandbox).
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { parseAlertmanager } from '../../lib/alerts/alertmanager.ts';
+import { ALERT_JOB_KIND } from '../../lib/alerts/event.ts';
+import { alertGroupOf } from '../../lib/alerts/intake.ts';
+import { newJob } from '../../lib/queue/job.ts';
+import { parseSnsEvent } from '../../lib/alerts/cloudwatch.ts';
+import { AUDIT_JOB_KINDS } from '../../lib/audit/kinds.ts';
+import { OPS_JOB_KINDS } from '../../lib/operations/requests.ts';
+import { APPROVED_START_GRACE_MS } from '../../lib/operations/jobs.ts';
+import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { alertmanagerPayload, cloudwatchAlarm, snsEvent } from '../alerts/fixtures/samples.ts';
+import { ScriptedOperations } from '../operations/scripted-operations.ts';
+import { ScriptedDiagnoser, finding, report } from '../slack/helpers/harness.ts';
+import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+import { APPROVERS, REQUESTER, World, type WorldParts } from './world.ts';
+import { everyWriteStopped, type Scenario } from './suite.ts';
+
+let dynamo: LocalDynamo;
+let stub: SlackStub;
+let parts: WorldParts;
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamo();
+  stub = await new SlackStub().start();
+  parts = {
+    dynamo,
+    stub,
+    diagnoser: new ScriptedDiagnoser(report([finding(0), finding(1)])),
+    auditor: { audit: async (cluster) => ({ cluster: cluster.name, startedAt: new Date(0).toISOString(), durationMs: 1, findings: [finding(2)], skippedChecks: [], partial: false, checks: [] }) },
+    operations: () => new ScriptedOperations(),
+  };
+});
+afterAll(async () => {
+  await stub.stop();
+  await dynamo.close();
+});
+
+
+function alert(w: World, status: 'firing' | 'resolved'): void {
+  const parsed = parseAlertmanager(JSON.stringify(alertmanagerPayload(status, { groupKey: 'fault-group' })));
+  if (!parsed.ok) throw new Error(parsed.reason);
+  w.pending.push(newJob(ALERT_JOB_KIND, parsed.value, `am-${status}`, alertGroupOf(parsed.value)));
+}
+
+const lastPlan = (): StubMessage => {
+  const plan = stub.topLevel('C0OPS').at(-1);
+  if (!plan) throw new Error('no plan was posted');
+  return plan;
+};
+const requestId = (plan: StubMessage): string => {
+  const button = JSON.stringify(plan.blocks).match(/"action_id":"ops:approve"[^}]*?"value":"([^"]+)"|"value":"([^"]+)"[^}]*?"action_id":"ops:approve"/);
+  const id = button?.[1] ?? button?.[2];
+  if (!id) throw new Error(`no Approve button on: ${plan.text}`);
+  return id;
+};
+
+const SCENARIOS: Scenario[] = [
+  { name: 'diagnose', arrange: async (w) => void (await w.slash('diagnose sandbox')) },
+  { name: 'can-restart', arrange: async (w) => void (await w.slash('can-restart 2')) },
+  { name: 'audit', arrange: async (w) => void (await w.slash('audit sandbox')) },
+  { name: 'alert (firing)', arrange: async (w) => alert(w, 'firing') },
+  {
+    name: 'alert (resolved)',
+    arrange: async (w) => {
+      alert(w, 'firing');
+      await w.settle();
+      alert(w, 'resolved');
+    },
+  },
+  {
+    name: 'alert (CloudWatch through SNS)',
+    arrange: async (w) => {
+      const parsed = parseSnsEvent(snsEvent([cloudwatchAlarm('ALARM', 'UnderMinIsrPartitionCount', { StateChangeTime: new Date().toISOString() })]));
+      if (!parsed.ok || !parsed.value.events[0]) throw new Error('no alarm parsed');
+      const event = parsed.value.events[0];
+      w.pending.push(newJob(ALERT_JOB_KIND, event, 'sns-1', alertGroupOf(event)));
+    },
+  },
+  { name: 'audit (scheduled)', arrange: async (w) => void w.pending.push(newJob(AUDIT_JOB_KINDS.scheduled, { mode: 'summary' }, 'sched-1')) },
+  {
+    name: 'timeline',
+    arrange: async (w) => {
+      alert(w, 'firing');
+      await w.settle();
+      const thread = stub.topLevel('C0INCIDENT')[0]!;
+      await w.slash(`timeline ${thread.channel}/${thread.ts}`, REQUESTER, 'C0INCIDENT');
+    },
+  },
+  { name: 'ops.plan', arrange: async (w) => void (await w.slash('elect-leader orders 0 3')) },
+  {
+    // Over 64K characters: stored in pieces (a drain of a busy broker).
+    name: 'ops.plan (a plan stored in pieces)',
+    operations: () => {
+      const ops = new ScriptedOperations();
+      ops.cluster.addTopic('slow', Array.from({ length: 1500 }, (_, i) => [1 + (i % 3)]));
+      return ops;
+    },
+    arrange: async (w) => void (await w.slash('raise-rf slow 2')),
+  },
+  {
+    name: 'ops.sweep (a plan nobody approved in time expires)',
+    arrange: async (w) => {
+      await w.slash('elect-leader orders 0 3');
+      await w.settle();
+      w.advance(w.config.approvals.ttlSeconds * 1000 + 60_000);
+      w.pending.push(newJob(OPS_JOB_KINDS.sweep, {}, 'sweep-1'));
+    },
+  },
+  {
+    name: 'ops.sweep (an approved run whose start was lost is started)',
+    arrange: async (w) => {
+      await w.slash('elect-leader orders 0 3');
+      await w.settle();
+      const plan = lastPlan();
+      await w.click('ops:approve', requestId(plan), APPROVERS[0], plan);
+      await w.settle();
+      await w.click('ops:approve', requestId(plan), APPROVERS[1], plan);
+      // The execute job never arrives (lost with its queue message): the sweep starts the run.
+      w.pending.splice(0, w.pending.length, ...w.pending.filter((j) => j.kind !== OPS_JOB_KINDS.execute));
+      await w.settle();
+      w.advance(APPROVED_START_GRACE_MS + 60_000);
+      w.pending.push(newJob(OPS_JOB_KINDS.sweep, {}, 'sweep-2'));
+    },
+  },
+  {
+    name: 'ops.refresh (an approval)',
+    arrange: async (w) => {
+      await w.slash('elect-leader orders 0 3');
+      await w.settle();
+      const plan = lastPlan();
+      await w.click('ops:approve', requestId(plan), APPROVERS[0], plan);
+    },
+  },
+  {
+    name: 'ops.execute (the second approval runs the plan)',
+    arrange: async (w) => {
+      await w.slash('elect-leader orders 0 3');
+      await w.settle();
+      const plan = lastPlan();
+      await w.click('ops:approve', requestId(plan), APPROVERS[0], plan);
+      await w.settle();
+      await w.click('ops:approve', requestId(plan), APPROVERS[1], plan);
+    },
+  },
+];
+
+describe('every write of every job kind, the process stopped right after it and the job delivered again', () => {
+  it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+    await everyWriteStopped(parts, scenario);
+  });
+});
