@@ -250,7 +250,9 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
         res.end(r.body);
       },
       (err) => {
-        log.error('local server request failed', { error: errorMessage(err), url: req.url });
+        // A client sending too much is the client's mistake, not ours: a warning, not an error to page on.
+        if (err instanceof BodyTooLargeError) log.warn('refused a request body over the limit', { error: errorMessage(err), url: req.url });
+        else log.error('local server request failed', { error: errorMessage(err), url: req.url });
         // A body too large is not read further: the connection closes after the answer.
         res.writeHead(err instanceof BodyTooLargeError ? 413 : 400, { 'content-type': 'application/json', ...(err instanceof BodyTooLargeError ? { connection: 'close' } : {}) });
         res.end(JSON.stringify({ error: errorMessage(err) }));

@@ -81,7 +81,7 @@ export class LambdaSlackReceiver implements Receiver {
       return text(503, 'state store unavailable, try again');
     }
     if (!firstDelivery) {
-      log.warn('rejected replayed slack request', { path: event.rawPath, timestamp: verdict.timestamp });
+      log.warn('rejected replayed slack request', { path: event.rawPath, requestTimestamp: verdict.timestamp });
       return text(401, 'replayed request');
     }
     const contentType = (header(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();

@@ -63,6 +63,17 @@ const requestId = (plan: StubMessage): string => {
   return id;
 };
 
+/** A leader election planned, then approved by `approvals` approvers (each approval's job settled). */
+async function planApprovedBy(w: World, approvals: number): Promise<void> {
+  await w.slash('elect-leader orders 0 3');
+  await w.settle();
+  const plan = lastPlan();
+  for (let i = 0; i < approvals; i++) {
+    if (i > 0) await w.settle();
+    await w.click('ops:approve', requestId(plan), APPROVERS[i]!, plan);
+  }
+}
+
 const SCENARIOS: Scenario[] = [
   { name: 'diagnose', arrange: async (w) => void (await w.slash('diagnose sandbox')) },
   { name: 'can-restart', arrange: async (w) => void (await w.slash('can-restart 2')) },
@@ -118,12 +129,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'ops.sweep (an approved run whose start was lost is started)',
     arrange: async (w) => {
-      await w.slash('elect-leader orders 0 3');
-      await w.settle();
-      const plan = lastPlan();
-      await w.click('ops:approve', requestId(plan), APPROVERS[0], plan);
-      await w.settle();
-      await w.click('ops:approve', requestId(plan), APPROVERS[1], plan);
+      await planApprovedBy(w, 2);
       // The execute job never arrives (lost with its queue message): the sweep starts the run.
       w.pending.splice(0, w.pending.length, ...w.pending.filter((j) => j.kind !== OPS_JOB_KINDS.execute));
       await w.settle();
@@ -133,23 +139,11 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'ops.refresh (an approval)',
-    arrange: async (w) => {
-      await w.slash('elect-leader orders 0 3');
-      await w.settle();
-      const plan = lastPlan();
-      await w.click('ops:approve', requestId(plan), APPROVERS[0], plan);
-    },
+    arrange: (w) => planApprovedBy(w, 1),
   },
   {
     name: 'ops.execute (the second approval runs the plan)',
-    arrange: async (w) => {
-      await w.slash('elect-leader orders 0 3');
-      await w.settle();
-      const plan = lastPlan();
-      await w.click('ops:approve', requestId(plan), APPROVERS[0], plan);
-      await w.settle();
-      await w.click('ops:approve', requestId(plan), APPROVERS[1], plan);
-    },
+    arrange: (w) => planApprovedBy(w, 2),
   },
 ];
 

@@ -9,7 +9,6 @@ import type { KafkaAdmin } from '../../lib/kafka/admin/types.ts';
 import type { OperationIo } from '../../lib/operations/kind.ts';
 import type { Job, JobQueue } from '../../lib/queue/job.ts';
 import type { SlackPoster } from '../../lib/slack/web.ts';
-import type { StateStore } from '../../lib/state/state-store.ts';
 
 export class ProcessStopped extends Error {
   override name = 'ProcessStopped';
@@ -52,18 +51,6 @@ export class StopPoint {
     this.alive(what);
     return call();
   }
-}
-
-export function stoppableStore(store: StateStore, stop: StopPoint): StateStore {
-  return {
-    get: (k) => stop.read(`get ${k}`, () => store.get(k)),
-    list: (l, n) => stop.read(`list ${l}`, () => store.list(l, n)),
-    create: (k, v, t) => stop.write(`state create ${k}`, () => store.create(k, v, t)),
-    replace: (k, e, v, t) => stop.write(`state replace ${k}`, () => store.replace(k, e, v, t)),
-    put: (k, v, t, l) => stop.write(`state put ${k}`, () => store.put(k, v, t, l)),
-    remove: (k) => stop.write(`state remove ${k}`, () => store.remove(k)),
-    count: (k, b, t, l) => stop.write(`state count ${k}`, () => store.count(k, b, t, l)),
-  };
 }
 
 export function stoppableSlack(slack: SlackPoster, stop: StopPoint): SlackPoster {

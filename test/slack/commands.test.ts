@@ -162,6 +162,19 @@ describe('/kafka diagnose', () => {
   });
 });
 
+/** A diagnoser whose diagnoses wait until released: a job that is still running. */
+function heldDiagnoser(): { release: () => void; diagnoser: ScriptedDiagnoser } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const diagnoser = new ScriptedDiagnoser();
+  const original = diagnoser.diagnose.bind(diagnoser);
+  diagnoser.diagnose = async (req) => {
+    await gate;
+    return original(req);
+  };
+  return { release, diagnoser };
+}
+
 describe('/kafka can-restart, runbook, status', () => {
   it('can-restart posts the assessment', async () => {
     const ack = await slash('can-restart 2');
@@ -179,15 +192,8 @@ describe('/kafka can-restart, runbook, status', () => {
   });
 
   it('status lists running jobs while they run and not after', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const slow = new ScriptedDiagnoser();
-    const original = slow.diagnose.bind(slow);
-    slow.diagnose = async (req) => {
-      await gate;
-      return original(req);
-    };
-    h = buildHarness({ stub, store: db.store, diagnoser: slow });
+    const { release, diagnoser } = heldDiagnoser();
+    h = buildHarness({ stub, store: db.store, diagnoser });
     await slash('diagnose sandbox payments');
     const during = await slash('status');
     expect(JSON.stringify(during.blocks)).toContain('diagnose sandbox / payments');
@@ -198,15 +204,8 @@ describe('/kafka can-restart, runbook, status', () => {
   });
 
   it("status shows only the asking channel's jobs, incidents and undelivered messages", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const slow = new ScriptedDiagnoser();
-    const original = slow.diagnose.bind(slow);
-    slow.diagnose = async (req) => {
-      await gate;
-      return original(req);
-    };
-    h = buildHarness({ stub, store: db.store, diagnoser: slow });
+    const { release, diagnoser } = heldDiagnoser();
+    h = buildHarness({ stub, store: db.store, diagnoser });
     await slash('diagnose sandbox payments', 'U0ALICE', 'C0INCIDENT');
     await upsertIncident(db.store, { groupKey: 'am:private', title: 'PrivateIncident', openedAt: new Date().toISOString(), channelId: 'C0INCIDENT', threadTs: '1.1', flapping: false });
     await recordUndelivered(db.store, { method: 'chat.postMessage', channel: 'C0INCIDENT', excerpt: 'secret excerpt', error: 'channel_not_found', at: new Date().toISOString() });
