@@ -15,7 +15,7 @@ import { oncePoster, type OncePoster } from '../worker/post-once.ts';
 import { postedByJob } from '../worker/posted.ts';
 import { followUpJobs } from './follow-ups.ts';
 import type { OperationsContext } from './jobs.ts';
-import { MESSAGE_REF_TTL_SECONDS, refreshPlanMessage, type PlanMessageRef } from './plan-message.ts';
+import { refreshPlanMessage, type PlanMessageRef } from './plan-message.ts';
 import { renderFollowUps, renderPaused, renderStep, renderSummary } from './render-slack.ts';
 import { describeOpsRequest, type OpsPlanJob } from './requests.ts';
 import { operationLockOf, type RunReporter } from './runner.ts';
@@ -49,7 +49,12 @@ export async function threadReporter(ctx: OperationsContext, requestId: string, 
     if (ref) await once.post(purpose, { channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch((e) => log.warn('could not post to the plan thread', { purpose, error: errorMessage(e) }));
   };
   let lastProgress = 0;
-  const progressKey = `ops-progress:${requestId}`;
+  /** The run's one progress message: posted once per run (a tick that died after posting it finds it), then edited. */
+  const showProgress = async (m: { text: string }) => {
+    if (!ref) return;
+    const posted = await once.post('progress', { channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch(() => undefined);
+    if (posted?.earlier) await slack.update({ channel: posted.channel, ts: posted.ts, ...m }).catch(() => undefined);
+  };
   const step = async (report: StepReport, request: ApprovalRequest<Plan>) => {
     const seq = stepEvent(request, report.index)?.seq;
     await say(`step-${report.index}-${seq ?? 'unaudited'}`, renderStep(report));
@@ -74,15 +79,7 @@ export async function threadReporter(ctx: OperationsContext, requestId: string, 
       // At most one edit every 5 s: a reassignment polls often, chat.update is rate-limited.
       if (!ref || Date.now() - lastProgress < 5_000) return;
       lastProgress = Date.now();
-      const m = { text: `:hourglass_flowing_sand: step ${(request.run?.cursor ?? 0) + 1}: ${clip(text, 1500)}` };
-      const known = (await ctx.store.get<{ ts: string }>(progressKey).catch(() => null))?.value;
-      if (known) {
-        await slack.update({ channel: ref.channel, ts: known.ts, ...m }).catch(() => undefined);
-        return;
-      }
-      // Once per run: a tick that died after posting it finds that message rather than posting a second.
-      const posted = await once.post('progress', { channel: ref.channel, thread_ts: ref.threadTs, ...m }).catch(() => undefined);
-      if (posted) await ctx.store.create(progressKey, { ts: posted.ts }, MESSAGE_REF_TTL_SECONDS).catch(() => false);
+      await showProgress({ text: `:hourglass_flowing_sand: step ${(request.run?.cursor ?? 0) + 1}: ${clip(text, 1500)}` });
     },
     async paused(reason, request) {
       const pause = request.run?.data?.pause as { at?: number } | undefined;
@@ -99,6 +96,9 @@ export async function threadReporter(ctx: OperationsContext, requestId: string, 
         const what = ran > 0 ? `Steps 1–${ran} of ${request.plan.steps.length} had run; nothing after them ran.` : 'Nothing ran.';
         await say('stale', { text: `:warning: *STALE*: the cluster changed since the plan was made (fingerprint \`${request.plan.fingerprint.slice(0, 16)}\` no longer matches the live cluster). ${what} Request a new plan.` });
       }
+      // A run that showed progress ends it with its outcome, so the thread never keeps a stale
+      // "3 of 7 done" (and a tick that died after announcing it still leaves the same last word).
+      if (once.attempted('progress')) await showProgress({ text: `${outcome.status === 'SUCCEEDED' ? ':white_check_mark:' : ':octagonal_sign:'} ${outcome.status}: no more progress to show; the summary follows.` });
       const started = request.run?.startedAt ?? request.createdAt;
       await say(
         'summary',

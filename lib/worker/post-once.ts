@@ -55,6 +55,8 @@ export interface OncePoster {
   upload(purpose: string, file: FileUpload): Promise<void>;
   /** Whether `purpose` (an effect, an upload or a mark) is recorded as done: no Slack call. */
   done(purpose: string): boolean;
+  /** Whether a post for `purpose` was attempted (its intent recorded), posted or not: no Slack call. */
+  attempted(purpose: string): boolean;
   /** Records `purpose` as done without an effect (a step reached). */
   mark(purpose: string): Promise<void>;
   /** What the job recorded before this attempt (its `done` message, legacy fields). */
@@ -166,6 +168,7 @@ export async function oncePoster(deps: OnceDeps, scope: string): Promise<OncePos
     once,
     upload: uploadOnce,
     done: (purpose) => effects.has(purpose),
+    attempted: (purpose) => purpose in posts,
     mark: (purpose) => once(purpose, async () => {}),
   };
 }

@@ -237,8 +237,9 @@ describe('two-person rule through the buttons', () => {
     await click('ops:approve', id, BOB, plan);
     // The retry is a delayed job (2 s here); idle() waits for it like SQS would deliver it.
     await h.queue.idle();
-    const thread = stub.thread(plan.ts).map((m) => m.text);
-    expect(thread.some((t) => /connection refused \(scripted\).*retrying \(1\/20\)/.test(t)), thread.join('\n')).toBe(true);
+    // Said in the run's progress message while it retried (its last word is the outcome).
+    const said = stub.thread(plan.ts).flatMap((m) => m.history);
+    expect(said.some((t) => /connection refused \(scripted\).*retrying \(1\/20\)/.test(t)), said.join('\n')).toBe(true);
     expect(plan.text).toMatch(/^SUCCEEDED/);
     expect(await claims(id)).toBe(1);
   });
