@@ -110,6 +110,9 @@ describe('osls package (no AWS credentials)', () => {
     expect(JSON.stringify(resources.DelayQueue.Properties.RedrivePolicy)).toContain('DelayDeadLetterQueue');
     const sources = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => JSON.stringify(m.Properties));
     expect(sources.filter((m) => m.includes('WorkerLambdaFunction') && m.includes('DelayQueue'))).toHaveLength(1);
+    // The worker's concurrency is bounded where SQS waits instead of throttling (no receive is spent).
+    for (const [, m] of ofType('AWS::Lambda::EventSourceMapping')) expect(m.Properties.ScalingConfig?.MaximumConcurrency).toBeGreaterThanOrEqual(2);
+    expect(resources.WorkerLambdaFunction.Properties.ReservedConcurrentExecutions).toBeUndefined();
     expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.DELAY_QUEUE_URL).toEqual({ Ref: 'DelayQueue' });
     const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties);
     expect(rules.map((r) => r.ScheduleExpression)).toContain('rate(1 minute)');
