@@ -3,34 +3,16 @@
 // is there once, none is lost, and the cluster lock is never free while the
 // run it guards can still act. Real jobs, Slack stub, approvals and state on
 // dynalite, the scripted cluster; see retry-harness.ts for how a kill is made.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
-import { approvedRequest, executeJob, inThread, retryWorld, type KillPoint, type RetryWorld } from './retry-harness.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { approvedRequest, executeJob, inThread, type KillPoint, type RetryWorld } from './retry-harness.ts';
+import { useOpsRetryWorld } from './retry-world.ts';
 
-let db: DynaliteHandle;
-let dynamo: LocalDynamo;
-let stub: SlackStub;
+const world = useOpsRetryWorld();
+const { stub } = world;
 let w: RetryWorld;
-let table = 0;
-
-beforeAll(async () => {
-  db = await startDynalite();
-  dynamo = await startLocalDynamo();
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-  await db.close();
-  await dynamo.close();
-});
+// A copy that takes a few ticks: the retry still has progress to report.
 beforeEach(async () => {
-  stub.reset();
-  w = await retryWorld(dynamo, db.store, stub, `execute-retry-${++table}`);
-  w.ops.cluster.addTopic('slow', [[1], [2]]);
-  // A copy that takes a few ticks: the retry still has progress to report.
-  w.ops.cluster.pollsToFinish = 4;
+  w = await world.slowTopicWorld('execute-retry', 4);
 });
 
 /** A dead worker's lease has run out by the time SQS delivers its job again. */

@@ -4,9 +4,8 @@
 // lists the plan message points to) is posted by the retry, once. Real worker,
 // Slack stub (which answers conversations.history/replies with metadata, as the
 // retry looks up what it may already have posted), approvals and state on dynalite.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
-import { ApprovalStore } from '../../lib/approvals/store.ts';
 import { approvalPolicy } from '../../lib/approvals/runtime.ts';
 import type { ClusterConfig } from '../../lib/config/schema.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
@@ -18,10 +17,9 @@ import type { Plan, PlanResult } from '../../lib/operations/types.ts';
 import { newJob, type Job } from '../../lib/queue/job.ts';
 import type { SlackPoster } from '../../lib/slack/web.ts';
 import { runJob } from '../../lib/worker/worker.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { BASE_CONFIG, buildHarness, type Harness } from '../slack/helpers/harness.ts';
-import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
+import type { StubMessage } from '../slack/helpers/slack-stub.ts';
+import { useOpsRetryWorld } from './retry-world.ts';
 import { ScriptedOperations } from './scripted-operations.ts';
 
 const REQUESTER = 'U0REQ';
@@ -42,28 +40,15 @@ class ManyWarnings extends ScriptedOperations {
   }
 }
 
-let db: DynaliteHandle;
-let dynamo: LocalDynamo;
-let stub: SlackStub;
+const world = useOpsRetryWorld();
+const { stub } = world;
 let h: Harness;
 let table = 0;
 
-beforeAll(async () => {
-  db = await startDynalite();
-  dynamo = await startLocalDynamo();
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-  await db.close();
-  await dynamo.close();
-});
 beforeEach(async () => {
-  stub.reset();
-  const store = new ApprovalStore(dynamo.client, { tableName: `plan-retry-${++table}` });
-  await store.ensureTable();
+  const store = await world.approvalStore(`plan-retry-${++table}`);
   const approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(parseConfig(CONFIG)) });
-  h = buildHarness({ stub, store: db.store, config: CONFIG, approvals, operations: new ManyWarnings() });
+  h = buildHarness({ stub, store: world.db.store, config: CONFIG, approvals, operations: new ManyWarnings() });
 });
 
 function planJob(): Job {
@@ -114,7 +99,7 @@ describe('a plan job retried after its worker died', () => {
     const { plans, thread } = posted();
     expect(plans.map((m) => m.text)).toHaveLength(1);
     // Everyone who edits the plan message later (approvals, the run) edits this one.
-    expect((await planMessageRef(db.store, job.id))?.ts).toBe(plans[0]!.ts);
+    expect((await planMessageRef(world.db.store, job.id))?.ts).toBe(plans[0]!.ts);
     expect(thread.filter((m) => isDigest(m.text))).toHaveLength(1);
     expect(thread.filter((m) => isFullList(m.text))).toHaveLength(1);
     expect(stub.callsTo('conversations.history').length).toBeGreaterThan(0);

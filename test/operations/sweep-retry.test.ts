@@ -1,35 +1,16 @@
 // A sweep job retried after its worker died right after one of its writes:
 // the cleanup a finished run owed is said in its thread once, never lost.
 // Real jobs, Slack stub, approvals and state on dynalite, the scripted cluster.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { newJob } from '../../lib/queue/job.ts';
 import { OPS_JOB_KINDS } from '../../lib/operations/requests.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
-import { approvedRequest, executeJob, inThread, retryWorld, type KillPoint, type RetryWorld } from './retry-harness.ts';
+import { approvedRequest, executeJob, inThread, type KillPoint, type RetryWorld } from './retry-harness.ts';
+import { useOpsRetryWorld } from './retry-world.ts';
 
-let db: DynaliteHandle;
-let dynamo: LocalDynamo;
-let stub: SlackStub;
+const world = useOpsRetryWorld();
 let w: RetryWorld;
-let table = 0;
-
-beforeAll(async () => {
-  db = await startDynalite();
-  dynamo = await startLocalDynamo();
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-  await db.close();
-  await dynamo.close();
-});
 beforeEach(async () => {
-  stub.reset();
-  w = await retryWorld(dynamo, db.store, stub, `sweep-retry-${++table}`);
-  w.ops.cluster.addTopic('slow', [[1], [2]]);
-  w.ops.cluster.pollsToFinish = 1;
+  w = await world.slowTopicWorld('sweep-retry', 1);
 });
 
 /** A raise-rf run that finished owing its throttles' removal (a broker refused it while the run lasted). */

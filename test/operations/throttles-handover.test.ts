@@ -82,17 +82,26 @@ function refuseRemovals(): () => void {
   return () => void (cluster.openAdmin = real);
 }
 
+/**
+ * Run A copies (a copy that does not finish), is cancelled, and cannot remove its throttles: cleanup
+ * pending, cluster lock released. Removals stay refused until `healed` is called.
+ */
+async function cancelledWithThrottlesLeft(): Promise<{ a: string; healed: () => void }> {
+  cluster.pollsToFinish = 1_000;
+  const a = await approved(await drainPlan());
+  expect(await tick(a)).toMatchObject({ kind: 'parked' });
+  await approvals.requestCancel(a, 'UALICE');
+  const healed = refuseRemovals();
+  expect(await tick(a)).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
+  return { a, healed };
+}
+
 const throttleKeys = () => [...cluster.configs.entries()].flatMap(([resource, c]) => [...c.keys()].filter((k) => k.includes('throttled')).map((k) => `${resource} ${k}`));
 
 describe('throttles left by a run whose cleanup is pending, and a new run on the same partitions', () => {
   it('the new run owns and keeps its throttles through the old run\'s cleanup; both done, nothing is left', async () => {
-    cluster.pollsToFinish = 1_000;
     // Run A copies, is cancelled, and cannot remove its throttles: cleanup pending, cluster lock released.
-    const a = await approved(await drainPlan());
-    expect(await tick(a)).toMatchObject({ kind: 'parked' });
-    await approvals.requestCancel(a, 'UALICE');
-    const healed = refuseRemovals();
-    expect(await tick(a)).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
+    const { a, healed } = await cancelledWithThrottlesLeft();
     healed();
     expect((await approvals.get(a))!.run?.cleanupPending).toBe(true);
     expect(throttleKeys().length).toBeGreaterThan(0);
@@ -147,13 +156,8 @@ describe('throttles left by a run whose cleanup is pending, and a new run on the
   });
 
   it('a sweep that read the old run\'s ledger before the hand-over: the running run\'s throttles are set again after it', async () => {
-    cluster.pollsToFinish = 1_000;
     cluster.config('broker:2').set(LEADER_RATE, '777');
-    const a = await approved(await drainPlan());
-    expect(await tick(a)).toMatchObject({ kind: 'parked' });
-    await approvals.requestCancel(a, 'UALICE');
-    const healed = refuseRemovals();
-    expect(await tick(a)).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
+    const { a, healed } = await cancelledWithThrottlesLeft();
     healed();
     const leftByA = (await approvals.getRunData<ThrottleLedger>(a, LEDGER_NAME))!;
     const b = await approved(await drainPlan());
@@ -171,12 +175,7 @@ describe('throttles left by a run whose cleanup is pending, and a new run on the
   });
 
   it('leftovers that still cannot be removed when the new run starts: it waits, records nothing, then owns its throttles', async () => {
-    cluster.pollsToFinish = 1_000;
-    const a = await approved(await drainPlan());
-    expect(await tick(a)).toMatchObject({ kind: 'parked' });
-    await approvals.requestCancel(a, 'UALICE');
-    const healed = refuseRemovals();
-    expect(await tick(a)).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
+    const { a, healed } = await cancelledWithThrottlesLeft();
     const b = await approved(await drainPlan());
     lines = [];
     expect(await tick(b)).toMatchObject({ kind: 'parked' });

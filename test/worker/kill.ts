@@ -2,9 +2,11 @@
 // post or an upload, or the state store took an item. From then on every call
 // it makes (Slack or store) fails, as nothing runs in a killed Lambda; the
 // test then runs the same job again with a live worker, as SQS would.
+import { expect } from 'vitest';
+import type { Job } from '../../lib/queue/job.ts';
 import type { FileUpload, OutgoingMessage, SlackPoster } from '../../lib/slack/web.ts';
 import type { StateStore } from '../../lib/state/state-store.ts';
-import type { WorkerDeps } from '../../lib/worker/worker.ts';
+import { runJob, type JobRegistry, type WorkerDeps } from '../../lib/worker/worker.ts';
 
 export interface KillPoint {
   post?: (m: OutgoingMessage) => boolean;
@@ -60,4 +62,12 @@ export function dyingWorker<D extends WorkerDeps>(deps: D, at: KillPoint): D & {
     count: async (k, by, t, lim) => (alive(), st.count(k, by, t, lim)),
   };
   return { ...deps, slack, store, died: () => dead };
+}
+
+/** Runs `job` on a worker killed at `at` (it must die there), then again on a live one, as SQS delivers it again. */
+export async function killedThenRetried(h: { worker: WorkerDeps; jobs: JobRegistry }, job: Job, at: KillPoint): Promise<void> {
+  const dying = dyingWorker<WorkerDeps>(h.worker, at);
+  await runJob(job, dying, h.jobs).catch(() => {});
+  expect(dying.died()).toBe(true);
+  await runJob(job, h.worker, h.jobs);
 }

@@ -1,7 +1,7 @@
 // A worker killed mid-job: SQS delivers the same job again, and the retry
 // posts one result, not two (what a job posted is recorded by job id in the
 // state store, on dynalite). Covers `/kafka diagnose` and an alert's diagnosis.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DiagnoseRequest, Diagnoser } from '../../lib/diagnose/diagnoser.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { DIAGNOSE_JOB_KINDS, type DiagnoseJob } from '../../lib/diagnose/kinds.ts';
@@ -9,25 +9,13 @@ import { ALERT_JOB_KIND } from '../../lib/alerts/event.ts';
 import { parseAlertmanager } from '../../lib/alerts/alertmanager.ts';
 import { newJob, type Job } from '../../lib/queue/job.ts';
 import { runJob } from '../../lib/worker/worker.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
 import { alertmanagerPayload } from '../alerts/fixtures/samples.ts';
-import { BASE_CONFIG, buildHarness, finding, report, type Harness } from '../slack/helpers/harness.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
+import { BASE_CONFIG, finding, report, type Harness } from '../slack/helpers/harness.ts';
+import { useWorkerRetryWorld } from './retry-world.ts';
 
-let db: DynaliteHandle;
-let stub: SlackStub;
-beforeAll(async () => {
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-});
 // A fresh table per test: a diagnosis shared from an earlier test must not answer this one.
-beforeEach(async () => {
-  stub.reset();
-  db = await startDynalite();
-});
-afterEach(async () => db.close());
+const world = useWorkerRetryWorld();
+const { stub } = world;
 
 /** The first diagnosis never returns (its worker is killed in the middle); later ones answer. */
 class KilledOnceDiagnoser implements Diagnoser {
@@ -57,7 +45,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 }
 
 function harness(diagnoser: Diagnoser): Harness {
-  return buildHarness({ stub, store: db.store, diagnoser, config });
+  return world.harness({ diagnoser, config });
 }
 
 const run = (h: Harness, job: Job) => runJob(job, h.worker, h.jobs);

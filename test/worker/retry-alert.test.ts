@@ -3,36 +3,26 @@
 // progress message and the unknown-cluster note are each in Slack once, and a
 // transition reply the dead attempt never posted is posted by the retry.
 // Real worker, Slack stub, state on dynalite; the kill is test/worker/kill.ts.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseAlertmanager } from '../../lib/alerts/alertmanager.ts';
 import { ALERT_JOB_KIND } from '../../lib/alerts/event.ts';
 import { groupStateKey } from '../../lib/alerts/triage.ts';
 import { newJob, type Job } from '../../lib/queue/job.ts';
 import { incidentEvents, incidentIdOf } from '../../lib/state/incident-log.ts';
-import { runJob, type WorkerDeps } from '../../lib/worker/worker.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
+import { runJob } from '../../lib/worker/worker.ts';
 import { alertmanagerPayload } from '../alerts/fixtures/samples.ts';
-import { BASE_CONFIG, buildHarness, type Harness } from '../slack/helpers/harness.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
-import { dyingWorker, type KillPoint } from './kill.ts';
+import type { Harness } from '../slack/helpers/harness.ts';
+import { killedThenRetried as retried, type KillPoint } from './kill.ts';
+import { useWorkerRetryWorld } from './retry-world.ts';
 
-let db: DynaliteHandle;
-let stub: SlackStub;
+const world = useWorkerRetryWorld();
+const { stub } = world;
 let h: Harness;
 let group = 0;
-beforeAll(async () => {
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-});
-beforeEach(async () => {
-  stub.reset();
-  db = await startDynalite();
-  h = buildHarness({ stub, store: db.store, config: BASE_CONFIG });
+beforeEach(() => {
+  h = world.harness();
   group++;
 });
-afterEach(async () => db.close());
 
 const iso = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
 
@@ -54,12 +44,7 @@ function alertJob(status: 'firing' | 'resolved', opts: { alerts?: number; cluste
   return newJob(ALERT_JOB_KIND, events.value, `am-retry-${group}`, `g-${group}`);
 }
 
-async function killedThenRetried(job: Job, at: KillPoint): Promise<void> {
-  const dying = dyingWorker<WorkerDeps>(h.worker, at);
-  await runJob(job, dying, h.jobs).catch(() => {});
-  expect(dying.died()).toBe(true);
-  await runJob(job, h.worker, h.jobs);
-}
+const killedThenRetried = (job: Job, at: KillPoint) => retried(h, job, at);
 
 const run = (job: Job) => runJob(job, h.worker, h.jobs);
 const parent = () => {
@@ -74,7 +59,7 @@ describe('an alert job retried after its worker died', () => {
     await killedThenRetried(alertJob('firing'), { post: (m) => !m.thread_ts });
     expect(replies(/finding|Diagnosing/)).toHaveLength(1);
     const p = parent();
-    const events = await incidentEvents(db.store, incidentIdOf(p.channel, p.ts));
+    const events = await incidentEvents(world.db.store, incidentIdOf(p.channel, p.ts));
     expect(events.filter((e) => e.type === 'alert')).toHaveLength(1);
   });
 
@@ -111,7 +96,7 @@ describe('an alert job retried after its worker died', () => {
     await killedThenRetried(alertJob('resolved', { startedMsAgo: 600_000, endedMsAgo: 60_000 }), { write: (k) => k === key });
     expect(replies(/^Resolved/)).toHaveLength(1);
     const p = parent();
-    const events = await incidentEvents(db.store, incidentIdOf(p.channel, p.ts));
+    const events = await incidentEvents(world.db.store, incidentIdOf(p.channel, p.ts));
     expect(events.filter((e) => e.type === 'alert' && e.status === 'resolved')).toHaveLength(1);
   });
 });

@@ -2,30 +2,18 @@
 // answers once; the scheduled audit posts each cluster's report once and
 // still saves it (the next run posts only what changed). Real worker, Slack
 // stub, state on dynalite; the kill is test/worker/kill.ts.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Auditor } from '../../lib/audit/jobs.ts';
 import { AUDIT_JOB_KINDS, type AuditJob, type ScheduledAuditJob } from '../../lib/audit/kinds.ts';
 import type { AuditReport } from '../../lib/audit/run.ts';
-import { newJob, type Job } from '../../lib/queue/job.ts';
-import { runJob, type WorkerDeps } from '../../lib/worker/worker.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { BASE_CONFIG, buildHarness, finding, type Harness } from '../slack/helpers/harness.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
-import { dyingWorker, type KillPoint } from './kill.ts';
+import { newJob } from '../../lib/queue/job.ts';
+import { runJob } from '../../lib/worker/worker.ts';
+import { finding, type Harness } from '../slack/helpers/harness.ts';
+import { killedThenRetried } from './kill.ts';
+import { useWorkerRetryWorld } from './retry-world.ts';
 
-let db: DynaliteHandle;
-let stub: SlackStub;
-beforeAll(async () => {
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-});
-beforeEach(async () => {
-  stub.reset();
-  db = await startDynalite();
-});
-afterEach(async () => db.close());
+const world = useWorkerRetryWorld();
+const { stub } = world;
 
 /** Two findings on every cluster; counts the audits it runs. */
 class CountingAuditor implements Auditor {
@@ -37,14 +25,7 @@ class CountingAuditor implements Auditor {
 }
 
 function harness(auditor: Auditor): Harness {
-  return buildHarness({ stub, store: db.store, config: BASE_CONFIG, auditor });
-}
-
-async function killedThenRetried(h: Harness, job: Job, at: KillPoint): Promise<void> {
-  const dying = dyingWorker<WorkerDeps>(h.worker, at);
-  await runJob(job, dying, h.jobs).catch(() => {});
-  expect(dying.died()).toBe(true);
-  await runJob(job, h.worker, h.jobs);
+  return world.harness({ auditor });
 }
 
 const scheduled = (mode: ScheduledAuditJob['mode'] = 'changes') => newJob(AUDIT_JOB_KINDS.scheduled, { mode } satisfies ScheduledAuditJob, 'kr-retry-audit');

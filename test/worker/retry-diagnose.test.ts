@@ -3,31 +3,19 @@
 // each message is in the thread once, and the file and the graph the dead
 // attempt had not uploaded yet are uploaded by the retry. Real worker, Slack
 // stub, state on dynalite; the kill is test/worker/kill.ts.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Diagnoser } from '../../lib/diagnose/diagnoser.ts';
 import { DIAGNOSE_JOB_KINDS, type CanRestartJob, type DiagnoseJob } from '../../lib/diagnose/kinds.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';
 import { incidentEvents, incidentIdOf } from '../../lib/state/incident-log.ts';
-import { newJob, type Job } from '../../lib/queue/job.ts';
-import { runJob, type WorkerDeps } from '../../lib/worker/worker.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { BASE_CONFIG, ScriptedDiagnoser, buildHarness, finding, report, type Harness } from '../slack/helpers/harness.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
-import { dyingWorker, type KillPoint } from './kill.ts';
+import { newJob } from '../../lib/queue/job.ts';
+import { runJob } from '../../lib/worker/worker.ts';
+import { ScriptedDiagnoser, finding, report, type Harness } from '../slack/helpers/harness.ts';
+import { killedThenRetried } from './kill.ts';
+import { useWorkerRetryWorld } from './retry-world.ts';
 
-let db: DynaliteHandle;
-let stub: SlackStub;
-beforeAll(async () => {
-  stub = await new SlackStub().start();
-});
-afterAll(async () => {
-  await stub.stop();
-});
-beforeEach(async () => {
-  stub.reset();
-  db = await startDynalite();
-});
-afterEach(async () => db.close());
+const world = useWorkerRetryWorld();
+const { stub } = world;
 
 /** Twenty findings (more than the message shows: the full report goes in a file) and a graph. */
 function bigReport(): DiagnosisReport {
@@ -45,15 +33,7 @@ function bigReport(): DiagnosisReport {
 }
 
 function harness(diagnoser: Diagnoser = new ScriptedDiagnoser(bigReport())): Harness {
-  return buildHarness({ stub, store: db.store, diagnoser, config: BASE_CONFIG });
-}
-
-/** Runs the job on a worker killed at `at` (it must die there), then again on a live one. */
-async function killedThenRetried(h: Harness, job: Job, at: KillPoint): Promise<void> {
-  const dying = dyingWorker<WorkerDeps>(h.worker, at);
-  await runJob(job, dying, h.jobs).catch(() => {});
-  expect(dying.died()).toBe(true);
-  await runJob(job, h.worker, h.jobs);
+  return world.harness({ diagnoser });
 }
 
 const diagnoseJob = (focus?: 'transactions') =>
@@ -78,7 +58,7 @@ describe('/kafka diagnose retried after its worker died', () => {
     expect(charts()).toHaveLength(1);
     expect(parent.text).toMatch(/20 findings/);
     // The diagnosis is in the postmortem timeline once, not once per attempt.
-    const events = await incidentEvents(db.store, incidentIdOf(parent.channel, parent.ts));
+    const events = await incidentEvents(world.db.store, incidentIdOf(parent.channel, parent.ts));
     expect(events.filter((e) => e.type === 'diagnosis')).toHaveLength(1);
   });
 

@@ -2,45 +2,32 @@
 // the timeline file and its graph are each in the thread once (each upload's
 // flag is written right after Slack accepted it). Real worker, Slack stub,
 // state on dynalite; the kill is test/worker/kill.ts.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { newJob } from '../../lib/queue/job.ts';
 import { incidentIdOf, openIncident, recordIncidentEvent } from '../../lib/state/incident-log.ts';
 import { timelineJobs } from '../../lib/timeline/jobs.ts';
 import { TIMELINE_JOB_KIND, type TimelineJob } from '../../lib/timeline/slack.ts';
-import { JobRegistry, runJob, type WorkerDeps } from '../../lib/worker/worker.ts';
-import { startDynalite, type DynaliteHandle } from '../alerts/helpers/dynalite.ts';
-import { BASE_CONFIG, buildHarness, type Harness } from '../slack/helpers/harness.ts';
-import { SlackStub } from '../slack/helpers/slack-stub.ts';
-import { dyingWorker, type KillPoint } from './kill.ts';
+import { JobRegistry } from '../../lib/worker/worker.ts';
+import type { Harness } from '../slack/helpers/harness.ts';
+import { killedThenRetried, type KillPoint } from './kill.ts';
+import { useWorkerRetryWorld } from './retry-world.ts';
 
-let db: DynaliteHandle;
-let stub: SlackStub;
+const world = useWorkerRetryWorld();
+const { stub } = world;
 let h: Harness;
-beforeAll(async () => {
-  stub = await new SlackStub().start();
+beforeEach(() => {
+  h = world.harness();
 });
-afterAll(async () => {
-  await stub.stop();
-});
-beforeEach(async () => {
-  stub.reset();
-  db = await startDynalite();
-  h = buildHarness({ stub, store: db.store, config: BASE_CONFIG });
-});
-afterEach(async () => db.close());
 
 const thread = { channel: 'C0INCIDENT', threadTs: '1764400000.000100' };
 const registry = new JobRegistry(timelineJobs({ timelineAttachments: async () => [{ filename: 'metrics.png', title: 'Metrics', content: new Uint8Array([137, 80, 78, 71]) }] }));
 
 async function exportKilledAt(at: KillPoint) {
   const now = Date.now();
-  await openIncident(db.store, { ...thread, title: 'Under-replicated partitions', cluster: 'sandbox', openedAt: new Date(now - 600_000).toISOString(), origin: 'alert' });
-  await recordIncidentEvent(db.store, thread, { type: 'alert', at: new Date(now - 600_000).toISOString(), status: 'firing', source: 'alertmanager', alertname: 'URP', title: 'URP', cluster: 'sandbox', count: 1 });
+  await openIncident(world.db.store, { ...thread, title: 'Under-replicated partitions', cluster: 'sandbox', openedAt: new Date(now - 600_000).toISOString(), origin: 'alert' });
+  await recordIncidentEvent(world.db.store, thread, { type: 'alert', at: new Date(now - 600_000).toISOString(), status: 'firing', source: 'alertmanager', alertname: 'URP', title: 'URP', cluster: 'sandbox', count: 1 });
   const job = newJob(TIMELINE_JOB_KIND, { incidentId: incidentIdOf(thread.channel, thread.threadTs), origin: { channelId: thread.channel, userId: 'U0ALICE' } } satisfies TimelineJob, 'kr-retry-timeline');
-  const dying = dyingWorker<WorkerDeps>(h.worker, at);
-  await runJob(job, dying, registry).catch(() => {});
-  expect(dying.died()).toBe(true);
-  await runJob(job, h.worker, registry);
+  await killedThenRetried({ worker: h.worker, jobs: registry }, job, at);
 }
 
 const named = (suffix: string) => stub.uploads.filter((u) => (u.filename ?? '').endsWith(suffix));
