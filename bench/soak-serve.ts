@@ -72,7 +72,9 @@ setTimeout(() => {
 
 // ---- set-up -------------------------------------------------------------------------------
 async function ensureSandbox(): Promise<boolean> {
-  const status = JSON.parse((await runCli(['sandbox', 'status', '--json'], 60_000)).stdout) as { nodes: { running: boolean }[] };
+  // `sandbox status` exits non-zero while a node is down, with the same JSON on stdout.
+  const out = await runCli(['sandbox', 'status', '--json'], 60_000).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '{"nodes":[]}' }));
+  const status = JSON.parse(out.stdout) as { nodes: { running: boolean }[] };
   if (status.nodes.length > 0 && status.nodes.every((n) => n.running)) return false;
   console.log('soak: the sandbox is not (all) running: sandbox up');
   await runCli(['sandbox', 'up'], 600_000);
