@@ -45,7 +45,8 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
   private readonly store: ApprovalStore;
   private readonly locks: ClusterLockStore;
   private readonly rates: RateLimitStore;
-  private readonly now: () => number;
+  /** The clock decisions are made by (injected in tests); callers judging time against requests use it too. */
+  readonly now: () => number;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
 
@@ -271,12 +272,12 @@ export class ApprovalService<P extends ApprovablePlan = ApprovablePlan> {
     return this.store.sweepPage(after, limit);
   }
 
-  /** The cleanup a finished request owed is done. */
   /** The sweep showed an expiry on the plan message (see ApprovalRequest.expiryShown). */
   markExpiryShown(id: string): Promise<boolean> {
     return this.store.markExpiryShown(id);
   }
 
+  /** The cleanup a finished request owed is done. */
   clearCleanup(id: string): Promise<boolean> {
     return this.store.clearCleanup(id);
   }

@@ -242,7 +242,6 @@ export class ApprovalStore {
     );
   }
 
-  /** A finished request's cleanup is done: it leaves the sweep index. */
   /** An expired request's plan message says so: it leaves the sweep's view. */
   async markExpiryShown(id: string): Promise<boolean> {
     return applied(
@@ -259,6 +258,7 @@ export class ApprovalStore {
     );
   }
 
+  /** A finished request's cleanup is done: it leaves the sweep index. */
   async clearCleanup(id: string): Promise<boolean> {
     return this.conditionalUpdate(
       id,

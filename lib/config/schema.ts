@@ -255,8 +255,9 @@ export const configSchema = z
       .prefault({}),
     /**
      * Commands that cost a cluster work (diagnose, transactions, can-restart, audit) and
-     * timeline exports: at most this many per user, per channel and per cluster within a
-     * sliding window, counted across every instance (in the state table). Past it: "try again in N s".
+     * timeline exports: at most this many per user, per channel and per cluster within each
+     * fixed window (one atomic counter per window), counted across every instance (in the state
+     * table). Past it: "try again in N s", the time left in the window.
      */
     commandLimits: z
       .object({

@@ -75,7 +75,8 @@ export class UnknownTopicError extends Error {
 
 /** The words for a topic that is not there (the renderer's: the check returns codes). */
 export function unknownTopicText(topic: string, cluster: string, nearMisses: readonly string[] = [], reason?: string): string {
-  const why = reason ? ` (${reason})` : '';
   const close = nearMisses.length ? `; did you mean ${nearMisses.map((n) => `\`${n}\``).join(', ')}?` : '';
-  return `topic ${topic} does not exist on ${cluster}${why}${close}`;
+  // A refusal (not authorized to describe it) is not an absence: say what the broker said.
+  if (reason && !reason.startsWith('UNKNOWN_TOPIC_OR_PARTITION')) return `topic ${topic} cannot be read on ${cluster} (${reason})${close}`;
+  return `topic ${topic} does not exist on ${cluster}${reason ? ` (${reason})` : ''}${close}`;
 }

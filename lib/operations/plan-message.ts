@@ -21,6 +21,14 @@ export async function planMessageRef(store: StateStore, requestId: string): Prom
   return (await store.get<PlanMessageRef>(refKey(requestId)))?.value ?? null;
 }
 
-export async function refreshPlanMessage(ctx: { slack: SlackPoster; log: Log }, request: ApprovalRequest<Plan>, ref: PlanMessageRef | null): Promise<void> {
-  if (ref) await ctx.slack.update({ channel: ref.channel, ts: ref.ts, ...renderPlanMessage(request) }).catch((e) => ctx.log.warn('could not update plan message', { error: errorMessage(e) }));
+/** Edits the plan message to show `request`; true when Slack took the edit (false: no message known, or Slack refused). */
+export async function refreshPlanMessage(ctx: { slack: SlackPoster; log: Log }, request: ApprovalRequest<Plan>, ref: PlanMessageRef | null): Promise<boolean> {
+  if (!ref) return false;
+  return ctx.slack.update({ channel: ref.channel, ts: ref.ts, ...renderPlanMessage(request) }).then(
+    () => true,
+    (e) => {
+      ctx.log.warn('could not update plan message', { error: errorMessage(e) });
+      return false;
+    },
+  );
 }

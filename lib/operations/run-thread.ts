@@ -26,6 +26,8 @@ import type { Plan } from './types.ts';
 export const runScope = (requestId: string) => `ops-run:${requestId}`;
 /** Below the post-once record's lifetime (24 h): a summary owed is posted by a retry within this, never again later. */
 const OWED_WINDOW_MS = 12 * 3600_000;
+/** A finish takes seconds; SQS redelivers a dead tick's job after its visibility timeout (18 min). */
+const SETTLE_GRACE_MS = 2 * 60_000;
 /** The audit events a run's own finish writes (an abandon by a human is said by its handler). */
 const FINISHED_BY_RUN = new Set(['succeeded', 'failed', 'stale', 'cancelled']);
 
@@ -124,7 +126,9 @@ export async function threadReporter(ctx: OperationsContext, requestId: string, 
 export async function settleClosedRun(ctx: OperationsContext, approvals: ApprovalService<Plan>, request: ApprovalRequest<Plan>, reporter: ThreadReporter): Promise<void> {
   const outcome = request.outcome;
   if (!outcome || !request.run || !request.events.some((e) => FINISHED_BY_RUN.has(e.type))) return;
-  if (Date.now() - outcome.at > OWED_WINDOW_MS) return;
+  // A tick that is still finishing (a duplicate tick running beside it) is not a dead one: leave it its finish.
+  const since = approvals.now() - outcome.at;
+  if (since < SETTLE_GRACE_MS || since > OWED_WINDOW_MS) return;
   await approvals.completeAuditTrail(request);
   const cluster = request.context?.cluster;
   if (cluster && kindOf(request.plan.kind).exclusive) await operationLockOf(approvals).release(cluster, request.id).catch(() => undefined);

@@ -18,6 +18,8 @@ import { PermanentJobError } from '../worker/worker.ts';
 
 /** An APPROVED request that has not started within this is enqueued again by the sweep. */
 export const APPROVED_START_GRACE_MS = 2 * 60_000;
+/** Longer than SQS retries a plan job (visibility timeout × receives): a plan not posted by then never will be. */
+const PLAN_POST_WINDOW_MS = 24 * 3600_000;
 
 function needApprovals(ctx: OperationsContext) {
   if (!ctx.approvals) throw new PermanentJobError('approvals are not configured for the worker (APPROVALS_TABLE)');
@@ -91,8 +93,10 @@ async function sweepOne(
       counts.expired++;
       // In the sweep's view until the message says so: a worker dying in between leaves it to the next sweep.
       await approvals.completeAuditTrail(before);
-      await refreshPlanMessage(ctx, before, await planMessageRef(ctx.store, id));
-      await approvals.markExpiryShown(id);
+      const ref = await planMessageRef(ctx.store, id);
+      // Out of view only once the message says EXPIRED, or when there is no message to edit after the
+      // plan job's retries could have posted one (a plan that was never posted has no buttons to hide).
+      if ((await refreshPlanMessage(ctx, before, ref)) || (!ref && now - before.createdAt > PLAN_POST_WINDOW_MS)) await approvals.markExpiryShown(id);
     } else if (before.status === 'APPROVED' && now - (before.events.at(-1)?.at ?? before.createdAt) > APPROVED_START_GRACE_MS) {
       counts.restarted++;
       ctx.log.warn('approved request had not started: enqueuing its execution again', { requestId: id });

@@ -56,11 +56,19 @@ export async function admitCommand(deps: { store: StateStore; config: Config; lo
     ...(request.cluster ? ([['cluster', request.cluster, limits.perCluster]] as [BudgetScope, string, RateWindow][]) : []),
   ];
   const taken: string[] = [];
+  const releaseTaken = () => Promise.all(taken.map((k) => giveBack(deps.store, k, deps.log)));
   for (const [scope, id, limit] of scopes) {
     const { key, endsAt } = budgetWindow(scope, id, limit, now);
-    // The counter outlives its window a little: DynamoDB's TTL deletes it within days, the key is never read again.
-    if (!(await deps.store.count(key, 1, limit.windowSeconds + 60, limit.requests))) {
-      await Promise.all(taken.map((k) => giveBack(deps.store, k, deps.log)));
+    let counted: boolean;
+    try {
+      // The counter outlives its window a little: DynamoDB's TTL deletes it within days, the key is never read again.
+      counted = await deps.store.count(key, 1, limit.windowSeconds + 60, limit.requests);
+    } catch (err) {
+      await releaseTaken();
+      throw err;
+    }
+    if (!counted) {
+      await releaseTaken();
       return { ok: false, scope, limit, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)) };
     }
     taken.push(key);
@@ -82,8 +90,10 @@ const WHOSE: Record<BudgetScope, string> = { user: 'from you', channel: 'in this
 /** The refusal, in the ack: what the bound is and when to try again. */
 export function commandBudgetReply(refusal: Extract<BudgetAdmission, { ok: false }>, what: string): CommandReply {
   const { requests, windowSeconds } = refusal.limit;
+  // Only the commands that read a cluster spare it; a timeline export reads our own records.
+  const why = what === 'timeline' ? '' : ', to spare the cluster while it is in trouble';
   return ephemeral(
-    `:hourglass_flowing_sand: Too many ${what} requests ${WHOSE[refusal.scope]}: at most ${requests} every ${windowSeconds} s, to spare the cluster while it is in trouble. Nothing was started; try again in ${refusal.retryAfterSeconds} s.`,
+    `:hourglass_flowing_sand: Too many ${what} requests ${WHOSE[refusal.scope]}: at most ${requests} every ${windowSeconds} s${why}. Nothing was started; try again in ${refusal.retryAfterSeconds} s.`,
   );
 }
 

@@ -201,6 +201,26 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
     }
   }
 
+  /** The message (or shared file) `wanted` in that channel or thread since `oldest`, reading at most LOOKUP_PAGES pages. */
+  async function lookup(where: LookupScope, wanted: MessageMetadata | SharedFile): Promise<{ channel: string; ts: string } | null> {
+    const method = where.thread_ts ? 'conversations.replies' : 'conversations.history';
+    let cursor: string | undefined;
+    for (let page = 0; page < LOOKUP_PAGES; page++) {
+      const args = { channel: where.channel, oldest: where.oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
+      // In the channel's lane: the posts this process made before are in Slack by the time it reads.
+      const out = await lanes.run(where.channel, false, () =>
+        deliver({ method, channel: where.channel, ...(where.thread_ts ? { threadTs: where.thread_ts } : {}), text: 'fileName' in wanted ? wanted.fileName : wanted.event_type, record: false }, () =>
+          where.thread_ts ? client.conversations.replies({ ...args, ts: where.thread_ts }) : client.conversations.history(args),
+        ),
+      );
+      const hit = out.messages?.find((m) => m.ts && matches(m as { metadata?: unknown; files?: { name?: string }[] }, wanted));
+      if (hit?.ts) return { channel: where.channel, ts: hit.ts };
+      cursor = out.response_metadata?.next_cursor;
+      if (!out.has_more || !cursor) return null;
+    }
+    throw new Error(`${method}: more than ${LOOKUP_PAGES * 200} messages since the post was attempted; cannot tell whether it is there`);
+  }
+
   return {
     post(m) {
       return lanes.run(m.channel, true, () =>
@@ -228,22 +248,15 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
       );
     },
     async find(where, wanted) {
-      const method = where.thread_ts ? 'conversations.replies' : 'conversations.history';
-      let cursor: string | undefined;
-      for (let page = 0; page < LOOKUP_PAGES; page++) {
-        const args = { channel: where.channel, oldest: where.oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
-        // In the channel's lane: the posts this process made before are in Slack by the time it reads.
-        const out = await lanes.run(where.channel, false, () =>
-          deliver({ method, channel: where.channel, ...(where.thread_ts ? { threadTs: where.thread_ts } : {}), text: 'fileName' in wanted ? wanted.fileName : wanted.event_type, record: false }, () =>
-            where.thread_ts ? client.conversations.replies({ ...args, ts: where.thread_ts }) : client.conversations.history(args),
-          ),
-        );
-        const hit = out.messages?.find((m) => m.ts && matches(m as { metadata?: unknown; files?: { name?: string }[] }, wanted));
-        if (hit?.ts) return { channel: where.channel, ts: hit.ts };
-        cursor = out.response_metadata?.next_cursor;
-        if (!out.has_more || !cursor) return null;
+      try {
+        return await lookup(where, wanted);
+      } catch (err) {
+        // A bot posts in public channels it was never invited to (chat:write.public), but reads
+        // history only where it is a member: join (channels:join), then look again.
+        if ((err as { data?: { error?: string } }).data?.error !== 'not_in_channel') throw err;
+        await deliver({ method: 'conversations.join', channel: where.channel, text: 'join to look up a post', record: false }, () => client.conversations.join({ channel: where.channel }));
+        return lookup(where, wanted);
       }
-      throw new Error(`${method}: more than ${LOOKUP_PAGES * 200} messages since the post was attempted; cannot tell whether it is there`);
     },
     respond(url, body) {
       return deliver({ method: 'response_url', channel: '', text: body.text, record: false }, async () => {

@@ -39,7 +39,7 @@ export interface StateStore {
   list<T = unknown>(list: string, limit: number): Promise<ListedItem<T>[]>;
   /**
    * Adds `by` to the counter at `key` in one atomic write, unless that would
-   * take it to `limit` or past it (no limit: always). True when counted.
+   * take it past `limit` (no limit: always). True when counted.
    * Concurrent callers never lose a count nor retry against each other: a
    * burst on one counter costs one write each (rate limits).
    */

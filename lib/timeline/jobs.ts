@@ -2,10 +2,9 @@
 // it in the incident's own thread (files.uploadV2), with any graph the metrics
 // side provides (`timelineAttachments`, lib/timeline/graph.ts from the
 // composition root; a graph that cannot be drawn never holds the timeline back).
-// Each upload once per job: its flag is written right after Slack accepted it,
-// so a retry (the worker died) uploads only what is missing; a death between
-// an upload and its flag uploads that one file twice (files carry no metadata
-// a retry could look for).
+// Each upload once per job (lib/worker/post-once.ts): its file name is recorded
+// before the upload and its flag after, so a retry (the worker died) uploads
+// only what is missing, and finds by name a file the dead attempt had shared.
 import type { ApprovalService } from '../approvals/service.ts';
 import type { ApprovablePlan } from '../approvals/types.ts';
 import { errorMessage } from '../runtime/errors.ts';

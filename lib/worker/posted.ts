@@ -36,7 +36,7 @@ export interface PurposePost {
 }
 
 /** Longer than SQS keeps retrying a job (visibility timeout × receives). */
-const POSTED_TTL_SECONDS = 24 * 3600;
+const POSTED_TTL_SECONDS = 7 * 24 * 3600;
 const key = (jobId: string) => `job-posted:${jobId}`;
 
 export async function postedByJob(store: StateStore, jobId: string, log?: Log): Promise<PostedByJob> {

@@ -118,6 +118,9 @@ describe('osls package (no AWS credentials)', () => {
     expect(rules.map((r) => r.ScheduleExpression)).toContain('rate(1 minute)');
     expect(JSON.stringify(rules)).toContain('SweepLambdaFunction');
     expect(resources.SweepLambdaFunction.Properties.Handler).toMatch(/worker\.sweep$/);
+    // The timeline job and the diagnosis's "what changed" read lists through the state table's index.
+    const workerQueries = roleStatements('WorkerRole').filter((st) => asArray(st.Action as string[]).includes('dynamodb:Query') && JSON.stringify(st.Resource).includes('StateTable'));
+    expect(workerQueries.map((st) => JSON.stringify(st.Resource))).toEqual([expect.stringContaining('/index/list-index')]);
     const workerSends = roleStatements('WorkerRole').filter((st) => asArray(st.Action as string[]).includes('sqs:SendMessage'));
     expect(JSON.stringify(workerSends)).toContain('DelayQueue');
     const { DEPLOYED_WORKER_TIMEOUT_SECONDS } = await import('../../lib/local/worker-timeout.ts');
@@ -306,7 +309,7 @@ describe('osls package (no AWS credentials)', () => {
     const urls = [...manifest.matchAll(/(?:url|request_url): https:\/\/REPLACE-ME(\/\S+)/g)].map((m) => m[1]);
     expect(urls).toEqual(['/slack/events', '/slack/interactivity']);
     for (const u of urls) expect(routes).toContain(u);
-    for (const scope of ['chat:write', 'commands', 'files:write', 'usergroups:read', 'channels:history', 'groups:history']) expect(manifest).toContain(`- ${scope}\n`);
+    for (const scope of ['chat:write', 'commands', 'files:write', 'usergroups:read', 'channels:history', 'groups:history', 'channels:join']) expect(manifest).toContain(`- ${scope}\n`);
   });
 
   it('bundles each function under 3 MB, and the Slack bundle carries no kafkajs, host executor or diagnosis', () => {

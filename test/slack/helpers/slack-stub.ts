@@ -104,6 +104,8 @@ export class SlackStub {
   /** One-shot failures: the first call to `method` whose args `match` is answered with `error`, then the entry is gone. */
   readonly failOnce: { method: string; error: string; match: (args: Record<string, unknown>) => boolean }[] = [];
   userGroups = new Map<string, string[]>();
+  /** Public channels the bot posts in (chat:write.public) without being a member: their history is refused until it joins. */
+  readonly notMemberOf = new Set<string>();
   /** Workspaces team.info knows: team id → its Enterprise Grid organisation (null: none). Others: team_not_found. */
   readonly teams = new Map<string, string | null>();
   /** While set: every Web API call is answered 429 with this Retry-After, until `until` (Date.now()). */
@@ -156,6 +158,7 @@ export class SlackStub {
     this.failOnce.length = 0;
     this.serverErrors.clear();
     this.rateLimit = null;
+    this.notMemberOf.clear();
   }
 
   /** Answers every Web API call with 429 and Retry-After for the next `forMs`, as Slack does under load. */
@@ -294,9 +297,14 @@ export class SlackStub {
         const enterprise = this.teams.get(id);
         return { status: 200, body: { ok: true, team: { id, name: id, ...(enterprise ? { enterprise_id: enterprise } : {}) } } };
       }
+      case 'conversations.join':
+        this.notMemberOf.delete(String(args.channel));
+        return { status: 200, body: { ok: true, channel: { id: String(args.channel) } } };
       case 'conversations.history':
+        if (this.notMemberOf.has(String(args.channel))) return { status: 200, body: { ok: false, error: 'not_in_channel' } };
         return { status: 200, body: this.page([...this.topLevel(String(args.channel)), ...this.fileShares(String(args.channel))].sort(byTs).reverse(), args) };
       case 'conversations.replies': {
+        if (this.notMemberOf.has(String(args.channel))) return { status: 200, body: { ok: false, error: 'not_in_channel' } };
         const parent = this.messages.find((m) => m.channel === args.channel && m.ts === args.ts && !m.thread_ts);
         if (!parent) return { status: 200, body: { ok: false, error: 'thread_not_found' } };
         // The parent first, then its replies (files shared in it too) oldest first; `oldest` filters the replies.
