@@ -83,7 +83,9 @@ function setClock(offsetMs: number): void {
 export function normalize(text: string): string {
   return text
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
-    .replace(/\b(?=[0-9a-z]*\d)(?=[0-9a-z]*[a-z])[0-9a-z]{6,}\b/gi, '<id>')
+    // Hex digests and ids may happen to be all digits: any hex run of 8 or more is an id (numbers that long too, alike in both runs).
+    .replace(/\b[0-9a-f]{8,}\b/gi, '<id>')
+    .replace(/\b(?=[0-9a-z]*\d)(?=[0-9a-z]*[a-z])[0-9a-z]{4,}\b/gi, '<id>')
     .replace(/\d+/g, '#');
 }
 
