@@ -13,6 +13,9 @@
 //   - the cluster is serve's default one (host access through the local
 //     executor, as the README's set-up gives); the drain itself needs none
 //     (the same run without host access: operations/sandbox.int.test.ts).
+// Its settings are what it is about (a store that outlives serve, a copy of
+// minutes, a sweep that resumes it); a drain with every default is
+// test/operations/serve-readme.int.test.ts.
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalStore } from '../../lib/approvals/store.ts';

@@ -1,21 +1,20 @@
-// `kafka-responder timeline` with neither store named (no KR_APPROVALS_DYNAMODB_ENDPOINT,
-// no STATE_TABLE): a usage error saying which to set, before any AWS call.
-import { afterEach, expect, it, vi } from 'vitest';
-import { main } from '../../lib/cli/main.ts';
+// `kafka-responder timeline` as a user runs it with neither store named (the
+// installed bin, an environment with no KR_APPROVALS_DYNAMODB_ENDPOINT and no
+// STATE_TABLE): a usage error saying which to set, before any AWS call. The
+// export itself, from serve's default in-process store, is
+// test/operations/serve-readme.int.test.ts's `/kafka timeline`.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
 
-afterEach(() => vi.restoreAllMocks());
+const BIN = fileURLToPath(new URL('../../bin/kafka-responder.js', import.meta.url));
 
 it('with no store named, exits 2 and says to set KR_APPROVALS_DYNAMODB_ENDPOINT or STATE_TABLE', async () => {
-  const errors: string[] = [];
-  vi.spyOn(console, 'error').mockImplementation((m: unknown) => void errors.push(String(m)));
-  const saved = { endpoint: process.env.KR_APPROVALS_DYNAMODB_ENDPOINT, table: process.env.STATE_TABLE };
-  delete process.env.KR_APPROVALS_DYNAMODB_ENDPOINT;
-  delete process.env.STATE_TABLE;
-  try {
-    expect(await main(['timeline', '--incident', 'C0123ABC/1764662400.000100'])).toBe(2);
-  } finally {
-    if (saved.endpoint !== undefined) process.env.KR_APPROVALS_DYNAMODB_ENDPOINT = saved.endpoint;
-    if (saved.table !== undefined) process.env.STATE_TABLE = saved.table;
-  }
-  expect(errors.join('\n')).toMatch(/set KR_APPROVALS_DYNAMODB_ENDPOINT \(a local serve's store\) or STATE_TABLE \(the deployed bot's\)/);
+  const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    execFile(process.execPath, [BIN, 'timeline', '--incident', 'C0123ABC/1764662400.000100'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, timeout: 60_000 }, (err, _stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
+    );
+  });
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/set KR_APPROVALS_DYNAMODB_ENDPOINT \(a local serve's store\) or STATE_TABLE \(the deployed bot's\)/);
 });

@@ -6,7 +6,10 @@
 // then posts a Markdown file in the thread (files.uploadV2 through the Slack
 // stub) whose events are in time order, each with its time, and list every
 // event of the plan's audit trail as the approvals table holds it; the CLI
-// (`kafka-responder timeline`) prints the same file.
+// (`kafka-responder timeline`) prints the same file. The CLI can only read a
+// store outside serve's process, so this test is about that setting
+// (KR_APPROVALS_DYNAMODB_ENDPOINT); the export from serve's default in-process
+// store is test/operations/serve-readme.int.test.ts's `/kafka timeline`.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
