@@ -244,18 +244,7 @@ export class ApprovalStore {
 
   /** An expired request's plan message says so: it leaves the sweep's view. */
   async markExpiryShown(id: string): Promise<boolean> {
-    return applied(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: pkOf(id), sk: STATE_SK },
-          UpdateExpression: 'SET #shown = :true REMOVE #sweep, #since',
-          ConditionExpression: '#status = :expired',
-          ExpressionAttributeNames: { '#status': 'status', '#shown': 'expiryShown', '#sweep': 'sweep', '#since': 'sweepSince' },
-          ExpressionAttributeValues: { ':true': true, ':expired': 'EXPIRED' },
-        }),
-      ),
-    );
+    return this.conditionalUpdate(id, 'SET #shown = :true REMOVE #sweep, #since', '#status = :expired', { '#shown': 'expiryShown', '#sweep': 'sweep', '#since': 'sweepSince' }, { ':true': true, ':expired': 'EXPIRED' });
   }
 
   /** A finished request's cleanup is done: it leaves the sweep index. */
@@ -342,8 +331,9 @@ export class ApprovalStore {
           Key: { pk: pkOf(id), sk: STATE_SK },
           UpdateExpression: update,
           ConditionExpression: condition,
-          ExpressionAttributeNames: { '#status': 'status', ...names },
-          ExpressionAttributeValues: { ':executing': 'EXECUTING', ...values },
+          // The common placeholders only where used: DynamoDB refuses a name or value an expression does not use.
+          ExpressionAttributeNames: { ...(`${update} ${condition}`.includes('#status') ? { '#status': 'status' } : {}), ...names },
+          ExpressionAttributeValues: { ...(`${update} ${condition}`.includes(':executing') ? { ':executing': 'EXECUTING' } : {}), ...values },
         }),
       ),
     );
