@@ -62,7 +62,7 @@ describe.skipIf(!up)('a drain that copies for minutes, through `serve --worker-t
       stub,
       {
         // This test kills serve and starts another: only a DynamoDB outside the process (the
-        // README's KR_APPROVALS_DYNAMODB_ENDPOINT) keeps the approvals and the run between the two.
+        // KR_APPROVALS_DYNAMODB_ENDPOINT of docs/slack.md) keeps the approvals and the run between the two.
         KR_APPROVALS_DYNAMODB_ENDPOINT: dynamo.endpoint,
         // The new serve's sweep resumes the run whose lease ran out: every 5 s instead of every minute.
         KR_SWEEP_SECONDS: '5',

@@ -65,7 +65,7 @@ describe.skipIf(!up)('the postmortem timeline of an incident, through serve', ()
     harness = new ServeHarness(
       stub,
       {
-        // The CLI export reads the store serve writes: a DynamoDB-compatible server both reach (README, serve).
+        // The CLI export reads the store serve writes: a DynamoDB-compatible server both reach (docs/evidence.md, the timeline).
         KR_APPROVALS_DYNAMODB_ENDPOINT: `http://127.0.0.1:${PORTS.dynamo}`,
       },
       ['--port', String(PORTS.serve)],
