@@ -251,6 +251,9 @@ describe('the docs name only what exists', () => {
       }
     }
     expect(stale).toEqual([]);
+    // The README's command table names every command of the CLI.
+    const readme = text('README.md');
+    for (const name of commands) expect(readme, `README.md: the Commands table lacks kafka-responder ${name}`).toContain(`\`npx kafka-responder ${name}`);
   });
 
   it('every /kafka command is a registered Slack command', () => {
