@@ -9,7 +9,7 @@ const INFRA = ['runtime', 'config', 'state', 'queue', 'kafka', 'hosts', 'slack',
 const FEATURES = ['diagnose', 'operations', 'alerts', 'audit', 'timeline'];
 const ALLOWED = {
   runtime: [],
-  config: [],
+  config: ['runtime'],
   state: ['runtime'],
   queue: ['runtime'],
   kafka: ['config', 'runtime'],

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { HOST_PATH_RE } from './host-path.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
@@ -302,7 +303,9 @@ export type Config = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type AlertRoute = z.infer<typeof alertRouteSchema>;
 
-export class ConfigError extends Error {
+/** A person must fix the configuration (or the parameter it names) before it can work. */
+export class ConfigError extends ResponderError {
+  readonly failure = 'needs-human';
   override name = 'ConfigError';
 }
 

@@ -15,13 +15,15 @@ import type {
   SystemdReport,
 } from './types.ts';
 import { AssembleError, assembleDocument, PROBE_LOG_CATEGORIES, type ProbeLogCategory } from './probe-records.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 /** SSM's StandardOutputContent holds at most this many characters. */
 export const PROBE_OUTPUT_LIMIT = 24_000;
 
 export type ProbeOutputProblem = 'empty' | 'truncated' | 'not-records' | 'schema';
 
-export class ProbeOutputError extends Error {
+export class ProbeOutputError extends ResponderError {
+  readonly failure = 'fatal';
   readonly problem: ProbeOutputProblem;
   constructor(problem: ProbeOutputProblem, message: string) {
     super(message);

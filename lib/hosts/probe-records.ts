@@ -10,6 +10,7 @@
 // records after it, never the report.
 
 import type { RawProbeOutput } from './probe-output.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 /** Every log line category the probe prints (probe.sh's `category` lines; a test keeps them equal). */
 export const PROBE_LOG_CATEGORIES = [
@@ -57,7 +58,8 @@ export function readRecords(stdout: string): { records: ProbeRecord[]; cut: bool
 /** What the document builder needs to tell apart: nothing printed, or no `probe` record (not the probe). */
 export type AssembleProblem = 'empty' | 'not-records';
 
-export class AssembleError extends Error {
+export class AssembleError extends ResponderError {
+  readonly failure = 'fatal';
   constructor(
     readonly problem: AssembleProblem,
     message: string,

@@ -20,7 +20,7 @@ import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
 import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { groupLister, webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';
@@ -67,7 +67,8 @@ export interface LocalServer {
 /** Slack's requests are small; alerts take what API Gateway's HTTP API takes (intake.ts). */
 const MAX_BODY = 1024 * 1024;
 
-class BodyTooLargeError extends Error {
+class BodyTooLargeError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'BodyTooLargeError';
 }
 

@@ -15,7 +15,7 @@
 import { ErrorCode, WebClient } from '@slack/web-api';
 import type { KnownBlock, MessageMetadata } from '@slack/types';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { recordUndelivered } from '../state/activity.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { jitteredBackoffMs } from '../state/state-store.ts';
@@ -114,7 +114,8 @@ export function retryDelayMs(err: unknown, attempt: number, backoffMs: number): 
   return null;
 }
 
-class ResponseUrlError extends Error {
+class ResponseUrlError extends ResponderError {
+  readonly failure = 'transient';
   constructor(readonly status: number) {
     super(`response_url answered ${status}`);
   }

@@ -6,7 +6,7 @@ import type { ZodType } from 'zod';
 import type { Config } from '../config/schema.ts';
 import { formatIssues } from '../config/schema.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { jobSchema, type Job, type JobQueue } from '../queue/job.ts';
@@ -36,7 +36,8 @@ export interface JobHandler<P = unknown> {
 }
 
 /** A job the worker will never be able to run (bad payload, unknown kind): do not retry it. */
-export class PermanentJobError extends Error {
+export class PermanentJobError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'PermanentJobError';
 }
 
