@@ -14,7 +14,7 @@ import { renderFailure } from '../slack/blocks.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
-import { withTimelineButton } from '../slack/timeline-button.ts';
+import { withTimelineButton } from '../timeline/button.ts';
 import { stateClusterHistory } from '../diagnose/cluster-history-store.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
 import { postReportChart } from '../diagnose/metrics/post.ts';
