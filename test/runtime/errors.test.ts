@@ -94,6 +94,11 @@ describe('one error base', () => {
     expect(timelineCli).toMatch(/import \{ UsageError \} from '..\/runtime\/errors.ts'/);
   });
 
+  it('ConfigError: needs a person, unless it only wraps a parameter read that got no answer', () => {
+    expect(new ConfigError('invalid config').failure).toBe('needs-human');
+    expect(new ConfigError('cannot read SSM parameter p: timeout', 'transient').failure).toBe('transient');
+  });
+
   it('KafkaAdminError: fatal when Kafka refused the call with a code a retry will not change, else transient', () => {
     expect(wholeCallError('createTopics', 29).failure).toBe('fatal'); // TOPIC_AUTHORIZATION_FAILED
     expect(wholeCallError('describeGroups', 14).failure).toBe('transient'); // COORDINATOR_LOAD_IN_PROGRESS
