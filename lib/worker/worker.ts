@@ -35,7 +35,7 @@ export interface JobHandler<P = unknown> {
   run(payload: P, ctx: JobContext): Promise<void>;
 }
 
-/** A job the worker will never be able to run (bad payload, unknown kind): do not retry it. */
+/** A job the worker will never be able to run (bad payload, unknown kind): fatal, so the worker drops it instead of retrying. */
 export class PermanentJobError extends ResponderError {
   readonly failure = 'fatal';
   override name = 'PermanentJobError';
