@@ -9,7 +9,7 @@ const INFRA = ['runtime', 'config', 'state', 'queue', 'kafka', 'hosts', 'slack',
 const FEATURES = ['diagnose', 'operations', 'alerts', 'audit', 'timeline'];
 const ALLOWED = {
   runtime: [],
-  config: [],
+  config: ['runtime'],
   state: ['runtime'],
   queue: ['runtime'],
   kafka: ['config', 'runtime'],
@@ -27,6 +27,10 @@ const ALLOWED = {
   cli: [...INFRA, 'approvals', ...FEATURES, 'root', 'local'],
 };
 const LIB_FOLDERS = [...INFRA, 'approvals', ...FEATURES, 'root', 'local', 'cli'];
+// A feature's button that other features' threads carry: the file alone may be
+// imported by the folders named, and it imports lib/slack/ only (a leaf, below).
+const THREAD_BUTTONS = { 'timeline/button.ts': ['diagnose', 'alerts'] };
+const leavesFor = (folder) => Object.entries(THREAD_BUTTONS).flatMap(([file, users]) => (users.includes(folder) ? [file] : []));
 // The sandbox (sandbox/) is a development tool: only the CLI's entry and the
 // local server may reach it, so no production bundle can carry it.
 const SANDBOX_USERS = ['cli', 'local'];
@@ -42,7 +46,8 @@ const ZOD_NAMESPACE = {
 const importSelector = (regex) => `ImportExpression[source.value=/${regex.replace(/\//g, '\\/')}/]`;
 const boundaries = Object.entries(ALLOWED).map(([folder, allowed]) => {
   const forbidden = LIB_FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
-  const regex = `^(\\.\\./)+(${forbidden.join('|')})/`;
+  const leaves = leavesFor(folder).map((f) => `(?!${f.replaceAll('.', '\\.')}$)`).join('');
+  const regex = `^(\\.\\./)+${leaves}(${forbidden.join('|')})/`;
   const message = `lib/${folder}/ may import only from ${allowed.length ? allowed.map((a) => `lib/${a}/`).join(', ') : 'itself'} (README "Layout").`;
   const noSandbox = !SANDBOX_USERS.includes(folder);
   const patterns = [{ regex, message }, ...(noSandbox ? [{ regex: SANDBOX_REGEX, message: SANDBOX_MESSAGE }] : [])];
@@ -67,6 +72,13 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  {
+    files: Object.keys(THREAD_BUTTONS).map((f) => `lib/${f}`),
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\.\\./slack/)', message: 'a thread button (THREAD_BUTTONS) imports lib/slack/ only.' }] }],
+      'no-restricted-syntax': ['error', ZOD_NAMESPACE],
+    },
+  },
   { files: ['sandbox/**/*.ts', 'handlers/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ZOD_NAMESPACE] } },
   {
     // Lambda entry points only adapt: every piece of wiring is in the composition root.

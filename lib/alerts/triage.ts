@@ -14,7 +14,7 @@ import { renderFailure } from '../slack/blocks.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
-import { withTimelineButton } from '../slack/timeline-button.ts';
+import { withTimelineButton } from '../timeline/button.ts';
 import { stateClusterHistory } from '../diagnose/cluster-history-store.ts';
 import { progressUpdater } from '../diagnose/jobs.ts';
 import { postReportChart } from '../diagnose/metrics/post.ts';
@@ -31,6 +31,7 @@ import { renderDigestReply } from './render-digest.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
 import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './render.ts';
 import { routeAlert } from './routing.ts';
+import type { ClusterConfig } from '../config/schema.ts';
 
 export const alertEventSchema = z.object({
   source: z.enum(['alertmanager', 'cloudwatch']),
@@ -82,15 +83,27 @@ export function groupStateKey(groupKey: string): string {
   return `alert-group:${createHash('sha256').update(groupKey).digest('hex').slice(0, 40)}`;
 }
 
-export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnoser: Diagnoser }, now = Date.now()): Promise<void> {
-  const { slack, store, log, config, job } = ctx;
-  const routed = routeAlert(event, config);
-  const windowMs = config.alerts.flappingWindowSeconds * 1000;
-  const windowMinutes = Math.round(config.alerts.flappingWindowSeconds / 60);
-  const key = groupStateKey(event.groupKey);
-  const at = Number.isFinite(Date.parse(event.at)) ? Math.min(Date.parse(event.at), now) : now;
+type RoutedAlert = ReturnType<typeof routeAlert>;
 
-  const state = await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => {
+/** One alert job's triage: what its steps share. */
+interface TriageRun {
+  event: AlertEvent;
+  ctx: JobContext & { diagnoser: Diagnoser };
+  routed: RoutedAlert;
+  /** The group as recorded with this event. */
+  state: AlertGroupState;
+  key: string;
+  /** When the alert changed (epoch ms, never later than now). */
+  at: number;
+  now: number;
+  /** The job's posts, read from the store on first use. */
+  once: () => Promise<OncePoster>;
+  channel: string;
+}
+
+/** The group's state with this event: its status, the transition history, and the announcement this job owes. */
+function recordGroup(store: JobContext['store'], key: string, event: AlertEvent, routed: RoutedAlert, at: number, now: number, jobId: string, windowMs: number): Promise<AlertGroupState> {
+  return mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => {
     const history = recordTransition(cur?.history ?? [], { status: event.status, at }, windowMs, now);
     return {
       groupKey: event.groupKey,
@@ -106,9 +119,20 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
       ...(cur?.lastDiagnosisJobId ? { lastDiagnosisJobId: cur.lastDiagnosisJobId } : {}),
       ...(cur?.digestPosted ? { digestPosted: cur.digestPosted } : {}),
       // A reply when the thread is there already; otherwise the parent announces it.
-      ...(!cur || cur.status !== event.status ? { transitionOwed: { jobId: job.id, status: event.status, reply: Boolean(cur?.ts) } } : cur.transitionOwed ? { transitionOwed: cur.transitionOwed } : {}),
+      ...(!cur || cur.status !== event.status ? { transitionOwed: { jobId: jobId, status: event.status, reply: Boolean(cur?.ts) } } : cur.transitionOwed ? { transitionOwed: cur.transitionOwed } : {}),
     };
   });
+}
+
+export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnoser: Diagnoser }, now = Date.now()): Promise<void> {
+  const { store, log, config, job } = ctx;
+  const routed = routeAlert(event, config);
+  const windowMs = config.alerts.flappingWindowSeconds * 1000;
+  const windowMinutes = Math.round(config.alerts.flappingWindowSeconds / 60);
+  const key = groupStateKey(event.groupKey);
+  const at = Number.isFinite(Date.parse(event.at)) ? Math.min(Date.parse(event.at), now) : now;
+
+  const state = await recordGroup(store, key, event, routed, at, now, job.id, windowMs);
   const flapping = isFlapping(state.history, config.alerts.flappingCycles);
   const cycles = countCycles(state.history);
   const view = { status: state.status, flapping, cycles, windowMinutes };
@@ -121,7 +145,21 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     return;
   }
 
-  const channel = state.channel;
+  // Read from the store only when this job posts: a repeat notification of a group only edits its parent.
+  let onceP: Promise<OncePoster> | undefined;
+  const once = () => (onceP ??= oncePoster(ctx, job.id));
+  const run: TriageRun = { event, ctx, routed, state, key, at, now, once, channel: state.channel };
+  const threadTs = await announce(run, parentMessage);
+  await followUps(run, threadTs, flapping, cycles, windowMinutes);
+  if (event.status !== 'firing') return;
+  if (!routed.cluster) return postUnknownCluster(run, threadTs);
+  await diagnoseInThread(run, routed.cluster, threadTs);
+}
+
+/** The thread: opened with the parent (or the parent updated), the transition recorded in the timeline and replied. */
+async function announce(t: TriageRun, parentMessage: ReturnType<typeof renderTriageParent>): Promise<string> {
+  const { event, state, key, at, once, channel } = t;
+  const { slack, store, log, job } = t.ctx;
   // The postmortem timeline: the thread is the incident; transitions only (Alertmanager repeats a firing group).
   // Recorded before the thread shows the change, so a timeline asked for from what it shows has it.
   const owed = state.transitionOwed?.jobId === job.id && state.transitionOwed.status === event.status ? state.transitionOwed : null;
@@ -131,9 +169,6 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     await openIncident(store, { channel, threadTs, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), openedAt: state.openedAt, origin: 'alert' }, log);
     await recordIncidentEvent(store, { channel, threadTs }, { type: 'alert', at: new Date(at).toISOString(), status: event.status, source: event.source, alertname: event.alertname, title: event.title, ...(state.cluster ? { cluster: state.cluster } : {}), count: event.count }, log, `${job.id}/alert`);
   };
-  // Read from the store only when this job posts: a repeat notification of a group only edits its parent.
-  let onceP: Promise<OncePoster> | undefined;
-  const once = () => (onceP ??= oncePoster(ctx, job.id));
   let threadTs = state.ts;
   if (threadTs) await recordTransitionIn(threadTs);
   if (!threadTs) {
@@ -148,7 +183,13 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
     if (owed?.reply) await (await once()).post('transition', { channel, thread_ts: threadTs, ...renderTransitionReply(event, lastFiringDurationMs(state.history)) });
   }
   if (owed) await mutate<AlertGroupState>(store, key, GROUP_TTL_SECONDS, (cur) => dropOwed(cur ?? state, job.id));
+  return threadTs;
+}
 
+/** The thread's follow-ups: a big group's digest, the flapping callout, and the group in /kafka status. */
+async function followUps(t: TriageRun, threadTs: string, flapping: boolean, cycles: number, windowMinutes: number): Promise<void> {
+  const { event, state, key, once, channel } = t;
+  const { store, log } = t.ctx;
   // A big group's size and first alerts, once per size it reaches (Alertmanager re-sends the group every group_interval).
   const digest = event.digest;
   if (digest && digest.total > 1 && (state.digestPosted?.total !== digest.total || state.digestPosted.firing !== digest.firing)) {
@@ -175,25 +216,32 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   } else {
     await closeIncident(store, event.groupKey, log);
   }
+}
 
-  if (event.status !== 'firing') return;
-  if (!routed.cluster) {
-    await (await once()).post('unknown-cluster', {
-      channel,
-      thread_ts: threadTs,
-      text: 'No diagnosis: unknown cluster',
-      blocks: [
-        {
-          type: 'section',
-          text: {
-            type: 'mrkdwn',
-            text: `:grey_question: I can't tell which configured cluster this alert is about${event.clusterHint ? ` ("${escapeMrkdwn(clip(event.clusterHint, 100))}")` : ''}. Add it to the cluster's \`aliases\` in the configuration.`,
-          },
+/** No configured cluster matches the alert: say so in the thread, with what to configure. */
+async function postUnknownCluster(t: TriageRun, threadTs: string): Promise<void> {
+  const { event, once, channel } = t;
+  await (await once()).post('unknown-cluster', {
+    channel,
+    thread_ts: threadTs,
+    text: 'No diagnosis: unknown cluster',
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `:grey_question: I can't tell which configured cluster this alert is about${event.clusterHint ? ` ("${escapeMrkdwn(clip(event.clusterHint, 100))}")` : ''}. Add it to the cluster's \`aliases\` in the configuration.`,
         },
-      ],
-    });
-    return;
-  }
+      },
+    ],
+  });
+}
+
+/** The diagnosis in the thread: once per group per REDIAGNOSE_AFTER_MS, finished by a retry of the job that started it. */
+async function diagnoseInThread(t: TriageRun, cluster: ClusterConfig, threadTs: string): Promise<void> {
+  const { event, state, key, at, now, once, channel, routed } = t;
+  const { slack, store, log, job } = t.ctx;
+  const ctx = t.ctx;
   // A retry of the job that started the last diagnosis (its worker died) finishes it; anyone else skips a recent one.
   const retryOfLast = state.lastDiagnosisJobId === job.id;
   if (state.lastDiagnosisAt && now - state.lastDiagnosisAt < REDIAGNOSE_AFTER_MS && !retryOfLast) {
@@ -210,10 +258,10 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
 
   // With sharing on, every alert of a storm asks for the same cluster-wide diagnosis (all hosts, all
   // topics), so they share one per window instead of one per route's topic or broker.
-  const shared = routed.cluster.load.shareDiagnosisSeconds > 0;
+  const shared = cluster.load.shareDiagnosisSeconds > 0;
   const topic = shared ? undefined : routed.topic;
   const brokers = shared ? undefined : routed.brokers;
-  const what = topic ? `${routed.cluster.name} / ${topic}` : routed.cluster.name;
+  const what = topic ? `${cluster.name} / ${topic}` : cluster.name;
   const started = await posts.post('progress', { channel, thread_ts: threadTs, ...renderProgress(what, null) });
   if (started.earlier) await slack.update({ channel, ts: started.ts, ...renderProgress(what, null) });
   const progressMsg = { ts: started.ts };
@@ -221,12 +269,12 @@ export async function triageAlert(event: AlertEvent, ctx: JobContext & { diagnos
   try {
     const remaining = ctx.remainingMs?.();
     const report = await ctx.diagnoser.diagnose({
-      cluster: routed.cluster,
+      cluster,
       ...(topic ? { topic } : {}),
       ...(brokers ? { brokers } : {}),
       correlationId: job.correlationId,
       alert: { atMs: at, metric: event.alertname },
-      clusterHistory: stateClusterHistory(store, routed.cluster.name),
+      clusterHistory: stateClusterHistory(store, cluster.name),
       onProgress: (p) => progress.report(p),
       // A request joining a diagnosis already running must not wait past this worker's time.
       ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),

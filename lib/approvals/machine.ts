@@ -48,44 +48,65 @@ export function decide<P extends ApprovablePlan>(
   switch (action.type) {
     case 'expire':
       return refuse('not-expired', `request ${request.id} is ${request.status}, not expired`);
+    case 'approve':
+      return approve(request, action, policy, now);
+    case 'reject':
+    case 'cancel':
+      return closeOpen(request, action, policy, now);
+    case 'claim':
+      return claim(request, action, policy, now);
+    case 'step':
+    case 'finish':
+    case 'resume':
+      return decideRun(request, action, now);
+    case 'request-cancel':
+    case 'request-resume':
+    case 'abandon':
+      return decideHuman(request, action, policy, now);
+  }
+}
 
-    case 'approve': {
-      if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
-      const { user } = action;
-      // Recorded at creation (a plan proposed by someone's own run): they asked for it, two others decide.
-      if (request.excludedApprovers?.includes(user)) {
-        return refuse('self-approval', `you cannot approve this plan: it follows up an operation you asked for, so ${request.requiredApprovals} others must approve it`);
-      }
-      if (!policy.approvers.has(user)) {
-        return refuse(
-          user === request.requester ? 'self-approval' : 'unauthorized',
-          user === request.requester ? 'you cannot approve your own request: you are not an authorized approver' : `<@${user}> is not an authorized approver`,
-        );
-      }
-      const previous = request.approvals.find((a) => a.user === user);
-      if (previous) {
-        return refuse(
-          'duplicate-approval',
-          previous.actionTs !== undefined && previous.actionTs === action.actionTs
-            ? 'this click was already recorded'
-            : 'you already approved; nobody counts twice',
-        );
-      }
-      if (request.status === 'APPROVED') return refuse('already-approved', 'already has the approvals it needs');
-      const approvals = [
-        ...request.approvals,
-        { user, at: now, via: 'button' as const, ...(action.actionTs ? { actionTs: action.actionTs } : {}) },
-      ];
-      const count = validApprovals(request, policy).length + 1;
-      const required = Math.max(request.requiredApprovals, approvalsRequired(policy));
-      const next: ApprovalStatus = count >= required ? 'APPROVED' : 'REQUESTED';
-      const message =
-        next === 'APPROVED'
-          ? `approved (${count} of ${required}): ready to execute`
-          : `approved (${count} of ${required})`;
-      return { ok: true, ...transition({ ...request, approvals }, next, now, 'approved', user, message, { count, required }) };
-    }
+/** An approver's click: counted once per person, APPROVED at the quorum. */
+function approve<P extends ApprovablePlan>(request: ApprovalRequest<P>, action: Extract<Action, { type: 'approve' }>, policy: ApprovalPolicy, now: number): Decision<P> {
+  if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
+  const { user } = action;
+  // Recorded at creation (a plan proposed by someone's own run): they asked for it, two others decide.
+  if (request.excludedApprovers?.includes(user)) {
+    return refuse('self-approval', `you cannot approve this plan: it follows up an operation you asked for, so ${request.requiredApprovals} others must approve it`);
+  }
+  if (!policy.approvers.has(user)) {
+    return refuse(
+      user === request.requester ? 'self-approval' : 'unauthorized',
+      user === request.requester ? 'you cannot approve your own request: you are not an authorized approver' : `<@${user}> is not an authorized approver`,
+    );
+  }
+  const previous = request.approvals.find((a) => a.user === user);
+  if (previous) {
+    return refuse(
+      'duplicate-approval',
+      previous.actionTs !== undefined && previous.actionTs === action.actionTs
+        ? 'this click was already recorded'
+        : 'you already approved; nobody counts twice',
+    );
+  }
+  if (request.status === 'APPROVED') return refuse('already-approved', 'already has the approvals it needs');
+  const approvals = [
+    ...request.approvals,
+    { user, at: now, via: 'button' as const, ...(action.actionTs ? { actionTs: action.actionTs } : {}) },
+  ];
+  const count = validApprovals(request, policy).length + 1;
+  const required = Math.max(request.requiredApprovals, approvalsRequired(policy));
+  const next: ApprovalStatus = count >= required ? 'APPROVED' : 'REQUESTED';
+  const message =
+    next === 'APPROVED'
+      ? `approved (${count} of ${required}): ready to execute`
+      : `approved (${count} of ${required})`;
+  return { ok: true, ...transition({ ...request, approvals }, next, now, 'approved', user, message, { count, required }) };
+}
 
+/** An open request closed by a person: rejected by an approver, or cancelled by its requester. */
+function closeOpen<P extends ApprovablePlan>(request: ApprovalRequest<P>, action: Extract<Action, { type: 'reject' | 'cancel' }>, policy: ApprovalPolicy, now: number): Decision<P> {
+  switch (action.type) {
     case 'reject': {
       if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
       if (!policy.approvers.has(action.user)) {
@@ -108,7 +129,6 @@ export function decide<P extends ApprovablePlan>(
         ),
       };
     }
-
     case 'cancel': {
       if (!OPEN_STATUSES.has(request.status)) return notOpen(request);
       if (action.user !== request.requester) return refuse('not-requester', 'only the requester can cancel');
@@ -124,42 +144,48 @@ export function decide<P extends ApprovablePlan>(
         ),
       };
     }
+  }
+}
 
-    case 'claim': {
-      if (request.status === 'REQUESTED') {
-        return refuse('not-approved', `has ${request.approvals.length} of ${request.requiredApprovals} approvals`);
-      }
-      if (request.status === 'EXECUTING') {
-        const lease = request.lease;
-        return lease && lease.until > now
-          ? refuse('already-claimed', `already running on ${lease.owner}`)
-          : refuse(
-              'lease-expired',
-              `a run by ${lease?.owner ?? 'an unknown worker'} stopped reporting; it is never re-run automatically: check the cluster, then abandon it`,
-            );
-      }
-      if (request.status !== 'APPROVED') return notOpen(request);
-      // What runs must be what was approved, however it was stored (inline or in chunks):
-      // a plan edited in the table after the approvals never starts.
-      if (digestOf(request.plan) !== request.planDigest) {
-        return refuse('plan-altered', 'the stored plan no longer matches the digest it was approved with; nothing runs: request a new plan');
-      }
-      // Re-check the quorum against today's approvers: someone removed since does not count.
-      const count = validApprovals(request, policy).length;
-      const required = Math.max(request.requiredApprovals, approvalsRequired(policy));
-      if (count < required) {
-        return refuse('quorum-lost', `only ${count} of ${required} approvals are from current approvers who may approve it`);
-      }
-      const lease = { owner: action.workerId, claimedAt: now, until: now + action.leaseMs };
-      const run = { cursor: 0, checked: false, startedAt: now, stepStartedAt: now, invocations: 1 };
-      return {
-        ok: true,
-        ...transition({ ...request, lease, run }, 'EXECUTING', now, 'claimed', action.workerId, 'execution started', {
-          leaseUntil: lease.until,
-        }),
-      };
-    }
+/** A worker starting an APPROVED plan: only the plan approved, only with the quorum still there. */
+function claim<P extends ApprovablePlan>(request: ApprovalRequest<P>, action: Extract<Action, { type: 'claim' }>, policy: ApprovalPolicy, now: number): Decision<P> {
+  if (request.status === 'REQUESTED') {
+    return refuse('not-approved', `has ${request.approvals.length} of ${request.requiredApprovals} approvals`);
+  }
+  if (request.status === 'EXECUTING') {
+    const lease = request.lease;
+    return lease && lease.until > now
+      ? refuse('already-claimed', `already running on ${lease.owner}`)
+      : refuse(
+          'lease-expired',
+          `a run by ${lease?.owner ?? 'an unknown worker'} stopped reporting; it is never re-run automatically: check the cluster, then abandon it`,
+        );
+  }
+  if (request.status !== 'APPROVED') return notOpen(request);
+  // What runs must be what was approved, however it was stored (inline or in chunks):
+  // a plan edited in the table after the approvals never starts.
+  if (digestOf(request.plan) !== request.planDigest) {
+    return refuse('plan-altered', 'the stored plan no longer matches the digest it was approved with; nothing runs: request a new plan');
+  }
+  // Re-check the quorum against today's approvers: someone removed since does not count.
+  const count = validApprovals(request, policy).length;
+  const required = Math.max(request.requiredApprovals, approvalsRequired(policy));
+  if (count < required) {
+    return refuse('quorum-lost', `only ${count} of ${required} approvals are from current approvers who may approve it`);
+  }
+  const lease = { owner: action.workerId, claimedAt: now, until: now + action.leaseMs };
+  const run = { cursor: 0, checked: false, startedAt: now, stepStartedAt: now, invocations: 1 };
+  return {
+    ok: true,
+    ...transition({ ...request, lease, run }, 'EXECUTING', now, 'claimed', action.workerId, 'execution started', {
+      leaseUntil: lease.until,
+    }),
+  };
+}
 
+/** The worker holding the lease: a step, the end, or taking over after a lease ran out. */
+function decideRun<P extends ApprovablePlan>(request: ApprovalRequest<P>, action: Extract<Action, { type: 'step' | 'finish' | 'resume' }>, now: number): Decision<P> {
+  switch (action.type) {
     case 'step': {
       const owned = ownLease(request, action.workerId);
       if (owned) return owned;
@@ -178,7 +204,6 @@ export function decide<P extends ApprovablePlan>(
         ),
       };
     }
-
     case 'finish': {
       const owned = ownLease(request, action.workerId);
       if (owned) return owned;
@@ -196,7 +221,6 @@ export function decide<P extends ApprovablePlan>(
         ),
       };
     }
-
     case 'resume': {
       const owned = ownLease(request, action.workerId);
       if (owned) return owned;
@@ -207,7 +231,12 @@ export function decide<P extends ApprovablePlan>(
         ...transition({ ...request, lease }, 'EXECUTING', now, 'resumed', action.workerId, `resumed${at}: the previous worker stopped reporting`),
       };
     }
+  }
+}
 
+/** People acting on a running operation: ask it to cancel, resume it from a pause, or abandon it when its worker is gone. */
+function decideHuman<P extends ApprovablePlan>(request: ApprovalRequest<P>, action: Extract<Action, { type: 'request-cancel' | 'request-resume' | 'abandon' }>, policy: ApprovalPolicy, now: number): Decision<P> {
+  switch (action.type) {
     case 'request-cancel': {
       if (request.status !== 'EXECUTING') {
         return OPEN_STATUSES.has(request.status)
@@ -229,14 +258,12 @@ export function decide<P extends ApprovablePlan>(
         ),
       };
     }
-
     case 'request-resume': {
       if (request.status !== 'EXECUTING') return OPEN_STATUSES.has(request.status) ? refuse('not-executing', 'not running yet') : notOpen(request);
       if (!policy.approvers.has(action.user)) return refuse('unauthorized', `<@${action.user}> is not an authorized approver`);
       if (request.cancelRequested) return refuse('closed', `<@${request.cancelRequested.user}> already asked to cancel it`);
       return { ok: true, ...transition({ ...request, resumeRequested: { user: action.user, at: now } }, 'EXECUTING', now, 'resume-requested', action.user, 'resumed the paused operation: it checks again') };
     }
-
     case 'abandon': {
       if (request.status !== 'EXECUTING') return refuse('not-executing', `request is ${request.status}`);
       if (!policy.approvers.has(action.user)) return refuse('unauthorized', `<@${action.user}> is not an authorized approver`);

@@ -1,29 +1,15 @@
 // The approval record as the state machine sees it. Times are epoch
 // milliseconds; the store adds its own key and TTL attributes around it.
 
-export const APPROVAL_STATUSES = [
-  'REQUESTED',
-  'APPROVED',
-  'EXECUTING',
-  'SUCCEEDED',
-  'FAILED',
-  'REJECTED',
-  'EXPIRED',
-  'STALE',
-  'CANCELLED',
-] as const;
+/** Where a request ends: nothing happens to it after these. */
+const FINAL = ['SUCCEEDED', 'FAILED', 'REJECTED', 'EXPIRED', 'STALE', 'CANCELLED'] as const;
+
+export const APPROVAL_STATUSES = ['REQUESTED', 'APPROVED', 'EXECUTING', ...FINAL] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** Still waiting for a decision: the only states that can expire, be rejected or cancelled. */
 export const OPEN_STATUSES: ReadonlySet<ApprovalStatus> = new Set(['REQUESTED', 'APPROVED']);
-export const FINAL_STATUSES: ReadonlySet<ApprovalStatus> = new Set([
-  'SUCCEEDED',
-  'FAILED',
-  'REJECTED',
-  'EXPIRED',
-  'STALE',
-  'CANCELLED',
-]);
+export const FINAL_STATUSES: ReadonlySet<ApprovalStatus> = new Set(FINAL);
 
 /** What the approval binds to. lib/operations' Plan satisfies it; the full plan is stored as approved. */
 export interface ApprovablePlan {

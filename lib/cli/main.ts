@@ -1,6 +1,6 @@
 // `npx kafka-responder <command>`: a router only; each command lives in its own
 // module and is loaded on demand so `help` stays instant.
-import { errorMessage } from '../runtime/errors.ts';
+import { UsageError, errorMessage } from '../runtime/errors.ts';
 import type { CliDefaults } from '../diagnose/cli-support.ts';
 import type { Executor } from '../hosts/types.ts';
 
@@ -89,7 +89,15 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     // A tool people rely on at 3 a.m. says what went wrong in one line, not a stack.
     console.error(`kafka-responder ${name}: ${errorMessage(err)}`);
     if (process.env.KR_DEBUG) console.error(err);
-    // Flags that contradict each other are a usage error, like an unknown flag.
-    return err instanceof Error && err.name === 'UsageError' ? 2 : 1;
+    return exitCodeOf(err);
   }
+}
+
+/**
+ * A failed command's exit code, from its error's class: flags that contradict
+ * each other, or a setting the command needs, are a usage error (2, like an
+ * unknown flag); any other failure is 1.
+ */
+export function exitCodeOf(err: unknown): number {
+  return err instanceof UsageError ? 2 : 1;
 }

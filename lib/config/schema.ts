@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { HOST_PATH_RE } from './host-path.ts';
+import { ResponderError, type FailureClass } from '../runtime/errors.ts';
 
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/;
@@ -302,8 +303,19 @@ export type Config = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type AlertRoute = z.infer<typeof alertRouteSchema>;
 
-export class ConfigError extends Error {
+/**
+ * A person must fix the configuration (or the parameter it names) before it
+ * can work; a parameter that could not be read for want of an answer says
+ * transient instead (secrets.ts).
+ */
+export class ConfigError extends ResponderError {
   override name = 'ConfigError';
+  constructor(
+    message: string,
+    readonly failure: FailureClass = 'needs-human',
+  ) {
+    super(message);
+  }
 }
 
 /** "clusters.0.bootstrap.1: expected host:port" — one line per problem, paths a human can follow. */

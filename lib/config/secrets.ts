@@ -41,7 +41,9 @@ export function powertoolsParameterReader(maxAgeSeconds = SECRET_TTL_SECONDS): P
     try {
       value = await getParameter(name, { decrypt: true, maxAge: maxAgeSeconds });
     } catch (err) {
-      throw new ConfigError(`cannot read SSM parameter ${name}: ${(err as Error).message}`);
+      // SSM refusing the request (the AWS SDK's $fault 'client': no such parameter, access denied) needs a person; no answer may pass.
+      const refused = (err as { $fault?: unknown }).$fault === 'client';
+      throw new ConfigError(`cannot read SSM parameter ${name}: ${(err as Error).message}`, refused ? 'needs-human' : 'transient');
     }
     if (!value) throw new ConfigError(`SSM parameter ${name} is empty`);
     return value;

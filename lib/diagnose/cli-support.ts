@@ -8,7 +8,7 @@
 //       lib/cli/sandbox-target.ts); without one, a usage error.
 
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../runtime/errors.ts';
+import { UsageError, errorMessage } from '../runtime/errors.ts';
 import type { ClusterTarget } from './target.ts';
 
 export const DEFAULT_TIMEOUT_MS = 20_000;
@@ -77,10 +77,8 @@ export async function resolveClusterTarget(flags: TargetFlags, env: NodeJS.Proce
   return noFlagDefault(env, timeoutMs, onHostsKnown);
 }
 
-/** Bad flags: main prints the message with the usage and exits 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+/** Bad flags: main prints the message with the usage and exits 2 (the one UsageError, lib/runtime/errors.ts). */
+export { UsageError };
 
 /** --timeout in seconds → ms, validated. */
 export function parseTimeout(value: string): number {

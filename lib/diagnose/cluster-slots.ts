@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClusterConfig } from '../config/schema.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { jitteredBackoffMs, type StateStore } from '../state/state-store.ts';
 
 interface Holder {
@@ -25,7 +25,8 @@ interface Slots {
 export const clusterSlotsKey = (cluster: string): string => `cluster-reads:${cluster}`;
 
 /** The cluster stayed busy past the caller's deadline: say so and stop (a retry would only add to the load). */
-export class ClusterBusyError extends Error {
+export class ClusterBusyError extends ResponderError {
+  readonly failure = 'transient';
   override name = 'ClusterBusyError';
   constructor(
     readonly cluster: string,

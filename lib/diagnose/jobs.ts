@@ -11,7 +11,7 @@ import { renderCanRestart, renderDiagnosis, renderDone, renderProgress, renderUn
 import type { SlackPoster } from '../slack/web.ts';
 import { finishActivity } from '../state/activity.ts';
 import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
-import { withTimelineButton } from '../slack/timeline-button.ts';
+import { withTimelineButton } from '../timeline/button.ts';
 import { stateClusterHistory } from './cluster-history-store.ts';
 import { recordPosted } from '../worker/posted.ts';
 import { oncePoster, type OncePoster } from '../worker/post-once.ts';

@@ -17,7 +17,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { jitteredBackoffMs, type StateStore } from '../state/state-store.ts';
 import type { DiagnoseRequest, Diagnoser } from './diagnoser.ts';
 import type { DiagnosisReport } from './types.ts';
@@ -51,7 +51,8 @@ export interface SingleFlightOptions {
 }
 
 /** Why a waiting request gave up; the leader's thread still gets the result. */
-export class SharedDiagnosisTimeout extends Error {
+export class SharedDiagnosisTimeout extends ResponderError {
+  readonly failure = 'transient';
   override name = 'SharedDiagnosisTimeout';
 }
 

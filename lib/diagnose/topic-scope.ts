@@ -5,6 +5,7 @@
 import { CONSUMER_OFFSETS_TOPIC } from '../kafka/group-partition.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import type { DiagnosisReport, Finding } from './types.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 /** A code for the renderer: the topic exists, does not (names close to it, if any were cheap to know), or could not be checked. */
 export type TopicCheck = { status: 'exists' } | { status: 'missing'; nearMisses: string[]; reason?: string } | { status: 'unknown'; reason: string };
@@ -61,7 +62,8 @@ export function nearMisses(topic: string, names: readonly string[], limit = 3): 
 }
 
 /** The named topic is not on the cluster: answered from metadata, nothing else was read. */
-export class UnknownTopicError extends Error {
+export class UnknownTopicError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'UnknownTopicError';
   constructor(
     readonly topic: string,

@@ -3,7 +3,6 @@
 // here with zod. The shell script only pre-selects log lines; what each line
 // means is decided here with the per-version patterns of log-patterns.ts.
 
-import * as z from 'zod';
 import { classifyLogLine, isClusterMetadataLine, type ClassifiedLine } from './log-patterns.ts';
 import { lastShutdownSeconds } from './shutdown-timing.ts';
 import type {
@@ -14,14 +13,17 @@ import type {
   ProbeReport,
   SystemdReport,
 } from './types.ts';
-import { AssembleError, assembleDocument, PROBE_LOG_CATEGORIES, type ProbeLogCategory } from './probe-records.ts';
+import { AssembleError, assembleDocument } from './probe-records.ts';
+import { rawProbeSchema, type RawProbeOutput } from './probe-schema.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 /** SSM's StandardOutputContent holds at most this many characters. */
 export const PROBE_OUTPUT_LIMIT = 24_000;
 
 export type ProbeOutputProblem = 'empty' | 'truncated' | 'not-records' | 'schema';
 
-export class ProbeOutputError extends Error {
+export class ProbeOutputError extends ResponderError {
+  readonly failure = 'fatal';
   readonly problem: ProbeOutputProblem;
   constructor(problem: ProbeOutputProblem, message: string) {
     super(message);
@@ -30,75 +32,7 @@ export class ProbeOutputError extends Error {
   }
 }
 
-const nullableInt = z.number().int().nullable();
-const rawLines = z.array(z.string());
-
-const rawLogDir = z.object({
-  path: z.string(),
-  exists: z.boolean(),
-  realPath: z.string().optional(),
-  cleanShutdownMarker: z.boolean().optional(),
-  fsType: z.string().nullable().optional(),
-  mountPoint: z.string().nullable().optional(),
-  diskUsedPercent: nullableInt.optional(),
-  diskAvailableBytes: z.number().nullable().optional(),
-  inodeUsedPercent: nullableInt.optional(),
-  partitionDirCount: z.number().int().optional(),
-  partitionDirsWithoutSegments: z.array(z.string()).optional(),
-  partitionDirsWithoutSegmentsCount: z.number().int().optional(),
-});
-
-const rawOffsets = z.object({
-  partition: z.number().int().nonnegative(),
-  logDir: z.string(),
-  segments: z.number().int().nonnegative(),
-  bytes: z.number().nonnegative().nullable(),
-  lastLoadStart: z.string().nullable(),
-  lastLoadFinish: z.string().nullable(),
-});
-
-/** The probe document assembled from its records (probeVersion 2). Unknown extra keys are ignored. */
-export const rawProbeSchema = z.object({
-  probeVersion: z.literal(2),
-  hostname: z.string(),
-  brokerId: nullableInt,
-  collectedAt: z.string(),
-  probeDurationMs: z.number().int(),
-  kafkaVersion: z.string().nullable(),
-  process: z.object({
-    running: z.boolean(),
-    pid: nullableInt,
-    startedAt: z.string().nullable(),
-    configPath: z.string().nullable(),
-    logsDir: z.string().nullable(),
-  }),
-  logDirs: z.array(rawLogDir),
-  consumerOffsets: z.array(rawOffsets),
-  logs: z.object({
-    files: z.array(z.string()),
-    bytesRead: z.number().int(),
-    ...(Object.fromEntries(PROBE_LOG_CATEGORIES.map((c) => [c, rawLines])) as Record<ProbeLogCategory, typeof rawLines>),
-  }),
-  limits: z.object({
-    openFds: nullableInt,
-    maxFds: nullableInt,
-    mapCount: nullableInt,
-    maxMapCount: nullableInt,
-  }),
-  systemd: z
-    .object({
-      unit: z.string(),
-      activeState: z.string().nullable(),
-      timeoutStopUSec: z.string().nullable(),
-      nRestarts: nullableInt,
-      execMainStatus: nullableInt,
-      execMainCode: z.string().nullable(),
-      journalTail: z.array(z.string()).optional(),
-    })
-    .nullable(),
-  warnings: z.array(z.string()),
-});
-export type RawProbeOutput = z.infer<typeof rawProbeSchema>;
+export { rawProbeSchema, type RawProbeOutput } from './probe-schema.ts';
 
 /** A log line as the probe prints it: grep's line number, then ':' (match) or '-' (the line after one). */
 interface NumberedLine {
@@ -198,7 +132,28 @@ export function parseSystemdTimespan(raw: string | null | undefined): number | n
   return Math.round(total * 1000) / 1000;
 }
 
-function toReport(raw: RawProbeOutput): ProbeReport {
+/** The cleaner's failures (each with the exception line after it) and the partitions it marked uncleanable. */
+function cleanerFindings(sources: readonly Classified[][]): { cleanerFailures: Classified[]; uncleanable: string[] } {
+  const cleanerFailures: Classified[] = [];
+  const uncleanable: string[] = [];
+  for (const source of sources) {
+    for (let i = 0; i < source.length; i++) {
+      const l = source[i]!;
+      if (l.c?.kind === 'cleaner-uncleanable') uncleanable.push(l.text);
+      else if (l.c?.kind === 'cleaner-thread-died' || l.c?.kind === 'cleaner-io-failure') {
+        cleanerFailures.push(l);
+        // The exception that ended the thread is on the next line: the probe
+        // keeps a line after a match only when it is the very next one.
+        const next = source[i + 1];
+        if (next?.isContext) cleanerFailures.push(next);
+      }
+    }
+  }
+  return { cleanerFailures, uncleanable };
+}
+
+/** What the log lines say: the signals, the latest log loading, whether recovery is still running. */
+function readLogs(raw: RawProbeOutput): { signals: LogSignals; logLoading: LogLoadingReport; recoveryInProgress: boolean; latestStartLine: number | null } {
   const server = {
     lifecycle: classifyAll(raw.logs.lifecycle),
     unclean: classifyAll(raw.logs.unclean),
@@ -250,21 +205,7 @@ function toReport(raw: RawProbeOutput): ProbeReport {
     ...(finish ? [finish] : []),
   ].sort((a, b) => a.n - b.n);
 
-  const cleanerFailures: Classified[] = [];
-  const uncleanable: string[] = [];
-  for (const source of [server.cleaner, cleanerLog]) {
-    for (let i = 0; i < source.length; i++) {
-      const l = source[i]!;
-      if (l.c?.kind === 'cleaner-uncleanable') uncleanable.push(l.text);
-      else if (l.c?.kind === 'cleaner-thread-died' || l.c?.kind === 'cleaner-io-failure') {
-        cleanerFailures.push(l);
-        // The exception that ended the thread is on the next line: the probe
-        // keeps a line after a match only when it is the very next one.
-        const next = source[i + 1];
-        if (next?.isContext) cleanerFailures.push(next);
-      }
-    }
-  }
+  const { cleanerFailures, uncleanable } = cleanerFindings([server.cleaner, cleanerLog]);
 
   const signals: LogSignals = {
     uncleanShutdownRecovery: newest(uncleanShutdownRecovery, SIGNAL_CAP),
@@ -278,46 +219,52 @@ function toReport(raw: RawProbeOutput): ProbeReport {
     segmentsMissing: newest(texts(ofKind(server.recovery, 'segments-missing')), SIGNAL_CAP),
   };
 
-  const logDirs: LogDirReport[] = raw.logDirs.map((d) => {
-    const real = d.realPath ?? (d.exists ? d.path : null);
-    const judged = real ?? d.path;
-    const fsType = d.fsType ?? null;
-    return {
-      path: d.path,
-      realPath: real,
-      exists: d.exists,
-      cleanShutdownMarker: d.cleanShutdownMarker ?? false,
-      fsType,
-      mountPoint: d.mountPoint ?? null,
-      underVarLog: judged === '/var/log' || judged.startsWith('/var/log/'),
-      onTmpfs: fsType === 'tmpfs' || fsType === 'ramfs',
-      diskUsedPercent: d.diskUsedPercent ?? null,
-      diskAvailableBytes: d.diskAvailableBytes ?? null,
-      inodeUsedPercent: d.inodeUsedPercent ?? null,
-      partitionDirCount: d.partitionDirCount ?? 0,
-      partitionDirsWithoutSegments: d.partitionDirsWithoutSegments ?? [],
-      partitionDirsWithoutSegmentsCount: d.partitionDirsWithoutSegmentsCount ?? 0,
-    };
-  });
+  return { signals, logLoading, recoveryInProgress, latestStartLine: latestStart?.n ?? null };
+}
 
+function logDirReport(d: RawProbeOutput['logDirs'][number]): LogDirReport {
+  const real = d.realPath ?? (d.exists ? d.path : null);
+  const judged = real ?? d.path;
+  const fsType = d.fsType ?? null;
+  return {
+    path: d.path,
+    realPath: real,
+    exists: d.exists,
+    cleanShutdownMarker: d.cleanShutdownMarker ?? false,
+    fsType,
+    mountPoint: d.mountPoint ?? null,
+    underVarLog: judged === '/var/log' || judged.startsWith('/var/log/'),
+    onTmpfs: fsType === 'tmpfs' || fsType === 'ramfs',
+    diskUsedPercent: d.diskUsedPercent ?? null,
+    diskAvailableBytes: d.diskAvailableBytes ?? null,
+    inodeUsedPercent: d.inodeUsedPercent ?? null,
+    partitionDirCount: d.partitionDirCount ?? 0,
+    partitionDirsWithoutSegments: d.partitionDirsWithoutSegments ?? [],
+    partitionDirsWithoutSegmentsCount: d.partitionDirsWithoutSegmentsCount ?? 0,
+  };
+}
+
+function systemdReport(s: NonNullable<RawProbeOutput['systemd']>): SystemdReport {
+  return {
+    unit: s.unit,
+    activeState: s.activeState,
+    timeoutStopSec: parseSystemdTimespan(s.timeoutStopUSec),
+    timeoutStopRaw: s.timeoutStopUSec,
+    restarts: s.nRestarts,
+    lastExitStatus: s.execMainStatus,
+    lastExitCode: s.execMainCode === null ? null : (EXEC_MAIN_CODES[s.execMainCode] ?? s.execMainCode),
+    journalTail: s.journalTail ?? [],
+  };
+}
+
+function toReport(raw: RawProbeOutput): ProbeReport {
+  const { signals, logLoading, recoveryInProgress, latestStartLine } = readLogs(raw);
+  const logDirs = raw.logDirs.map(logDirReport);
   const consumerOffsets: ConsumerOffsetsPartitionReport[] = raw.consumerOffsets
-    .map((p) => offsetsPartition(p, raw.process.running, latestStart?.n ?? null))
+    .map((p) => offsetsPartition(p, raw.process.running, latestStartLine))
     .sort((a, b) => a.partition - b.partition || a.logDir.localeCompare(b.logDir));
 
-  let systemd: SystemdReport | null = null;
-  if (raw.systemd) {
-    const s = raw.systemd;
-    systemd = {
-      unit: s.unit,
-      activeState: s.activeState,
-      timeoutStopSec: parseSystemdTimespan(s.timeoutStopUSec),
-      timeoutStopRaw: s.timeoutStopUSec,
-      restarts: s.nRestarts,
-      lastExitStatus: s.execMainStatus,
-      lastExitCode: s.execMainCode === null ? null : (EXEC_MAIN_CODES[s.execMainCode] ?? s.execMainCode),
-      journalTail: s.journalTail ?? [],
-    };
-  }
+  const systemd = raw.systemd ? systemdReport(raw.systemd) : null;
 
   return {
     hostname: raw.hostname,

@@ -9,23 +9,10 @@
 // read up to its last whole line and says so in a warning: a cut costs the
 // records after it, never the report.
 
-import type { RawProbeOutput } from './probe-output.ts';
+import { PROBE_LOG_CATEGORIES, type RawProbeOutput } from './probe-schema.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
-/** Every log line category the probe prints (probe.sh's `category` lines; a test keeps them equal). */
-export const PROBE_LOG_CATEGORIES = [
-  'lifecycle',
-  'unclean',
-  'recovery',
-  'loadProgress',
-  'corruptIndex',
-  'indexAppend',
-  'cleaner',
-  'unsupported',
-  'offsetsLoadErrors',
-  'shutdown',
-  'cleanerLog',
-] as const;
-export type ProbeLogCategory = (typeof PROBE_LOG_CATEGORIES)[number];
+export { PROBE_LOG_CATEGORIES, type ProbeLogCategory } from './probe-schema.ts';
 
 export interface ProbeRecord {
   category: string;
@@ -57,7 +44,8 @@ export function readRecords(stdout: string): { records: ProbeRecord[]; cut: bool
 /** What the document builder needs to tell apart: nothing printed, or no `probe` record (not the probe). */
 export type AssembleProblem = 'empty' | 'not-records';
 
-export class AssembleError extends Error {
+export class AssembleError extends ResponderError {
+  readonly failure = 'fatal';
   constructor(
     readonly problem: AssembleProblem,
     message: string,
@@ -80,9 +68,23 @@ type Loose<T> = { [K in keyof T]: unknown };
  * The probe document from its records, not yet validated (probe-output.ts
  * does that with zod: a field of the wrong type is named there).
  */
-export function assembleDocument(stdout: string, opts: { truncated?: boolean } = {}): Loose<RawProbeOutput> {
-  if (stdout.trim() === '') throw new AssembleError('empty', 'the probe printed nothing');
-  const { records } = readRecords(stdout);
+/** The records sorted by what they describe, before the document is built. */
+interface Gathered {
+  one: Map<string, string>;
+  dirs: Map<number, Map<string, string>>;
+  noSegments: Map<number, string[]>;
+  offsets: Map<number, string>;
+  loadStart: Map<number, string>;
+  loadFinish: Map<number, string>;
+  logLines: Map<string, string[]>;
+  files: string[];
+  journal: [number, string][];
+  warnings: string[];
+  /** The `end` record's count of records left out; null when the stream was cut before it. */
+  leftOut: number | null;
+}
+
+function gather(records: readonly ProbeRecord[]): Gathered {
   const one = new Map<string, string>();
   const dirs = new Map<number, Map<string, string>>();
   const noSegments = new Map<number, string[]>();
@@ -100,7 +102,7 @@ export function assembleDocument(stdout: string, opts: { truncated?: boolean } =
       case 'dir': {
         const dot = key.indexOf('.');
         const i = Number(key.slice(0, dot));
-        if (dot < 0 || !Number.isInteger(i)) continue;
+        if (dot < 0 || !Number.isInteger(i)) break;
         if (!dirs.has(i)) dirs.set(i, new Map());
         dirs.get(i)!.set(key.slice(dot + 1), value);
         break;
@@ -137,15 +139,11 @@ export function assembleDocument(stdout: string, opts: { truncated?: boolean } =
         one.set(`${category}.${key}`, value);
     }
   }
-  if (!one.has('probe.version')) {
-    if (opts.truncated || stdout.length >= 24_000) throw new AssembleError('not-records', `probe output was cut at ${stdout.length} characters before its first record`);
-    throw new AssembleError('not-records', `probe output is not the probe's records; it starts with ${JSON.stringify(stdout.trim().slice(0, 80))}`);
-  }
-  if (leftOut === null) warnings.push(`probe output was cut at ${stdout.length} characters: the records after that are missing`);
-  else if (leftOut > 0) warnings.push(`output shortened to fit 24,000 characters (${leftOut} least important records left out)`);
+  return { one, dirs, noSegments, offsets, loadStart, loadFinish, logLines, files, journal, warnings, leftOut };
+}
 
-  const dirIndex = [...dirs.keys()].sort((a, b) => a - b);
-  const logDirs = dirIndex.map((i) => {
+function logDirsOf({ dirs, noSegments }: Gathered) {
+  return [...dirs.keys()].sort((a, b) => a - b).map((i) => {
     const d = dirs.get(i)!;
     const exists = bool(d.get('exists'));
     if (exists !== true) return { path: d.get('path'), exists };
@@ -164,7 +162,10 @@ export function assembleDocument(stdout: string, opts: { truncated?: boolean } =
       partitionDirsWithoutSegmentsCount: int(d.get('partitionDirsWithoutSegmentsCount')) ?? undefined,
     };
   });
-  const consumerOffsets = [...offsets].map(([partition, v]) => {
+}
+
+function consumerOffsetsOf({ dirs, offsets, loadStart, loadFinish }: Gathered) {
+  return [...offsets].map(([partition, v]) => {
     const [dir, segments, bytes] = v.split(' ');
     return {
       partition,
@@ -175,8 +176,36 @@ export function assembleDocument(stdout: string, opts: { truncated?: boolean } =
       lastLoadFinish: loadFinish.get(partition) ?? null,
     };
   });
-  const pid = int(one.get('process.pid'));
+}
+
+function systemdOf(one: Map<string, string>, journal: [number, string][]) {
   const unit = one.get('systemd.unit');
+  if (unit === undefined) return null;
+  return {
+    unit,
+    activeState: text(one.get('systemd.ActiveState')),
+    timeoutStopUSec: text(one.get('systemd.TimeoutStopUSec')),
+    nRestarts: int(one.get('systemd.NRestarts')),
+    execMainStatus: int(one.get('systemd.ExecMainStatus')),
+    execMainCode: text(one.get('systemd.ExecMainCode')),
+    journalTail: journal.sort((a, b) => a[0] - b[0]).map(([, l]) => l),
+  };
+}
+
+export function assembleDocument(stdout: string, opts: { truncated?: boolean } = {}): Loose<RawProbeOutput> {
+  if (stdout.trim() === '') throw new AssembleError('empty', 'the probe printed nothing');
+  const g = gather(readRecords(stdout).records);
+  const { one, files, logLines, journal, warnings, leftOut } = g;
+  if (!one.has('probe.version')) {
+    if (opts.truncated || stdout.length >= 24_000) throw new AssembleError('not-records', `probe output was cut at ${stdout.length} characters before its first record`);
+    throw new AssembleError('not-records', `probe output is not the probe's records; it starts with ${JSON.stringify(stdout.trim().slice(0, 80))}`);
+  }
+  if (leftOut === null) warnings.push(`probe output was cut at ${stdout.length} characters: the records after that are missing`);
+  else if (leftOut > 0) warnings.push(`output shortened to fit 24,000 characters (${leftOut} least important records left out)`);
+
+  const logDirs = logDirsOf(g);
+  const consumerOffsets = consumerOffsetsOf(g);
+  const pid = int(one.get('process.pid'));
   const maxFds = one.get('limits.maxFds');
   return {
     probeVersion: int(one.get('probe.version')),
@@ -205,18 +234,7 @@ export function assembleDocument(stdout: string, opts: { truncated?: boolean } =
       mapCount: int(one.get('limits.mapCount')),
       maxMapCount: int(one.get('limits.maxMapCount')),
     },
-    systemd:
-      unit === undefined
-        ? null
-        : {
-            unit,
-            activeState: text(one.get('systemd.ActiveState')),
-            timeoutStopUSec: text(one.get('systemd.TimeoutStopUSec')),
-            nRestarts: int(one.get('systemd.NRestarts')),
-            execMainStatus: int(one.get('systemd.ExecMainStatus')),
-            execMainCode: text(one.get('systemd.ExecMainCode')),
-            journalTail: journal.sort((a, b) => a[0] - b[0]).map(([, l]) => l),
-          },
+    systemd: systemdOf(one, journal),
     warnings,
   };
 }

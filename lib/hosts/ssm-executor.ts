@@ -78,6 +78,9 @@ const errorName = (e: unknown): string =>
 const THROTTLED = new Set(['ThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);
 const SEND_ATTEMPTS = 5;
 
+/** Records target `i`'s result as a failure. */
+type FailTarget = (i: number, status: ExecutionStatus, outcome: ExecutionOutcome, detail: string, commandId?: string | null) => void;
+
 export class SsmExecutor implements Executor {
   readonly kind = 'ssm' as const;
   private readonly client: SSMClient;
@@ -106,7 +109,7 @@ export class SsmExecutor implements Executor {
     const started = this.now();
     const deadline = started + run.timeoutMs;
     const results: (ExecutionResult | undefined)[] = new Array(targets.length);
-    const fail = (i: number, status: ExecutionStatus, outcome: ExecutionOutcome, detail: string, commandId: string | null = null) => {
+    const fail: FailTarget = (i, status, outcome, detail, commandId = null) => {
       results[i] = {
         target: targets[i]!,
         status,
@@ -121,18 +124,41 @@ export class SsmExecutor implements Executor {
       };
     };
 
-    const parameters = documentParameters(run, this.scripts);
-    const documentName = `${this.documentPrefix}${scriptOf(this.scripts, run.script).name}`;
-    const comment = run.comment.slice(0, 100);
-
     const valid: number[] = [];
     targets.forEach((t, i) => {
       if (isInstanceId(t.address)) valid.push(i);
       else fail(i, 'Failed', 'not-delivered', `not an EC2 instance id: ${JSON.stringify(t.address)}`);
     });
 
-    // One SendCommand per 50 instances.
+    const pending = await this.sendBatches(targets, valid, run, deadline, fail);
+
+    let waiting = await this.poll(pending, deadline, results, started);
+    if (waiting.length > 0) {
+      // Not over at the deadline: it may still run (a stop may still be issued). Cancel it,
+      // then follow it a little longer, so what we report is its final state where SSM has one.
+      await this.cancel(waiting);
+      waiting = await this.poll(waiting, this.now() + this.cancelFollowMs, results, started);
+    }
+
+    for (const p of waiting) {
+      const waited = `no result within ${run.timeoutMs} ms`;
+      const unconfirmed = `; CancelCommand sent, not confirmed within ${this.cancelFollowMs} ms: it may still run`;
+      if (p.lastStatus === 'Delayed') fail(p.index, 'Delayed', 'may-still-be-running', `${waited}; SSM could not deliver the command yet (Delayed)${unconfirmed}`, p.commandId);
+      else if (!p.started && (p.lastStatus === 'Pending' || p.lastStatus === null)) {
+        const why = p.lastError ? `; last error ${p.lastError}` : '';
+        fail(p.index, 'TimedOut', 'may-still-be-running', `${waited}; the agent had not started it (${p.lastStatus ?? 'no invocation'})${why}${unconfirmed}`, p.commandId);
+      } else fail(p.index, 'TimedOut', 'may-still-be-running', `${waited}; still ${p.lastStatus ?? 'running'}${unconfirmed}`, p.commandId);
+    }
+    return results.map((r, i) => r ?? { ...this.missing(targets[i]!, started) });
+  }
+
+  /** One SendCommand per 50 instances: the invocations sent, to poll; a batch SSM did not accept fails its targets. */
+  private async sendBatches(targets: HostTarget[], valid: number[], run: ScriptRun, deadline: number, fail: FailTarget): Promise<Pending[]> {
     const pending: Pending[] = [];
+    const parameters = documentParameters(run, this.scripts);
+    const documentName = `${this.documentPrefix}${scriptOf(this.scripts, run.script).name}`;
+    const comment = run.comment.slice(0, 100);
+
     for (let b = 0; b < valid.length; b += SSM_BATCH_SIZE) {
       const batch = valid.slice(b, b + SSM_BATCH_SIZE);
       const instanceIds = [...new Set(batch.map((i) => targets[i]!.address))];
@@ -164,25 +190,7 @@ export class SsmExecutor implements Executor {
         for (const i of batch) fail(i, status, 'not-delivered', `SendCommand failed: ${errorName(e)}: ${errorMessage(e)}`);
       }
     }
-
-    let waiting = await this.poll(pending, deadline, results, started);
-    if (waiting.length > 0) {
-      // Not over at the deadline: it may still run (a stop may still be issued). Cancel it,
-      // then follow it a little longer, so what we report is its final state where SSM has one.
-      await this.cancel(waiting);
-      waiting = await this.poll(waiting, this.now() + this.cancelFollowMs, results, started);
-    }
-
-    for (const p of waiting) {
-      const waited = `no result within ${run.timeoutMs} ms`;
-      const unconfirmed = `; CancelCommand sent, not confirmed within ${this.cancelFollowMs} ms: it may still run`;
-      if (p.lastStatus === 'Delayed') fail(p.index, 'Delayed', 'may-still-be-running', `${waited}; SSM could not deliver the command yet (Delayed)${unconfirmed}`, p.commandId);
-      else if (!p.started && (p.lastStatus === 'Pending' || p.lastStatus === null)) {
-        const why = p.lastError ? `; last error ${p.lastError}` : '';
-        fail(p.index, 'TimedOut', 'may-still-be-running', `${waited}; the agent had not started it (${p.lastStatus ?? 'no invocation'})${why}${unconfirmed}`, p.commandId);
-      } else fail(p.index, 'TimedOut', 'may-still-be-running', `${waited}; still ${p.lastStatus ?? 'running'}${unconfirmed}`, p.commandId);
-    }
-    return results.map((r, i) => r ?? { ...this.missing(targets[i]!, started) });
+    return pending;
   }
 
   /** Polls until each invocation is final or `until`; final ones go into `results`, the rest are returned. */

@@ -5,6 +5,7 @@
 // retriable flags of kafkajs 2.2.4's table (protocol/error.js), taken into
 // this file so that code which only compares codes (the Slack bundle's
 // operations) does not bundle kafkajs.
+import { ResponderError, type FailureClass } from '../runtime/errors.ts';
 
 /** The codes this project acts on by name. */
 export const KafkaErrorCode = {
@@ -163,7 +164,11 @@ export function describeError(code: number, message?: string | null): string | n
 }
 
 /** A whole call failed: no broker answered, or Kafka refused it as a whole (code and type then set). */
-export class KafkaAdminError extends Error {
+export class KafkaAdminError extends ResponderError {
+  /** Kafka refusing the call with a code another attempt will not change is fatal; no answer, or a retriable code, is transient. */
+  get failure(): FailureClass {
+    return this.code !== null && !isRetriable(this.code) ? 'fatal' : 'transient';
+  }
   constructor(
     message: string,
     readonly code: number | null = null,

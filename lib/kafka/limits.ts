@@ -1,7 +1,9 @@
 // Every network call in the snapshot runs under a timeout and a concurrency
 // cap: a broker that does not answer must become part of the result, never a hang.
+import { ResponderError } from '../runtime/errors.ts';
 
-export class TimeoutError extends Error {
+export class TimeoutError extends ResponderError {
+  readonly failure = 'transient';
   constructor(what: string, ms: number) {
     super(`${what}: no answer within ${ms} ms`);
     this.name = 'TimeoutError';

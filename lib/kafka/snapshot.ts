@@ -18,7 +18,7 @@ import { commitsOffsets, describeListedGroups, type ListedGroupInfo } from './gr
 import { readRegisteredBrokers } from './registered-brokers-read.ts';
 import { afterQuorum, NO_QUORUM_LEADER, QUORUM_READ_TIMEOUT_MS, readQuorum, whenQuorumLost } from './quorum.ts';
 import type { RegisteredBrokersView } from './registered-brokers.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
 export const SNAPSHOT_CONFIG_NAMES = ['min.insync.replicas', 'unclean.leader.election.enable', 'cleanup.policy', 'segment.bytes'];
@@ -61,7 +61,8 @@ export interface SharedConnections {
   timeoutMs: number;
 }
 
-export class BootstrapUnreachableError extends Error {
+export class BootstrapUnreachableError extends ResponderError {
+  readonly failure = 'transient';
   constructor(message: string) {
     super(message);
     this.name = 'BootstrapUnreachableError';

@@ -28,6 +28,7 @@ import { Reader } from './protocol/codec.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 import type { RawMetadata, RawListGroups, RawDescribeGroups, RawDescribeConfigs, RawReassignments, RawConfigEntry, RawFindCoordinator, RawDescribeGroupsFull, RawOffsetCommit } from './wire-types.ts';
 import { TOPIC_RESOURCE_TYPE } from './wire-types.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 type ProtocolFactory = (args?: unknown) => { request: unknown; response: { decode(raw: Buffer): Promise<unknown> } };
 /** A request definition in kafkajs's shape: the versions it implements, and a factory per version. */
@@ -92,7 +93,8 @@ export function pickVersion(implemented: readonly number[], broker: ApiVersionRa
 }
 
 /** Thrown when this broker and we share no version of an API (or it lacks the API). */
-export class UnsupportedVersionError extends Error {
+export class UnsupportedVersionError extends ResponderError {
+  readonly failure = 'fatal';
   constructor(
     readonly apiName: string,
     readonly broker: string,

@@ -20,7 +20,7 @@ import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
 import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { groupLister, webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';
@@ -67,7 +67,8 @@ export interface LocalServer {
 /** Slack's requests are small; alerts take what API Gateway's HTTP API takes (intake.ts). */
 const MAX_BODY = 1024 * 1024;
 
-class BodyTooLargeError extends Error {
+class BodyTooLargeError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'BodyTooLargeError';
 }
 
@@ -168,7 +169,8 @@ function approverText(config: Config): string {
   return `${who}, ${required} approvals per plan`;
 }
 
-export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
+/** serve's own approvals store (and bot state) unless the caller gave one; operations are off when it cannot be opened. */
+async function openApprovals(opts: LocalServerOptions): Promise<{ local: Awaited<ReturnType<typeof startLocalApprovals>> | null; storeNote: string }> {
   const { log } = opts;
   let local: Awaited<ReturnType<typeof startLocalApprovals>> | null = null;
   let storeNote = 'approvals given by the caller';
@@ -182,6 +184,46 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       log.warn('operations are off: the approvals store could not be opened', { error: errorMessage(err) });
     }
   }
+  return { local, storeNote };
+}
+
+/** The routes serve answers: health, Slack's three, and the two alert intakes (authenticated before a byte of the body is read). */
+function router(h: { slack: ReturnType<typeof buildSlackHandler>; alertmanager: ReturnType<typeof createAlertmanagerHandler>; sns: ReturnType<typeof createSnsHandler> }, alertmanagerToken: LocalServerOptions['alertmanagerToken'], log: Log) {
+  const { slack, alertmanager, sns } = h;
+  return async (req: IncomingMessage): Promise<HttpResult> => {
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    if (req.method === 'GET' && path === '/healthz') return json(200, { ok: true });
+    if (req.method !== 'POST') return json(405, { error: 'use POST' });
+    // Checked before the body is read: an unauthenticated client costs no memory, whatever it sends.
+    const refused = refuseFromHeaders(req, path, alertmanagerToken);
+    if (refused) {
+      log.warn('rejected request: unauthenticated', { reason: refused.error, route: path, sourceIp: req.socket.remoteAddress });
+      discardBody(req);
+      return json(refused.status, { error: refused.error });
+    }
+    const body = await readBody(req, path.startsWith('/alerts/') ? MAX_ALERT_BODY_BYTES : MAX_BODY);
+    switch (path) {
+      case '/slack/events':
+      case '/slack/interactivity':
+      case '/slack/commands':
+        return slack(toHttpEvent(req, body));
+      case '/alerts/alertmanager':
+        return alertmanager(toHttpEvent(req, body));
+      case '/alerts/sns': {
+        // Not a Lambda subscription here but an open HTTP route: the same bearer token as Alertmanager's (checked above).
+        const result = await sns(toSnsEvent(body.toString('utf8')));
+        if (result.events.length === 0 && result.rejected.length > 0) return json(400, { error: 'nothing accepted', rejected: result.rejected });
+        return json(202, result);
+      }
+      default:
+        return json(404, { error: `no route for POST ${path}` });
+    }
+  };
+}
+
+export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
+  const { log } = opts;
+  const { local, storeNote } = await openApprovals(opts);
   const approvals = opts.approvals ?? local?.approvals;
   const operations: LocalServer['operations'] = !approvalsConfigured(opts.config)
     ? { on: false, why: 'no approvers configured (approvals.approvers / KR_APPROVERS)' }
@@ -213,35 +255,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const alertmanager = createAlertmanagerHandler({ queue, store, log, bearerToken: opts.alertmanagerToken });
   const sns = createSnsHandler({ queue, store, log });
 
-  const route = async (req: IncomingMessage): Promise<HttpResult> => {
-    const path = new URL(req.url ?? '/', 'http://local').pathname;
-    if (req.method === 'GET' && path === '/healthz') return json(200, { ok: true });
-    if (req.method !== 'POST') return json(405, { error: 'use POST' });
-    // Checked before the body is read: an unauthenticated client costs no memory, whatever it sends.
-    const refused = refuseFromHeaders(req, path, opts.alertmanagerToken);
-    if (refused) {
-      log.warn('rejected request: unauthenticated', { reason: refused.error, route: path, sourceIp: req.socket.remoteAddress });
-      discardBody(req);
-      return json(refused.status, { error: refused.error });
-    }
-    const body = await readBody(req, path.startsWith('/alerts/') ? MAX_ALERT_BODY_BYTES : MAX_BODY);
-    switch (path) {
-      case '/slack/events':
-      case '/slack/interactivity':
-      case '/slack/commands':
-        return slack(toHttpEvent(req, body));
-      case '/alerts/alertmanager':
-        return alertmanager(toHttpEvent(req, body));
-      case '/alerts/sns': {
-        // Not a Lambda subscription here but an open HTTP route: the same bearer token as Alertmanager's (checked above).
-        const result = await sns(toSnsEvent(body.toString('utf8')));
-        if (result.events.length === 0 && result.rejected.length > 0) return json(400, { error: 'nothing accepted', rejected: result.rejected });
-        return json(202, result);
-      }
-      default:
-        return json(404, { error: `no route for POST ${path}` });
-    }
-  };
+  const route = router({ slack, alertmanager, sns }, opts.alertmanagerToken, log);
 
   const server: Server = createServer((req, res) => {
     route(req).then(

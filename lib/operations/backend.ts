@@ -13,6 +13,7 @@ import { toConnectionConfig } from '../kafka/cluster-connection.ts';
 import type { OpsRequest } from './requests.ts';
 import type { AssessRestart, RestartIo } from './restart.ts';
 import { DEFAULT_THROTTLE_BYTES_PER_SEC } from './validate.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 export interface OperationsBackend {
   /** The request's kind gathers what it needs (snapshot, measurements), then plans (pure). Changes nothing. */
@@ -21,7 +22,8 @@ export interface OperationsBackend {
   io(cluster: ClusterConfig): OperationIo;
 }
 
-export class OperationsUnavailableError extends Error {
+export class OperationsUnavailableError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'OperationsUnavailableError';
 }
 

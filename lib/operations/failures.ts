@@ -6,8 +6,11 @@
 //   fatal        stop: the kind's compensation runs, the summary says what was left.
 // Steps throw OperationError; anything else thrown is classified by classify().
 
-import { KafkaAdminError, isRetriable } from '../kafka/errors.ts';
+import { KafkaAdminError } from '../kafka/errors.ts';
 import { ScriptParameterError } from '../hosts/script-errors.ts';
+import { ResponderError, foreignTransient, type FailureClass } from '../runtime/errors.ts';
+
+export type { FailureClass } from '../runtime/errors.ts';
 
 /** A coded fact for people: a warning, a refusal, a step's failure. Fields are the facts; no prose. */
 export interface Notice {
@@ -15,9 +18,8 @@ export interface Notice {
   [field: string]: unknown;
 }
 
-export type FailureClass = 'transient' | 'needs-human' | 'fatal';
-
-export class OperationError extends Error {
+/** An operation's failure: its class is chosen where it is thrown. */
+export class OperationError extends ResponderError {
   override name = 'OperationError';
   constructor(
     readonly failure: FailureClass,
@@ -33,26 +35,25 @@ export const transient = (notice: Notice, message?: string) => new OperationErro
 export const needsHuman = (notice: Notice, message?: string) => new OperationError('needs-human', notice, message);
 export const fatal = (notice: Notice, message?: string) => new OperationError('fatal', notice, message);
 
-/** Node and kafkajs errors that say "try again": the network, a timeout, a leader or coordinator moving. */
-const TRANSIENT_NAMES = /Timeout|Connection|Network|NotLeader|NotCoordinator|LeaderNotAvailable|RequestTimedOut|Retriable|Throttl|KafkaJSNumberOfRetriesExceeded|KafkaJSProtocolError/i;
-const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** The notice of an error of ours that is not an OperationError: what it was, for the thread and the audit. */
+function noticeCode(err: ResponderError): string {
+  // Kafka refused the call for a reason another attempt will not change (authorization, policy, config).
+  if (err instanceof KafkaAdminError && err.failure === 'fatal') return 'kafka-refused';
+  // A value the host script's own rules refuse: the same value is refused every time.
+  if (err instanceof ScriptParameterError) return 'host-script-refused';
+  return err.failure === 'transient' ? 'unreachable' : 'unexpected-error';
+}
 
 /**
- * The class of anything a step or the runner threw. An OperationError carries
- * its own; Kafka refusing a call with a non-retriable code, and a host script
- * refusing a parameter, are fatal; everything else is trouble reaching
- * something (the cluster, a table, a host) until proven otherwise: transient,
- * bounded by the runner's consecutive-error limit, after which it is fatal.
+ * The class of anything a step or the runner threw: an error of ours says its
+ * own (lib/runtime/errors.ts); anything else is trouble reaching something (the
+ * cluster, a table, a host) until proven otherwise: transient, bounded by the
+ * runner's consecutive-error limit, after which it is fatal. Its notice says
+ * whether the library's error said so itself (unreachable) or not (unexpected-error).
  */
 export function classify(err: unknown): { failure: FailureClass; notice: Notice; message: string } {
   if (err instanceof OperationError) return { failure: err.failure, notice: err.notice, message: err.message };
   const message = err instanceof Error ? err.message : String(err);
-  // Kafka refused the call for a reason another attempt will not change (authorization, policy, config).
-  if (err instanceof KafkaAdminError && err.code !== null && !isRetriable(err.code)) return { failure: 'fatal', notice: { code: 'kafka-refused', message }, message };
-  // A value the host script's own rules refuse: the same value is refused every time.
-  if (err instanceof ScriptParameterError) return { failure: 'fatal', notice: { code: 'host-script-refused', message }, message };
-  const code = (err as { code?: unknown } | null)?.code;
-  const name = err instanceof Error ? err.name : '';
-  const known = (typeof code === 'string' && TRANSIENT_CODES.has(code)) || TRANSIENT_NAMES.test(name) || (err as { retriable?: unknown })?.retriable === true;
-  return { failure: 'transient', notice: { code: known ? 'unreachable' : 'unexpected-error', message }, message };
+  if (err instanceof ResponderError) return { failure: err.failure, notice: { code: noticeCode(err), message }, message };
+  return { failure: 'transient', notice: { code: foreignTransient(err) ? 'unreachable' : 'unexpected-error', message }, message };
 }

@@ -17,6 +17,7 @@ import { replicaHealth, voterIds } from '../kafka/quorum-health.ts';
 import type { Notice } from './failures.ts';
 import type { OperationIo } from './kind.ts';
 import type { PlanResult } from './types.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 export const QUORUM_NO_LEADER = 'quorum-no-leader';
 
@@ -88,7 +89,8 @@ export function quorumRefusal(s: ClusterSnapshot, stage: 'plan' | 'run', memory:
   };
 }
 
-class QuorumLost extends Error {
+class QuorumLost extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'QuorumLost';
   constructor(readonly notice: QuorumNoLeaderNotice) {
     super(QUORUM_NO_LEADER);

@@ -14,6 +14,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as z from 'zod';
 import type { Job } from './job.ts';
+import { ResponderError } from '../runtime/errors.ts';
 
 /** SQS's limit for one message, body and attributes. */
 export const SQS_MAX_MESSAGE_BYTES = 256 * 1024;
@@ -43,7 +44,8 @@ export const spilledPayloadSchema = z.object({
 export type SpilledPayload = z.infer<typeof spilledPayloadSchema>;
 
 /** A job too large for a queue message even after its payload was stored (a bug, never the sender's fault). */
-export class JobTooLargeError extends Error {
+export class JobTooLargeError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'JobTooLargeError';
 }
 
@@ -99,6 +101,8 @@ export async function readSpilled(ref: SpilledPayload, store: SpillStore): Promi
   return JSON.parse(gunzipSync(Buffer.from(chunks.join(''), 'base64')).toString('utf8')) as unknown;
 }
 
-export class SpilledPayloadMissingError extends Error {
+/** The stored payload is gone (expired or never written): it will not come back. */
+export class SpilledPayloadMissingError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'SpilledPayloadMissingError';
 }

@@ -5,7 +5,7 @@
 // ack. This module (and everything it imports) is on the 3-second path: no
 // kafkajs, no diagnosis, no SSM client here.
 import { randomUUID } from 'node:crypto';
-import { App, LogLevel, type Logger as BoltLogger } from '@slack/bolt';
+import { App, LogLevel, type Logger as BoltLogger, type SlashCommand } from '@slack/bolt';
 import type { HttpEvent, HttpResult, LambdaContext } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { errorMessage } from '../runtime/errors.ts';
@@ -65,6 +65,33 @@ export function registerFeatures(registry: SlackRegistry, features: SlackContrib
   return registry;
 }
 
+/** A slash command's reply: usage for none or an unknown one, else the command's own (a failure said as one line with the correlation id). */
+async function commandReply(registry: SlackRegistry, command: SlashCommand, correlationId: string, deps: AckDeps): Promise<CommandReply> {
+  const reqLog = deps.log;
+  const [name, ...args] = command.text.trim().split(/\s+/).filter(Boolean);
+  if (!name) return usageReply(registry);
+  const sub = registry.command(name.toLowerCase());
+  if (!sub) return usageReply(registry, `Unknown command "${escapeMrkdwn(clip(name, 40))}".`);
+  try {
+    reqLog.info('slack command', { subcommand: sub.name, args: args.slice(0, 5) });
+    return await sub.run(
+      {
+        args,
+        userId: command.user_id,
+        channelId: command.channel_id,
+        teamId: command.team_id,
+        responseUrl: command.response_url,
+        triggerId: command.trigger_id,
+        correlationId,
+      },
+      deps,
+    );
+  } catch (err) {
+    reqLog.error('slack command failed', { subcommand: sub.name, error: errorMessage(err) });
+    return ephemeral(`:x: Sorry, that failed on my side. Correlation id \`${correlationId}\` for the logs.`);
+  }
+}
+
 export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
   const registry = deps.registry ?? new SlackRegistry();
   const log = deps.log;
@@ -96,34 +123,7 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
 
   app.command(/^\/kafka/, async ({ command, ack, context }) => {
     const { correlationId, reqLog } = accessOf(context);
-    const [name, ...args] = command.text.trim().split(/\s+/).filter(Boolean);
-    let reply: CommandReply;
-    if (!name) reply = usageReply(registry);
-    else {
-      const sub = registry.command(name.toLowerCase());
-      if (!sub) reply = usageReply(registry, `Unknown command "${escapeMrkdwn(clip(name, 40))}".`);
-      else {
-        try {
-          reqLog.info('slack command', { subcommand: sub.name, args: args.slice(0, 5) });
-          reply = await sub.run(
-            {
-              args,
-              userId: command.user_id,
-              channelId: command.channel_id,
-              teamId: command.team_id,
-              responseUrl: command.response_url,
-              triggerId: command.trigger_id,
-              correlationId,
-            },
-            { ...ackDeps, log: reqLog },
-          );
-        } catch (err) {
-          reqLog.error('slack command failed', { subcommand: sub.name, error: errorMessage(err) });
-          reply = ephemeral(`:x: Sorry, that failed on my side. Correlation id \`${correlationId}\` for the logs.`);
-        }
-      }
-    }
-    await ack(reply);
+    await ack(await commandReply(registry, command, correlationId, { ...ackDeps, log: reqLog }));
   });
 
   app.action(/.+/, clickDedupe(deps.store), async ({ ack, body, action, respond, context }) => {

@@ -15,7 +15,7 @@
 import { ErrorCode, WebClient } from '@slack/web-api';
 import type { KnownBlock, MessageMetadata } from '@slack/types';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { recordUndelivered } from '../state/activity.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { jitteredBackoffMs } from '../state/state-store.ts';
@@ -114,7 +114,8 @@ export function retryDelayMs(err: unknown, attempt: number, backoffMs: number): 
   return null;
 }
 
-class ResponseUrlError extends Error {
+class ResponseUrlError extends ResponderError {
+  readonly failure = 'transient';
   constructor(readonly status: number) {
     super(`response_url answered ${status}`);
   }
@@ -160,22 +161,21 @@ class ChannelLanes {
   }
 }
 
-export function webApiPoster(token: string, slackApiUrl?: string, options: DeliveryOptions = {}): SlackPoster {
-  const client = new WebClient(token, {
-    ...(slackApiUrl ? { slackApiUrl } : {}),
-    // Retries and rate limits are handled below, per call and per channel.
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: 10_000,
-  });
-  const lanes = new ChannelLanes(options.postIntervalMs ?? 1000);
-  const maxAttempts = options.maxAttempts ?? 8;
-  const budgetMs = options.retryBudgetMs ?? 90_000;
-  const backoffMs = options.backoffMs ?? 250;
-  const { log, store } = options;
+/** What a call is, for its log lines and (record: true) the undelivered record. */
+interface DeliveryCall {
+  method: string;
+  channel: string;
+  threadTs?: string;
+  text: string;
+  record: boolean;
+}
 
-  /** One call with its retries; when it gives up, the failure is logged and (for messages) recorded. */
-  async function deliver<T>(what: { method: string; channel: string; threadTs?: string; text: string; record: boolean }, call: () => Promise<T>): Promise<T> {
+type Deliver = <T>(what: DeliveryCall, call: () => Promise<T>) => Promise<T>;
+
+/** One call with its retries; when it gives up, the failure is logged and (for messages) recorded. */
+function deliverer(opts: { maxAttempts: number; budgetMs: number; backoffMs: number; log: Log | undefined; store: StateStore | undefined }): Deliver {
+  const { maxAttempts, budgetMs, backoffMs, log, store } = opts;
+  return async function deliver<T>(what: DeliveryCall, call: () => Promise<T>): Promise<T> {
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -199,10 +199,12 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
         throw err;
       }
     }
-  }
+  };
+}
 
-  /** The message (or shared file) `wanted` in that channel or thread since `oldest`, reading at most LOOKUP_PAGES pages. */
-  async function lookup(where: LookupScope, wanted: MessageMetadata | SharedFile): Promise<{ channel: string; ts: string } | null> {
+/** The message (or shared file) `wanted` in that channel or thread since `oldest`, reading at most LOOKUP_PAGES pages. */
+function looker(client: WebClient, lanes: ChannelLanes, deliver: Deliver) {
+  return async function lookup(where: LookupScope, wanted: MessageMetadata | SharedFile): Promise<{ channel: string; ts: string } | null> {
     const method = where.thread_ts ? 'conversations.replies' : 'conversations.history';
     let cursor: string | undefined;
     for (let page = 0; page < LOOKUP_PAGES; page++) {
@@ -219,7 +221,25 @@ export function webApiPoster(token: string, slackApiUrl?: string, options: Deliv
       if (!out.has_more || !cursor) return null;
     }
     throw new Error(`${method}: more than ${LOOKUP_PAGES * 200} messages since the post was attempted; cannot tell whether it is there`);
-  }
+  };
+}
+
+export function webApiPoster(token: string, slackApiUrl?: string, options: DeliveryOptions = {}): SlackPoster {
+  const client = new WebClient(token, {
+    ...(slackApiUrl ? { slackApiUrl } : {}),
+    // Retries and rate limits are handled below, per call and per channel.
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: 10_000,
+  });
+  const lanes = new ChannelLanes(options.postIntervalMs ?? 1000);
+  const maxAttempts = options.maxAttempts ?? 8;
+  const budgetMs = options.retryBudgetMs ?? 90_000;
+  const backoffMs = options.backoffMs ?? 250;
+  const { log, store } = options;
+
+  const deliver = deliverer({ maxAttempts, budgetMs, backoffMs, log, store });
+  const lookup = looker(client, lanes, deliver);
 
   return {
     post(m) {

@@ -9,6 +9,7 @@ import { ApprovalStore } from '../approvals/store.ts';
 import { DynamoStateStore } from '../state/dynamo-state-store.ts';
 import { exportTimeline, type ReadRequest } from './load.ts';
 import { parseIncidentArg } from './slack.ts';
+import { UsageError } from '../runtime/errors.ts';
 
 const USAGE = `usage: kafka-responder timeline --incident <id | thread link | CHANNEL/TS> [--format markdown|json]
 
@@ -21,10 +22,6 @@ Environment:
                                    (tables KR_STATE_TABLE, default kafka-responder-state,
                                    and APPROVALS_TABLE, default kafka-responder-approvals)
   STATE_TABLE, APPROVALS_TABLE     otherwise: the deployed tables (AWS_PROFILE, AWS_REGION…)`;
-
-class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 function stores(env: NodeJS.ProcessEnv): { state: DynamoStateStore; readRequest: ReadRequest | undefined; where: string; close(): void } {
   const endpoint = env.KR_APPROVALS_DYNAMODB_ENDPOINT;

@@ -2,7 +2,7 @@
 // and each plan's request (its audit trail) from the approvals table. The
 // Slack job and the CLI both export through here, so they print the same.
 import type { ApprovablePlan, ApprovalRequest } from '../approvals/types.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { incidentEvents, incidentMeta } from '../state/incident-log.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { buildTimeline, type PlanRecord, type Timeline } from './build.ts';
@@ -11,7 +11,8 @@ import { renderTimelineMarkdown, type TimelineAttachment } from './render-markdo
 /** Reads one approval request (ApprovalService.get or ApprovalStore.get); absent when approvals are not configured. */
 export type ReadRequest = (id: string) => Promise<ApprovalRequest<ApprovablePlan> | null>;
 
-export class UnknownIncidentError extends Error {
+export class UnknownIncidentError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'UnknownIncidentError';
 }
 

@@ -8,7 +8,7 @@ import { enqueueTracked } from '../slack/enqueue.ts';
 import { commandBudget } from '../slack/command-budget.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import type { AckDeps, ActionHandler, ActionInvocation, CommandReply, SlackContribution, SlashSubcommand } from '../slack/registry.ts';
-import { TIMELINE_ACTION } from '../slack/timeline-button.ts';
+import { TIMELINE_ACTION } from './button.ts';
 import { INCIDENT_ID, incidentIdOf } from '../state/incident-log.ts';
 
 export const TIMELINE_JOB_KIND = 'timeline';

@@ -80,26 +80,28 @@ export function purposeMetadata(scope: string, purpose: string): MessageMetadata
  * Posts for `scope`: the job's id, or what identifies the job's result when
  * several jobs may produce the same one (a plan's request id).
  */
+/** The earlier attempt's message, if Slack shows it; null when it is not there or Slack cannot say. */
+async function lookUpEarlier({ slack, log }: OnceDeps, purpose: string, intent: PurposePost, wanted: MessageMetadata | SharedFile) {
+  if (!slack.find) {
+    log.warn('cannot look for a message an earlier attempt may have posted; posting it', { purpose });
+    return null;
+  }
+  try {
+    return await slack.find({ channel: intent.channel, ...(intent.thread_ts ? { thread_ts: intent.thread_ts } : {}), oldest: intent.since }, wanted);
+  } catch (err) {
+    // Posting again may leave a copy; not posting could leave approvers without the message.
+    log.error('could not look for a message an earlier attempt may have posted (channels:history / groups:history scope?); posting it again', { purpose, error: errorMessage(err) });
+    return null;
+  }
+}
+
 export async function oncePoster(deps: OnceDeps, scope: string): Promise<OncePoster> {
   const { slack, store, log } = deps;
   const known: PostedByJob = await postedByJob(store, scope, log);
   const posts: Record<string, PurposePost> = { ...known.posts };
   const effects = new Set(Object.keys(known.effects ?? {}));
 
-  /** The earlier attempt's message, if Slack shows it; null when it is not there or Slack cannot say. */
-  async function lookUp(purpose: string, intent: PurposePost, wanted: MessageMetadata | SharedFile) {
-    if (!slack.find) {
-      log.warn('cannot look for a message an earlier attempt may have posted; posting it', { purpose });
-      return null;
-    }
-    try {
-      return await slack.find({ channel: intent.channel, ...(intent.thread_ts ? { thread_ts: intent.thread_ts } : {}), oldest: intent.since }, wanted);
-    } catch (err) {
-      // Posting again may leave a copy; not posting could leave approvers without the message.
-      log.error('could not look for a message an earlier attempt may have posted (channels:history / groups:history scope?); posting it again', { purpose, error: errorMessage(err) });
-      return null;
-    }
-  }
+  const lookUp = (purpose: string, intent: PurposePost, wanted: MessageMetadata | SharedFile) => lookUpEarlier(deps, purpose, intent, wanted);
 
   /** The recorded ts, or the message the earlier attempt posted if Slack shows it; null: not posted (as far as we can tell). */
   async function already(purpose: string): Promise<OncePosted | null> {

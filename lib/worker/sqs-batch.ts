@@ -1,14 +1,14 @@
 // One SQS batch for the worker Lambda, through Powertools' FIFO partial-batch
 // processor: a record that fails is reported back as a batch item failure so
 // SQS retries it (and finally moves it to the dead-letter queue), and, FIFO
-// order, every record after it goes back untouched. A job that can never
-// succeed (malformed, unknown kind, already reported to the user) is dropped
-// with a log line instead: retrying it would only fail, or post, again.
+// order, every record after it goes back untouched. A job whose error says
+// it is fatal (lib/runtime/errors.ts: malformed, unknown kind, already reported
+// to the user) is dropped with a log line instead: retrying it would only
+// fail, or post, again. Every other failure is retried.
 import { SqsFifoPartialProcessorAsync, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
-import { PermanentJobError } from './worker.ts';
+import { errorMessage, failureOf } from '../runtime/errors.ts';
 
 export async function processSqsBatch(event: SqsEvent, run: (job: unknown) => Promise<void>, log: Log): Promise<SqsBatchResponse> {
   const handleRecord = async (record: SqsRecord): Promise<void> => {
@@ -22,7 +22,7 @@ export async function processSqsBatch(event: SqsEvent, run: (job: unknown) => Pr
     try {
       await run(body);
     } catch (err) {
-      if (err instanceof PermanentJobError) {
+      if (failureOf(err) === 'fatal') {
         log.error('dropping job', { messageId: record.messageId, error: errorMessage(err) });
         return;
       }

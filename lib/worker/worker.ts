@@ -6,7 +6,7 @@ import type { ZodType } from 'zod';
 import type { Config } from '../config/schema.ts';
 import { formatIssues } from '../config/schema.ts';
 import type { Log } from '../runtime/log.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import type { SlackPoster } from '../slack/web.ts';
 import type { StateStore } from '../state/state-store.ts';
 import { jobSchema, type Job, type JobQueue } from '../queue/job.ts';
@@ -35,8 +35,9 @@ export interface JobHandler<P = unknown> {
   run(payload: P, ctx: JobContext): Promise<void>;
 }
 
-/** A job the worker will never be able to run (bad payload, unknown kind): do not retry it. */
-export class PermanentJobError extends Error {
+/** A job the worker will never be able to run (bad payload, unknown kind): fatal, so the worker drops it instead of retrying. */
+export class PermanentJobError extends ResponderError {
+  readonly failure = 'fatal';
   override name = 'PermanentJobError';
 }
 

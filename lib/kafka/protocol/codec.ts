@@ -4,6 +4,7 @@
 // compact form: unsigned-varint lengths stored as length + 1 (0 = null), and a
 // tagged-field section closing every struct. We never send tagged fields; we
 // skip any the broker sends, whatever their tags.
+import { ResponderError } from '../../runtime/errors.ts';
 
 export class Writer {
   // One growing buffer, not a Buffer per field: a fleet's requests carry 4,000 partitions each.
@@ -120,7 +121,9 @@ export class Writer {
   }
 }
 
-export class ProtocolError extends Error {
+/** A response we cannot decode (cut short, or not what its version says): read again. */
+export class ProtocolError extends ResponderError {
+  readonly failure = 'transient';
   constructor(message: string) {
     super(message);
     this.name = 'ProtocolError';

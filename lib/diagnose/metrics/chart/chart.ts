@@ -94,85 +94,140 @@ function niceMax(max: number, unit: MetricSeries['unit']): number {
   return 10 * p;
 }
 
+/** One entry of the legend: a broker's swatch and name, or the alert's mark (colour null). */
+export interface LegendItem {
+  x: number;
+  /** From the legend's top. */
+  y: number;
+  name: string;
+  colour: Rgb | null;
+}
+
+const LEGEND_ROW = LINE_H + 12;
+const ALERT_FIRED = 'alert fired';
+
+/**
+ * The legend, every entry in it: left to right from the plots' left edge, an
+ * entry that would cross the right margin starts a new row (the image grows a
+ * row's height for each).
+ */
+export function legendLayout(entries: readonly { name: string; colour: Rgb | null }[]): { items: LegendItem[]; rows: number } {
+  const items: LegendItem[] = [];
+  let x = LEFT;
+  let row = 0;
+  for (const e of entries) {
+    const width = e.colour ? 30 + textWidth(e.name, SCALE) : 24 + textWidth(e.name, SCALE);
+    if (x > LEFT && x + width > WIDTH - RIGHT) {
+      x = LEFT;
+      row++;
+    }
+    items.push({ x, y: 14 + row * LEGEND_ROW, name: e.name, colour: e.colour });
+    x += width + 30;
+  }
+  return { items, rows: row + 1 };
+}
+
+/** The legend's entries: one per series drawn (a broker, or a labelled line), then the alert's mark. */
+function legendEntries(plotted: readonly MetricSeries[], colours: Map<string, Rgb>, marked: boolean): { name: string; colour: Rgb | null }[] {
+  const distinct = [...new Map(plotted.map((x) => [key(x), x])).values()].sort((a, b) => (a.broker ?? Infinity) - (b.broker ?? Infinity));
+  const entries: { name: string; colour: Rgb | null }[] = distinct.map((s) => ({ name: legendName(s), colour: colours.get(key(s))! }));
+  return marked ? [...entries, { name: ALERT_FIRED, colour: null }] : entries;
+}
+
+function drawLegend(r: Raster, top: number, items: readonly LegendItem[]): void {
+  for (const item of items) {
+    const ly = top + item.y;
+    if (item.colour) {
+      r.fillRect(item.x, ly + 2, 22, 10, item.colour);
+      r.text(item.x + 30, ly, item.name, TEXT, SCALE);
+    } else {
+      r.dashedVertical(item.x + 10, ly - 2, ly + LINE_H + 2, MARK_COLOUR);
+      r.text(item.x + 24, ly, item.name, TEXT, SCALE);
+    }
+  }
+}
+
+interface PanelContext {
+  r: Raster;
+  input: ChartInput;
+  plotted: readonly MetricSeries[];
+  colours: Map<string, Rgb>;
+  withSeconds: boolean;
+}
+
+/** Grid, y ticks (0, half, top) and five time ticks of one panel. */
+function drawAxes(c: PanelContext, area: ReturnType<typeof plotArea>, maxV: number, unit: MetricSeries['unit'], yOf: (v: number) => number): void {
+  const { r, input } = c;
+  const { fromMs, toMs } = input.window;
+  const span = Math.max(1, toMs - fromMs);
+  for (const frac of [0, 0.5, 1]) {
+    const y = Math.round(yOf(maxV * frac));
+    r.fillRect(LEFT, y, area.x1 - area.x0, 1, frac === 0 ? AXIS : GRID);
+    const label = tickLabel(maxV * frac, unit);
+    r.text(LEFT - 10 - textWidth(label, SCALE), y - LINE_H / 2, label, MUTED, SCALE);
+  }
+  r.fillRect(LEFT, area.top, 1, area.bottom - area.top + 1, AXIS);
+  for (let k = 0; k <= 4; k++) {
+    const t = fromMs + (span * k) / 4;
+    const x = Math.round(area.xOf(t));
+    r.fillRect(x, area.bottom + 1, 1, 5, AXIS);
+    const label = hhmm(t, c.withSeconds);
+    const lx = Math.min(WIDTH - RIGHT - textWidth(label, SCALE), Math.max(LEFT, x - textWidth(label, SCALE) / 2));
+    r.text(lx, area.bottom + 9, label, MUTED, SCALE);
+  }
+}
+
+function drawPanel(c: PanelContext, metric: MetricId, i: number): void {
+  const { r, input } = c;
+  const { fromMs, toMs, stepMs } = input.window;
+  const top = HEADER + i * PANEL_H;
+  const area = plotArea(input.window, i);
+  const mine = c.plotted.filter((s) => s.metric === metric);
+  const unit = mine[0]?.unit ?? METRICS[metric].unit;
+  const maxV = niceMax(Math.max(0, ...mine.flatMap((s) => s.points.map(([, v]) => v))), unit);
+  const yOf = (v: number) => area.bottom - (Math.min(Math.max(v, 0), maxV) / maxV) * (area.bottom - area.top);
+  r.text(LEFT, top + 6, spaced(METRICS[metric].title), TEXT, SCALE);
+  drawAxes(c, area, maxV, unit, yOf);
+  if (input.markAtMs !== undefined && input.markAtMs >= fromMs && input.markAtMs <= toMs) {
+    const x = Math.round(area.xOf(input.markAtMs));
+    r.dashedVertical(x, area.top, area.bottom, MARK_COLOUR);
+    if (i === 0) {
+      const label = input.markLabel ?? `alert ${hhmm(input.markAtMs, c.withSeconds)}`;
+      const lx = Math.min(WIDTH - RIGHT - textWidth(label, SCALE), x + 6);
+      r.text(lx, top + 6, label, MARK_COLOUR, SCALE);
+    }
+  }
+  // Lines: consecutive points joined unless a gap (no sample for a while) lies between.
+  for (const s of mine) {
+    const colour = c.colours.get(key(s))!;
+    let prev: [number, number] | null = null;
+    for (const p of s.points) {
+      if (p[0] < fromMs || p[0] > toMs) continue;
+      const x = area.xOf(p[0]);
+      const y = yOf(p[1]);
+      if (prev && p[0] - prev[0] <= 2.5 * stepMs) r.line(area.xOf(prev[0]), yOf(prev[1]), x, y, colour, 3);
+      else r.fillRect(x - 1, y - 1, 3, 3, colour);
+      prev = p;
+    }
+  }
+}
+
 /** The chart as PNG bytes. Throws only on a programming error; callers still catch (a chart never holds back the findings). */
 export function renderChart(input: ChartInput): Buffer {
   const panels = input.metrics.filter((m) => input.series.some((s) => s.metric === m && s.points.length > 0));
-  const height = HEADER + Math.max(1, panels.length) * PANEL_H + LEGEND;
+  const plotted = input.series.filter((s) => panels.includes(s.metric) && s.points.length > 0);
+  const colours = colourFor(plotted);
+  const legend = legendLayout(legendEntries(plotted, colours, input.markAtMs !== undefined));
+  const legendTop = HEADER + Math.max(1, panels.length) * PANEL_H;
+  const height = legendTop + LEGEND + (legend.rows - 1) * LEGEND_ROW;
   const r = new Raster(WIDTH, height);
-  const { fromMs, toMs, stepMs } = input.window;
-  const span = Math.max(1, toMs - fromMs);
-  const plotW = WIDTH - LEFT - RIGHT;
-  const xOf = (t: number) => LEFT + ((t - fromMs) / span) * plotW;
-  const withSeconds = span <= 30 * 60_000;
+  const { fromMs, toMs } = input.window;
   r.text(16, 14, input.title, TEXT, SCALE);
   const range = `${hhmm(fromMs, false)}-${hhmm(toMs, false)} UTC`;
   r.text(WIDTH - RIGHT - textWidth(range, SCALE), 14, range, MUTED, SCALE);
-  const plotted = input.series.filter((s) => panels.includes(s.metric) && s.points.length > 0);
-  const colours = colourFor(plotted);
   if (panels.length === 0) r.text(LEFT, HEADER + PANEL_H / 2, 'no metric data in this window', MUTED, SCALE);
-
-  panels.forEach((metric, i) => {
-    const top = HEADER + i * PANEL_H;
-    const plotTop = top + LINE_H + 14;
-    const plotBottom = top + PANEL_H - LINE_H - 18;
-    const mine = plotted.filter((s) => s.metric === metric);
-    const unit = mine[0]?.unit ?? METRICS[metric].unit;
-    const maxV = niceMax(Math.max(0, ...mine.flatMap((s) => s.points.map(([, v]) => v))), unit);
-    const yOf = (v: number) => plotBottom - (Math.min(Math.max(v, 0), maxV) / maxV) * (plotBottom - plotTop);
-    r.text(LEFT, top + 6, spaced(METRICS[metric].title), TEXT, SCALE);
-    // Grid and y ticks: 0, half, top.
-    for (const frac of [0, 0.5, 1]) {
-      const y = Math.round(yOf(maxV * frac));
-      r.fillRect(LEFT, y, plotW, 1, frac === 0 ? AXIS : GRID);
-      const label = tickLabel(maxV * frac, unit);
-      r.text(LEFT - 10 - textWidth(label, SCALE), y - LINE_H / 2, label, MUTED, SCALE);
-    }
-    r.fillRect(LEFT, plotTop, 1, plotBottom - plotTop + 1, AXIS);
-    // Time ticks: five, evenly spread.
-    for (let k = 0; k <= 4; k++) {
-      const t = fromMs + (span * k) / 4;
-      const x = Math.round(xOf(t));
-      r.fillRect(x, plotBottom + 1, 1, 5, AXIS);
-      const label = hhmm(t, withSeconds);
-      const lx = Math.min(WIDTH - RIGHT - textWidth(label, SCALE), Math.max(LEFT, x - textWidth(label, SCALE) / 2));
-      r.text(lx, plotBottom + 9, label, MUTED, SCALE);
-    }
-    if (input.markAtMs !== undefined && input.markAtMs >= fromMs && input.markAtMs <= toMs) {
-      const x = Math.round(xOf(input.markAtMs));
-      r.dashedVertical(x, plotTop, plotBottom, MARK_COLOUR);
-      if (i === 0) {
-        const label = input.markLabel ?? `alert ${hhmm(input.markAtMs, withSeconds)}`;
-        const lx = Math.min(WIDTH - RIGHT - textWidth(label, SCALE), x + 6);
-        r.text(lx, top + 6, label, MARK_COLOUR, SCALE);
-      }
-    }
-    // Lines: consecutive points joined unless a gap (no sample for a while) lies between.
-    for (const s of mine) {
-      const c = colours.get(key(s))!;
-      let prev: [number, number] | null = null;
-      for (const p of s.points) {
-        if (p[0] < fromMs || p[0] > toMs) continue;
-        const x = xOf(p[0]);
-        const y = yOf(p[1]);
-        if (prev && p[0] - prev[0] <= 2.5 * stepMs) r.line(xOf(prev[0]), yOf(prev[1]), x, y, c, 3);
-        else r.fillRect(x - 1, y - 1, 3, 3, c);
-        prev = p;
-      }
-    }
-  });
-
-  // Legend: a swatch and a name per broker.
-  let lx = LEFT;
-  const ly = height - LEGEND + 14;
-  for (const s of [...new Map(plotted.map((x) => [key(x), x])).values()].sort((a, b) => (a.broker ?? Infinity) - (b.broker ?? Infinity))) {
-    const name = legendName(s);
-    r.fillRect(lx, ly + 2, 22, 10, colours.get(key(s))!);
-    r.text(lx + 30, ly, name, TEXT, SCALE);
-    lx += 30 + textWidth(name, SCALE) + 30;
-  }
-  if (input.markAtMs !== undefined) {
-    r.dashedVertical(lx + 10, ly - 2, ly + LINE_H + 2, MARK_COLOUR);
-    r.text(lx + 24, ly, 'alert fired', TEXT, SCALE);
-  }
+  const context: PanelContext = { r, input, plotted, colours, withSeconds: Math.max(1, toMs - fromMs) <= 30 * 60_000 };
+  panels.forEach((metric, i) => drawPanel(context, metric, i));
+  drawLegend(r, legendTop, legend.items);
   return r.toPng();
 }

@@ -2,7 +2,11 @@
 // id: the handler (lib/timeline/slack.ts) takes the incident from the thread
 // it was clicked in, so the alert's parent, a diagnosis's parent and any
 // message in their threads all name the same incident.
-import { button, type SlackMessage } from './blocks.ts';
+// The timeline's own, and the one file of lib/timeline/ that the features
+// posting those threads (lib/diagnose/, lib/alerts/) may import: a leaf that
+// imports lib/slack/ only (eslint.config.js THREAD_BUTTONS), so no import runs
+// back from it into a feature.
+import { button, type SlackMessage } from '../slack/blocks.ts';
 
 export const TIMELINE_ACTION = 'timeline:export';
 
