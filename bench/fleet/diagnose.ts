@@ -8,9 +8,9 @@ import { createDefaultDiagnoser } from '../../lib/diagnose/diagnoser.ts';
 import { renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { renderReportMarkdown } from '../../lib/diagnose/render-markdown.ts';
 import { KAFKAJS, WireBroker, type RequestDefinition, type RequestOptions, type WireApi } from '../../lib/kafka/wire.ts';
-import { Metadata } from '../../lib/kafka/protocol/metadata.ts';
-import { OffsetFetch } from '../../lib/kafka/protocol/offset-fetch.ts';
-import { ListOffsets } from '../../lib/kafka/protocol/list-offsets.ts';
+import { Metadata } from '../../lib/kafka/api/metadata/codec.ts';
+import { OffsetFetch } from '../../lib/kafka/api/offset-fetch/codec.ts';
+import { ListOffsets } from '../../lib/kafka/api/list-offsets/codec.ts';
 import { BROKERS, PORT_BASE } from './cluster.ts';
 
 interface ApiStats {

@@ -14,20 +14,20 @@ import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { KafkaAdminError } from './errors.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { assertUnique } from './partitions.ts';
-import { transportError } from './admin/results.ts';
-import { Nodes, type OpenConnections } from './admin/nodes.ts';
-import { Router } from './admin/router.ts';
-import { AlterPartitionReassignments } from './admin/alter-partition-reassignments.ts';
-import { DescribeConfigs, type ConfigQuery } from './admin/describe-configs.ts';
-import { describeGroupsOfEitherProtocol } from './admin/consumer-group-describe.ts';
-import { DescribeLogDirs } from './admin/describe-log-dirs.ts';
-import { ElectLeaders } from './admin/elect-leaders.ts';
-import { IncrementalAlterConfigs } from './admin/incremental-alter-configs.ts';
-import { ListGroups } from './admin/list-groups.ts';
-import { ListOffsets } from './admin/list-offsets.ts';
-import { ListPartitionReassignments } from './admin/list-partition-reassignments.ts';
-import { OffsetCommit } from './admin/offset-commit.ts';
-import { OffsetFetch } from './admin/offset-fetch.ts';
+import { transportError } from './router/results.ts';
+import { Nodes, type OpenConnections } from './router/nodes.ts';
+import { Router } from './router/router.ts';
+import { AlterPartitionReassignments } from './api/alter-partition-reassignments/call.ts';
+import { DescribeConfigs, type ConfigQuery } from './api/describe-configs/call.ts';
+import { describeGroupsOfEitherProtocol } from './api/consumer-group-describe/call.ts';
+import { DescribeLogDirs } from './api/describe-log-dirs/call.ts';
+import { ElectLeaders } from './api/elect-leaders/call.ts';
+import { IncrementalAlterConfigs } from './api/incremental-alter-configs/call.ts';
+import { ListGroups } from './api/list-groups/call.ts';
+import { ListOffsets } from './api/list-offsets/call.ts';
+import { ListPartitionReassignments } from './api/list-partition-reassignments/call.ts';
+import { OffsetCommit } from './api/offset-commit/call.ts';
+import { OffsetFetch } from './api/offset-fetch/call.ts';
 import {
   type AbortSpec,
   type PartitionProducers,
@@ -60,7 +60,7 @@ import type {
 } from './admin/types.ts';
 
 export type * from './admin/types.ts';
-export type { OpenConnections } from './admin/nodes.ts';
+export type { OpenConnections } from './router/nodes.ts';
 export { KafkaAdminError } from './errors.ts';
 export { describeError } from './errors.ts';
 

@@ -16,8 +16,8 @@ import type { WireBroker } from './wire.ts';
 import { offsetsPartitionFor } from './group-partition.ts';
 import { kafkaError } from './errors.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
-import { CONSUMER_GROUP_DESCRIBE_API_KEY, ConsumerGroupDescribe, type AssignedTopic } from './protocol/consumer-group-describe.ts';
-import { SHARE_GROUP_DESCRIBE_API_KEY, ShareGroupDescribe } from './protocol/share-group-describe.ts';
+import { CONSUMER_GROUP_DESCRIBE_API_KEY, ConsumerGroupDescribe, type AssignedTopic } from './api/consumer-group-describe/codec.ts';
+import { SHARE_GROUP_DESCRIBE_API_KEY, ShareGroupDescribe } from './api/share-group-describe/codec.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
 const GROUP_ID_NOT_FOUND = 69;

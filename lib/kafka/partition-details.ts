@@ -5,7 +5,7 @@
 // Metadata said and leaves `elr` unset: unknown, never "empty".
 
 import type { SnapshotError, TopicState } from './types.ts';
-import { DESCRIBE_TOPIC_PARTITIONS_API_KEY, DescribeTopicPartitions, type DescribedPartition, type TopicPartitionCursor } from './protocol/describe-topic-partitions.ts';
+import { DESCRIBE_TOPIC_PARTITIONS_API_KEY, DescribeTopicPartitions, type DescribedPartition, type TopicPartitionCursor } from './api/describe-topic-partitions/codec.ts';
 import { type WireBroker, UnsupportedVersionError } from './wire.ts';
 import { withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';

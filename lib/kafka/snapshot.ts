@@ -6,7 +6,7 @@
 // snapshot is marked partial rather than thrown away.
 
 import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, SnapshotError, TopicConfigSubset, TopicState, TransactionsView } from './types.ts';
-import type { OpenConnections } from './admin/nodes.ts';
+import type { OpenConnections } from './router/nodes.ts';
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS } from './group-partition.ts';
 import { type RawMetadata, WireBroker } from './wire.ts';

@@ -10,10 +10,10 @@
 import type { TopicPartition } from './admin.ts';
 import { mapLimit } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { DescribeProducers, type ProducerStateEntry } from './protocol/describe-producers.ts';
-import { DescribeTransactions } from './protocol/describe-transactions.ts';
-import { ListTransactions } from './protocol/list-transactions.ts';
-import { WriteTxnMarkers } from './protocol/write-txn-markers.ts';
+import { DescribeProducers, type ProducerStateEntry } from './api/describe-producers/codec.ts';
+import { DescribeTransactions } from './api/describe-transactions/codec.ts';
+import { ListTransactions } from './api/list-transactions/codec.ts';
+import { WriteTxnMarkers } from './api/write-txn-markers/codec.ts';
 import { KAFKAJS, UnsupportedVersionError, type WireBroker } from './wire.ts';
 import { KafkaErrorCode, kafkaError } from './errors.ts';
 

@@ -2,8 +2,8 @@
 // implements KafkaAdmin; each API's request and results are in admin/<api>.ts).
 
 import type { TopicPartition } from '../partitions.ts';
-import type { RawMetadata } from '../wire.ts';
-import type { ConfigOperation, ConfigResourceType } from '../protocol/incremental-alter-configs.ts';
+import type { RawMetadata } from '../api/metadata/codec.ts';
+import type { ConfigOperation, ConfigResourceType } from '../api/incremental-alter-configs/codec.ts';
 import type { AbortSpec, PartitionProducers, TransactionDescription, TransactionList } from '../transactions-admin.ts';
 
 export type { ConfigOperation, ConfigResourceType, RawMetadata, TopicPartition };

@@ -1,0 +1,70 @@
+// ConsumerGroupDescribe (API key 69, KIP-848) from each group's coordinator,
+// and describing groups of either protocol the way Java's Admin does:
+// DescribeGroups first; a group it does not know as a classic group (Dead with
+// no members, or GROUP_ID_NOT_FOUND) is asked again with ConsumerGroupDescribe.
+// A broker without API 69 answers UNSUPPORTED_VERSION per group: DescribeGroups'
+// answer then stands (such a broker has classic groups only).
+import { ConsumerGroupDescribe as ConsumerGroupDescribeApi, type ConsumerGroupDescribeResult } from './codec.ts';
+import { describeError, KafkaErrorCode } from '../../errors.ts';
+import type { FanOutApi } from '../../router/spec.ts';
+import { DescribeGroups } from '../describe-groups/call.ts';
+import type { Router } from '../../router/router.ts';
+import type { GroupDescription } from '../../admin/types.ts';
+
+const { NONE, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, UNKNOWN_SERVER_ERROR } = KafkaErrorCode;
+const GROUP_ID_NOT_FOUND = 69;
+
+const unknown = (groupId: string, errorCode: number, error: string | null, coordinator: number | null): GroupDescription => ({
+  groupId,
+  errorCode,
+  error,
+  state: 'Unknown',
+  protocolType: '',
+  members: 0,
+  coordinator,
+});
+
+export const ConsumerGroupDescribe: FanOutApi<string, { groupIds: string[] }, ConsumerGroupDescribeResult, GroupDescription> = {
+  name: 'ConsumerGroupDescribe',
+  api: ConsumerGroupDescribeApi,
+  route: { to: 'coordinators', keyType: 'group', moved: (g) => g.errorCode === NOT_COORDINATOR || g.errorCode === COORDINATOR_NOT_AVAILABLE },
+  key: (groupId) => groupId,
+  build: (groupIds) => ({ groupIds }),
+  toResults(res, batch, { brokerId }) {
+    const asked = new Set(batch);
+    const out = new Map<string, GroupDescription>();
+    for (const g of res.groups) {
+      if (!asked.has(g.groupId)) continue;
+      out.set(g.groupId, {
+        groupId: g.groupId,
+        errorCode: g.errorCode,
+        error: describeError(g.errorCode),
+        state: g.errorCode === NONE ? g.groupState : 'Unknown',
+        protocolType: g.errorCode === NONE ? 'consumer' : '',
+        members: g.errorCode === NONE ? g.members.length : 0,
+        coordinator: brokerId,
+        ...(g.errorCode === NONE ? { groupType: 'consumer' as const } : {}),
+      });
+    }
+    return out;
+  },
+  failed: (groupId, errorCode, error, { brokerId }) => unknown(groupId, errorCode, error, brokerId),
+  missing: (groupId) => unknown(groupId, UNKNOWN_SERVER_ERROR, 'UNKNOWN_SERVER_ERROR: the coordinator did not describe this group', null),
+};
+
+/** DescribeGroups' answer for a group it does not know as a classic one. */
+export const notAClassicGroup = (g: GroupDescription): boolean => (g.errorCode === NONE && g.state === 'Dead' && g.members === 0) || g.errorCode === GROUP_ID_NOT_FOUND;
+
+/** State, member count and protocol of each group, classic or consumer protocol; results in request order. */
+export async function describeGroupsOfEitherProtocol(router: Router, groupIds: string[]): Promise<GroupDescription[]> {
+  const classic = await router.fanOut(DescribeGroups, groupIds);
+  const again = classic.filter(notAClassicGroup).map((g) => g.groupId);
+  const asked = new Map(again.length > 0 ? (await router.fanOut(ConsumerGroupDescribe, again)).map((g) => [g.groupId, g]) : []);
+  return classic.map((g) => {
+    const c = asked.get(g.groupId);
+    if (c?.errorCode === NONE) return c;
+    // Unknown to both protocols (a share or streams group, or no group): not called classic.
+    const neither = g.errorCode !== NONE || c?.errorCode === GROUP_ID_NOT_FOUND;
+    return { ...g, groupType: neither ? 'unknown' : 'classic' };
+  });
+}
