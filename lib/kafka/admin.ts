@@ -28,18 +28,10 @@ import { ListOffsets } from './api/list-offsets/call.ts';
 import { ListPartitionReassignments } from './api/list-partition-reassignments/call.ts';
 import { OffsetCommit } from './api/offset-commit/call.ts';
 import { OffsetFetch } from './api/offset-fetch/call.ts';
-import {
-  type AbortSpec,
-  type PartitionProducers,
-  type TransactionDescription,
-  type TransactionList,
-  type TxnRouting,
-  abortTransactionVia,
-  describeProducersVia,
-  describeTransactionsVia,
-  listTransactionsVia,
-} from './transactions-admin.ts';
-import { tpKey } from './partitions.ts';
+import { describeProducersVia, type PartitionProducers } from './api/describe-producers/call.ts';
+import { describeTransactionsVia, type TransactionDescription } from './api/describe-transactions/call.ts';
+import { listTransactionsVia, type TransactionList } from './api/list-transactions/call.ts';
+import { abortTransactionVia, type AbortSpec } from './api/write-txn-markers/call.ts';
 import type {
   AdminOptions,
   BrokerLogDirs,
@@ -159,43 +151,25 @@ class Admin implements KafkaAdmin {
     );
   }
 
-  // ------------------------------------------------- transactions (KIP-664, transactions-admin.ts)
-
-  private txnRouting(): TxnRouting {
-    return {
-      // Always fresh, never the leaders given at open: any replica answers DescribeProducers
-      // (with its own producer state), so a leader that moved would not be noticed.
-      leaders: async (topics) => {
-        const md = await this.nodes.freshMetadata(topics);
-        const out = new Map<string, number>();
-        for (const t of md.topicMetadata) for (const p of t.partitionMetadata) out.set(tpKey(t.topic, p.partitionId), this.nodes.brokers.has(p.leader) ? p.leader : -1);
-        return out;
-      },
-      brokerConn: (id) => this.nodes.brokerConn(id),
-      brokerIds: async () => (await this.nodes.freshMetadata([]), [...this.nodes.brokers.keys()].sort((a, b) => a - b)),
-      anyBroker: async (what, send) => (await this.nodes.anyBroker(what, (c) => send(c))).result,
-      connTo: (host, port, nodeId) => this.nodes.conn({ host, port }, nodeId),
-      concurrency: this.nodes.concurrency,
-    };
-  }
+  // ------------------------------------------------- transactions (KIP-664): APIs that spread their own items over the router's connections
 
   describeProducers(partitions: TopicPartition[], options: { brokerId?: number } = {}): Promise<PartitionProducers[]> {
     if (partitions.length === 0) return Promise.resolve([]);
     assertUnique('describeProducers', partitions);
-    return this.router.call('DescribeProducers', () => describeProducersVia(this.txnRouting(), partitions, options.brokerId));
+    return this.router.call('DescribeProducers', () => describeProducersVia(this.router.lend(), partitions, options.brokerId));
   }
 
   listTransactions(filter: { producerIds?: number[]; states?: string[] } = {}): Promise<TransactionList> {
-    return this.router.call('ListTransactions', () => listTransactionsVia(this.txnRouting(), filter));
+    return this.router.call('ListTransactions', () => listTransactionsVia(this.router.lend(), filter));
   }
 
   describeTransactions(transactionalIds: string[]): Promise<TransactionDescription[]> {
     if (transactionalIds.length === 0) return Promise.resolve([]);
-    return this.router.call('DescribeTransactions', () => describeTransactionsVia(this.txnRouting(), transactionalIds));
+    return this.router.call('DescribeTransactions', () => describeTransactionsVia(this.router.lend(), transactionalIds));
   }
 
   abortTransaction(spec: AbortSpec): Promise<{ errorCode: number; error: string | null; leader: number | null }> {
-    return this.router.call('WriteTxnMarkers', () => abortTransactionVia(this.txnRouting(), spec));
+    return this.router.call('WriteTxnMarkers', () => abortTransactionVia(this.router.lend(), spec));
   }
 
   listGroups(): Promise<GroupListing[]> {

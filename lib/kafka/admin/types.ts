@@ -4,7 +4,10 @@
 import type { TopicPartition } from '../partitions.ts';
 import type { RawMetadata } from '../api/metadata/codec.ts';
 import type { ConfigOperation, ConfigResourceType } from '../api/incremental-alter-configs/codec.ts';
-import type { AbortSpec, PartitionProducers, TransactionDescription, TransactionList } from '../transactions-admin.ts';
+import type { PartitionProducers } from '../api/describe-producers/call.ts';
+import type { TransactionDescription } from '../api/describe-transactions/call.ts';
+import type { TransactionList } from '../api/list-transactions/call.ts';
+import type { AbortSpec } from '../api/write-txn-markers/call.ts';
 
 export type { ConfigOperation, ConfigResourceType, RawMetadata, TopicPartition };
 

@@ -24,5 +24,20 @@ export function transportError(err: unknown, where: string): { errorCode: number
   return { errorCode, error: `${kafkaError(errorCode).type}: ${where}: ${errorMessage(err)}` };
 }
 
+/**
+ * transportError as the transaction APIs have always classified it (a message
+ * saying "timed out" is REQUEST_TIMED_OUT): kept apart so their results read
+ * exactly as before.
+ */
+export function lentTransportError(err: unknown, where: string): { errorCode: number; error: string } {
+  const errorCode =
+    err instanceof UnsupportedVersionError
+      ? KafkaErrorCode.UNSUPPORTED_VERSION
+      : err instanceof Error && /timed? ?out/i.test(err.message)
+        ? KafkaErrorCode.REQUEST_TIMED_OUT
+        : KafkaErrorCode.NETWORK_EXCEPTION;
+  return { errorCode, error: `${kafkaError(errorCode).type}: ${where}: ${errorMessage(err)}` };
+}
+
 /** Partitions first by topic, then by number: the order listings are returned in. */
 export const byTopicPartition = (a: { topic: string; partition: number }, b: { topic: string; partition: number }) => a.topic.localeCompare(b.topic) || a.partition - b.partition;

@@ -17,7 +17,7 @@ import { errorMessage } from '../../runtime/errors.ts';
 import { describeError, KafkaAdminError, KafkaErrorCode, wholeCallError } from '../errors.ts';
 import { tpKey, type TopicPartition } from '../partitions.ts';
 import { UnsupportedVersionError, type WireBroker } from '../wire.ts';
-import type { AdminApi, Answerer, BuildContext, CoordinatorKey, CoordinatorType, FanOutApi } from './spec.ts';
+import type { AdminApi, Answerer, BuildContext, CoordinatorKey, CoordinatorType, FanOutApi, LentRouting } from './spec.ts';
 import { assertConfigResources, configOwner } from './config-owners.ts';
 import { FindCoordinator } from '../api/find-coordinator/call.ts';
 import type { Nodes } from './nodes.ts';
@@ -37,6 +37,26 @@ export class Router {
   call<T>(what: string, fn: () => Promise<T>, budgetMs = this.nodes.timeoutMs): Promise<T> {
     if (this.nodes.closed) return Promise.reject(new KafkaAdminError('the admin client is closed'));
     return withTimeout(fn(), budgetMs, what);
+  }
+
+  /** The routing an API that spreads its own items borrows (spec.ts LentRouting). */
+  lend(): LentRouting {
+    const nodes = this.nodes;
+    return {
+      // Always fresh, never the leaders given at open: any replica answers DescribeProducers
+      // (with its own producer state), so a leader that moved would not be noticed.
+      leaders: async (topics) => {
+        const md = await nodes.freshMetadata(topics);
+        const out = new Map<string, number>();
+        for (const t of md.topicMetadata) for (const p of t.partitionMetadata) out.set(tpKey(t.topic, p.partitionId), nodes.brokers.has(p.leader) ? p.leader : -1);
+        return out;
+      },
+      brokerConn: (id) => nodes.brokerConn(id),
+      brokerIds: async () => (await nodes.freshMetadata([]), [...nodes.brokers.keys()].sort((a, b) => a - b)),
+      anyBroker: async (what, send) => (await nodes.anyBroker(what, (c) => send(c))).result,
+      connTo: (host, port, nodeId) => nodes.conn({ host, port }, nodeId),
+      concurrency: nodes.concurrency,
+    };
   }
 
   /** One call of a one-request API, routed by its route. */

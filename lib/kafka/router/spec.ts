@@ -3,6 +3,7 @@
 // The router (admin/router.ts) owns the sending, the retries and the timeouts.
 
 import type { WireApi } from '../protocol/kafkajs.ts';
+import type { WireBroker } from '../wire.ts';
 
 /** Kafka's CoordinatorType: the coordinator routes (a group's or a transactional id's). */
 export const COORDINATOR_TYPE = { group: 0, transaction: 1 } as const;
@@ -70,4 +71,21 @@ export interface FanOutApi<Item, Req, Res, Result extends { errorCode: number; e
   failed(item: Item, errorCode: number, error: string | null, from: Answerer): Result;
   /** The result of an item the answer does not mention. */
   missing(item: Item): Result;
+}
+
+/**
+ * What the router lends an API that spreads its own items (the transaction
+ * APIs: DescribeProducers, ListTransactions, DescribeTransactions,
+ * WriteTxnMarkers): the same connections, Metadata and broker order as every
+ * other call, under the call's budget (Router.call).
+ */
+export interface LentRouting {
+  /** Each partition's leader from fresh Metadata (-1: none; undefined: not in the metadata). */
+  leaders(topics: string[]): Promise<Map<string, number>>;
+  brokerConn(id: number): WireBroker | null;
+  brokerIds(): Promise<number[]>;
+  /** Any broker that answers (for FindCoordinator). */
+  anyBroker<T>(what: string, send: (c: WireBroker) => Promise<T>): Promise<T>;
+  connTo(host: string, port: number, nodeId: number): WireBroker;
+  concurrency: number;
 }
