@@ -31,18 +31,21 @@ export interface ConsumerGroupMember {
   memberType: number | null;
 }
 
-export interface DescribedConsumerGroup {
+/** A group as ConsumerGroupDescribe and ShareGroupDescribe (share-group-describe/) answer, around each API's own member struct. */
+export interface DescribedGroup<Member> {
   errorCode: number;
   errorMessage: string | null;
   groupId: string;
-  /** Empty, Assigning, Reconciling, Stable, Dead, or "" with an error. */
+  /** Consumer groups: Empty, Assigning, Reconciling, Stable, Dead; share groups: Empty, Stable, Dead; "" with an error. */
   groupState: string;
   groupEpoch: number;
   assignmentEpoch: number;
   assignorName: string;
-  members: ConsumerGroupMember[];
+  members: Member[];
   authorizedOperations: number;
 }
+
+export type DescribedConsumerGroup = DescribedGroup<ConsumerGroupMember>;
 
 export interface ConsumerGroupDescribeResult {
   throttleTimeMs: number;
@@ -61,6 +64,22 @@ export function readAssignment(r: Reader, what: string): AssignedTopic[] {
   return topics;
 }
 
+/** The groups of a ConsumerGroupDescribe or ShareGroupDescribe answer (`api` names them in errors), each member read by `member`. */
+export function readDescribedGroups<Member>(r: Reader, api: string, member: (r: Reader) => Member): DescribedGroup<Member>[] {
+  return r.structs((r) => {
+    const errorCode = r.int16();
+    const errorMessage = r.string();
+    const groupId = r.requiredString(`${api} group id`);
+    const groupState = r.requiredString(`${api} group state`);
+    const groupEpoch = r.int32();
+    const assignmentEpoch = r.int32();
+    const assignorName = r.requiredString(`${api} assignor`);
+    const members = r.structs(member);
+    const authorizedOperations = r.int32();
+    return { errorCode, errorMessage, groupId, groupState, groupEpoch, assignmentEpoch, assignorName, members, authorizedOperations };
+  });
+}
+
 export const ConsumerGroupDescribe: ApiDefinition<{ groupIds: readonly string[] }, ConsumerGroupDescribeResult> = {
   apiKey: CONSUMER_GROUP_DESCRIBE_API_KEY,
   apiName: 'ConsumerGroupDescribe',
@@ -77,37 +96,19 @@ export const ConsumerGroupDescribe: ApiDefinition<{ groupIds: readonly string[] 
     assertVersion(ConsumerGroupDescribe, version);
     const r = readerFor(ConsumerGroupDescribe, version, body);
     const throttleTimeMs = r.int32();
-    const groups =
-      r.array((r) => {
-        const errorCode = r.int16();
-        const errorMessage = r.string();
-        const groupId = r.requiredString('ConsumerGroupDescribe group id');
-        const groupState = r.requiredString('ConsumerGroupDescribe group state');
-        const groupEpoch = r.int32();
-        const assignmentEpoch = r.int32();
-        const assignorName = r.requiredString('ConsumerGroupDescribe assignor');
-        const members =
-          r.array((r) => {
-            const m: ConsumerGroupMember = {
-              memberId: r.requiredString('ConsumerGroupDescribe member id'),
-              instanceId: r.string(),
-              rackId: r.string(),
-              memberEpoch: r.int32(),
-              clientId: r.requiredString('ConsumerGroupDescribe client id'),
-              clientHost: r.requiredString('ConsumerGroupDescribe client host'),
-              subscribedTopicNames: (r.array((r) => r.requiredString('ConsumerGroupDescribe subscribed topic')) ?? []),
-              subscribedTopicRegex: r.string(),
-              assignment: readAssignment(r, 'ConsumerGroupDescribe assignment'),
-              targetAssignment: readAssignment(r, 'ConsumerGroupDescribe target assignment'),
-              memberType: version >= 1 ? r.int8() : null,
-            };
-            r.tags();
-            return m;
-          }) ?? [];
-        const authorizedOperations = r.int32();
-        r.tags();
-        return { errorCode, errorMessage, groupId, groupState, groupEpoch, assignmentEpoch, assignorName, members, authorizedOperations };
-      }) ?? [];
+    const groups = readDescribedGroups(r, 'ConsumerGroupDescribe', (r): ConsumerGroupMember => ({
+      memberId: r.requiredString('ConsumerGroupDescribe member id'),
+      instanceId: r.string(),
+      rackId: r.string(),
+      memberEpoch: r.int32(),
+      clientId: r.requiredString('ConsumerGroupDescribe client id'),
+      clientHost: r.requiredString('ConsumerGroupDescribe client host'),
+      subscribedTopicNames: r.array((r) => r.requiredString('ConsumerGroupDescribe subscribed topic')) ?? [],
+      subscribedTopicRegex: r.string(),
+      assignment: readAssignment(r, 'ConsumerGroupDescribe assignment'),
+      targetAssignment: readAssignment(r, 'ConsumerGroupDescribe target assignment'),
+      memberType: version >= 1 ? r.int8() : null,
+    }));
     r.tags();
     return { throttleTimeMs, groups };
   },

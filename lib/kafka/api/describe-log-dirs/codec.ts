@@ -50,18 +50,7 @@ export const DescribeLogDirs: ApiDefinition<DescribeLogDirsArgs, DescribeLogDirs
       r.array((r) => {
         const errorCode = r.int16();
         const logDir = r.requiredString('log dir');
-        const topics =
-          r.array((r) => {
-            const name = r.requiredString('topic name');
-            const partitions =
-              r.array((r) => {
-                const p = { partition: r.int32(), sizeBytes: r.int64(), offsetLag: r.int64(), isFuture: r.bool() };
-                r.tags();
-                return p;
-              }) ?? [];
-            r.tags();
-            return { name, partitions };
-          }) ?? [];
+        const topics = r.topics('topic name', (r) => ({ partition: r.int32(), sizeBytes: r.int64(), offsetLag: r.int64(), isFuture: r.bool() }));
         const totalBytes = version >= 4 ? r.int64() : -1;
         const usableBytes = version >= 4 ? r.int64() : -1;
         r.tags();

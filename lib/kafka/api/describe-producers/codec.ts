@@ -48,33 +48,22 @@ export const DescribeProducers: ApiDefinition<{ partitions: readonly { topic: st
     assertVersion(DescribeProducers, version);
     const r = readerFor(DescribeProducers, version, body);
     const throttleTimeMs = r.int32();
-    const topics =
-      r.array((r) => {
-        const name = r.requiredString('DescribeProducers topic name');
-        const partitions =
-          r.array((r) => {
-            const partitionIndex = r.int32();
-            const errorCode = r.int16();
-            const errorMessage = r.string();
-            const activeProducers =
-              r.array((r) => {
-                const p: ProducerStateEntry = {
-                  producerId: r.int64(),
-                  producerEpoch: r.int32(),
-                  lastSequence: r.int32(),
-                  lastTimestamp: r.int64(),
-                  coordinatorEpoch: r.int32(),
-                  currentTxnStartOffset: r.int64(),
-                };
-                r.tags();
-                return p;
-              }) ?? [];
-            r.tags();
-            return { partitionIndex, errorCode, errorMessage, activeProducers };
-          }) ?? [];
-        r.tags();
-        return { name, partitions };
-      }) ?? [];
+    const topics = r.topics('DescribeProducers topic name', (r) => {
+      const partitionIndex = r.int32();
+      const errorCode = r.int16();
+      const errorMessage = r.string();
+      const activeProducers = r.structs(
+        (r): ProducerStateEntry => ({
+          producerId: r.int64(),
+          producerEpoch: r.int32(),
+          lastSequence: r.int32(),
+          lastTimestamp: r.int64(),
+          coordinatorEpoch: r.int32(),
+          currentTxnStartOffset: r.int64(),
+        }),
+      );
+      return { partitionIndex, errorCode, errorMessage, activeProducers };
+    });
     r.tags();
     return { throttleTimeMs, topics };
   },

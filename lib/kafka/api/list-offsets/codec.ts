@@ -45,22 +45,14 @@ export const ListOffsets: ApiDefinition<ListOffsetsArgs, ListOffsetsResult> = {
     assertVersion(ListOffsets, version);
     const r = readerFor(ListOffsets, version, body);
     const throttleTimeMs = version >= 2 ? r.int32() : 0;
-    const topics =
-      r.array((r) => {
-        const name = r.requiredString('topic name');
-        const partitions =
-          r.array((r) => {
-            const partition = r.int32();
-            const errorCode = r.int16();
-            const timestamp = r.int64();
-            const offset = r.int64();
-            const leaderEpoch = version >= 4 ? r.int32() : -1;
-            r.tags();
-            return { partition, errorCode, timestamp, offset, leaderEpoch };
-          }) ?? [];
-        r.tags();
-        return { name, partitions };
-      }) ?? [];
+    const topics = r.topics('topic name', (r) => {
+      const partition = r.int32();
+      const errorCode = r.int16();
+      const timestamp = r.int64();
+      const offset = r.int64();
+      const leaderEpoch = version >= 4 ? r.int32() : -1;
+      return { partition, errorCode, timestamp, offset, leaderEpoch };
+    });
     r.tags();
     return { throttleTimeMs, topics };
   },

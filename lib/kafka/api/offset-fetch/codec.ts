@@ -79,20 +79,12 @@ export const OffsetFetch: ApiDefinition<OffsetFetchArgs, OffsetFetchResult> = {
     const r = readerFor(OffsetFetch, version, body);
     const throttleTimeMs = version >= 3 ? r.int32() : 0;
     const topics = () =>
-      r.array((r) => {
-        const name = r.requiredString('topic name');
-        const partitions =
-          r.array((r) => {
-            const partition = r.int32();
-            const committedOffset = r.int64();
-            const committedLeaderEpoch = version >= 5 ? r.int32() : -1;
-            const p = { partition, committedOffset, committedLeaderEpoch, metadata: r.string(), errorCode: r.int16() };
-            r.tags();
-            return p;
-          }) ?? [];
-        r.tags();
-        return { name, partitions };
-      }) ?? [];
+      r.topics('topic name', (r) => {
+        const partition = r.int32();
+        const committedOffset = r.int64();
+        const committedLeaderEpoch = version >= 5 ? r.int32() : -1;
+        return { partition, committedOffset, committedLeaderEpoch, metadata: r.string(), errorCode: r.int16() };
+      });
     let groups: OffsetFetchGroupResult[];
     if (version >= OFFSET_FETCH_BATCHED_VERSION) {
       groups =

@@ -6,7 +6,7 @@
 // acknowledge records one by one instead of committing an offset, so they
 // have no consumer lag in the classic sense.
 import { type ApiDefinition, assertVersion, readerFor, writerFor } from '../../protocol/api.ts';
-import { type AssignedTopic, readAssignment } from '../consumer-group-describe/codec.ts';
+import { type AssignedTopic, type DescribedGroup, readAssignment, readDescribedGroups } from '../consumer-group-describe/codec.ts';
 
 export const SHARE_GROUP_DESCRIBE_API_KEY = 77;
 
@@ -20,18 +20,7 @@ export interface ShareGroupMember {
   assignment: AssignedTopic[];
 }
 
-export interface DescribedShareGroup {
-  errorCode: number;
-  errorMessage: string | null;
-  groupId: string;
-  /** Empty, Stable, Dead, or "" with an error. */
-  groupState: string;
-  groupEpoch: number;
-  assignmentEpoch: number;
-  assignorName: string;
-  members: ShareGroupMember[];
-  authorizedOperations: number;
-}
+export type DescribedShareGroup = DescribedGroup<ShareGroupMember>;
 
 export const ShareGroupDescribe: ApiDefinition<{ groupIds: readonly string[] }, { throttleTimeMs: number; groups: DescribedShareGroup[] }> = {
   apiKey: SHARE_GROUP_DESCRIBE_API_KEY,
@@ -49,33 +38,15 @@ export const ShareGroupDescribe: ApiDefinition<{ groupIds: readonly string[] }, 
     assertVersion(ShareGroupDescribe, version);
     const r = readerFor(ShareGroupDescribe, version, body);
     const throttleTimeMs = r.int32();
-    const groups =
-      r.array((r) => {
-        const errorCode = r.int16();
-        const errorMessage = r.string();
-        const groupId = r.requiredString('ShareGroupDescribe group id');
-        const groupState = r.requiredString('ShareGroupDescribe group state');
-        const groupEpoch = r.int32();
-        const assignmentEpoch = r.int32();
-        const assignorName = r.requiredString('ShareGroupDescribe assignor');
-        const members =
-          r.array((r) => {
-            const m: ShareGroupMember = {
-              memberId: r.requiredString('ShareGroupDescribe member id'),
-              rackId: r.string(),
-              memberEpoch: r.int32(),
-              clientId: r.requiredString('ShareGroupDescribe client id'),
-              clientHost: r.requiredString('ShareGroupDescribe client host'),
-              subscribedTopicNames: r.array((r) => r.requiredString('ShareGroupDescribe subscribed topic')) ?? [],
-              assignment: readAssignment(r, 'ShareGroupDescribe assignment'),
-            };
-            r.tags();
-            return m;
-          }) ?? [];
-        const authorizedOperations = r.int32();
-        r.tags();
-        return { errorCode, errorMessage, groupId, groupState, groupEpoch, assignmentEpoch, assignorName, members, authorizedOperations };
-      }) ?? [];
+    const groups = readDescribedGroups(r, 'ShareGroupDescribe', (r): ShareGroupMember => ({
+      memberId: r.requiredString('ShareGroupDescribe member id'),
+      rackId: r.string(),
+      memberEpoch: r.int32(),
+      clientId: r.requiredString('ShareGroupDescribe client id'),
+      clientHost: r.requiredString('ShareGroupDescribe client host'),
+      subscribedTopicNames: r.array((r) => r.requiredString('ShareGroupDescribe subscribed topic')) ?? [],
+      assignment: readAssignment(r, 'ShareGroupDescribe assignment'),
+    }));
     r.tags();
     return { throttleTimeMs, groups };
   },

@@ -47,18 +47,7 @@ export const WriteTxnMarkers: ApiDefinition<{ markers: readonly TxnMarker[] }, W
     const markers =
       r.array((r) => {
         const producerId = r.int64();
-        const topics =
-          r.array((r) => {
-            const name = r.requiredString('WriteTxnMarkers topic');
-            const partitions =
-              r.array((r) => {
-                const p = { partitionIndex: r.int32(), errorCode: r.int16() };
-                r.tags();
-                return p;
-              }) ?? [];
-            r.tags();
-            return { name, partitions };
-          }) ?? [];
+        const topics = r.topics('WriteTxnMarkers topic', (r) => ({ partitionIndex: r.int32(), errorCode: r.int16() }));
         r.tags();
         return { producerId, topics };
       }) ?? [];
