@@ -7,49 +7,28 @@
 import { ConsumerGroupDescribe as ConsumerGroupDescribeApi, type ConsumerGroupDescribeResult } from './codec.ts';
 import { describeError, KafkaErrorCode } from '../../errors.ts';
 import type { FanOutApi } from '../../router/spec.ts';
-import { DescribeGroups } from '../describe-groups/call.ts';
+import { DescribeGroups, describedGroups, groupDescriber } from '../describe-groups/call.ts';
 import type { Router } from '../../router/router.ts';
 import type { GroupDescription } from '../../admin/types.ts';
 
-const { NONE, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, UNKNOWN_SERVER_ERROR } = KafkaErrorCode;
+const { NONE } = KafkaErrorCode;
 const GROUP_ID_NOT_FOUND = 69;
-
-const unknown = (groupId: string, errorCode: number, error: string | null, coordinator: number | null): GroupDescription => ({
-  groupId,
-  errorCode,
-  error,
-  state: 'Unknown',
-  protocolType: '',
-  members: 0,
-  coordinator,
-});
 
 export const ConsumerGroupDescribe: FanOutApi<string, { groupIds: string[] }, ConsumerGroupDescribeResult, GroupDescription> = {
   name: 'ConsumerGroupDescribe',
   api: ConsumerGroupDescribeApi,
-  route: { to: 'coordinators', keyType: 'group', moved: (g) => g.errorCode === NOT_COORDINATOR || g.errorCode === COORDINATOR_NOT_AVAILABLE },
-  key: (groupId) => groupId,
-  build: (groupIds) => ({ groupIds }),
-  toResults(res, batch, { brokerId }) {
-    const asked = new Set(batch);
-    const out = new Map<string, GroupDescription>();
-    for (const g of res.groups) {
-      if (!asked.has(g.groupId)) continue;
-      out.set(g.groupId, {
-        groupId: g.groupId,
-        errorCode: g.errorCode,
-        error: describeError(g.errorCode),
-        state: g.errorCode === NONE ? g.groupState : 'Unknown',
-        protocolType: g.errorCode === NONE ? 'consumer' : '',
-        members: g.errorCode === NONE ? g.members.length : 0,
-        coordinator: brokerId,
-        ...(g.errorCode === NONE ? { groupType: 'consumer' as const } : {}),
-      });
-    }
-    return out;
-  },
-  failed: (groupId, errorCode, error, { brokerId }) => unknown(groupId, errorCode, error, brokerId),
-  missing: (groupId) => unknown(groupId, UNKNOWN_SERVER_ERROR, 'UNKNOWN_SERVER_ERROR: the coordinator did not describe this group', null),
+  ...groupDescriber,
+  toResults: (res, batch, { brokerId }) =>
+    describedGroups(res.groups, batch, (g) => ({
+      groupId: g.groupId,
+      errorCode: g.errorCode,
+      error: describeError(g.errorCode),
+      state: g.errorCode === NONE ? g.groupState : 'Unknown',
+      protocolType: g.errorCode === NONE ? 'consumer' : '',
+      members: g.errorCode === NONE ? g.members.length : 0,
+      coordinator: brokerId,
+      ...(g.errorCode === NONE ? { groupType: 'consumer' as const } : {}),
+    })),
 };
 
 /** DescribeGroups' answer for a group it does not know as a classic one. */

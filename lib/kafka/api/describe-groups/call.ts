@@ -2,12 +2,13 @@
 // type and member count.
 import { DescribeGroupsWire, type RawDescribeGroupsFull } from './codec.ts';
 import { describeError, KafkaErrorCode } from '../../errors.ts';
-import type { FanOutApi } from '../../router/spec.ts';
+import type { Answerer, FanOutApi } from '../../router/spec.ts';
 import type { GroupDescription } from '../../admin/types.ts';
 
 const { NONE, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, UNKNOWN_SERVER_ERROR } = KafkaErrorCode;
 
-const unknown = (groupId: string, errorCode: number, error: string | null, coordinator: number | null): GroupDescription => ({
+/** A group that could not be described: its error, no state. */
+export const undescribedGroup = (groupId: string, errorCode: number, error: string | null, coordinator: number | null): GroupDescription => ({
   groupId,
   errorCode,
   error,
@@ -17,29 +18,36 @@ const unknown = (groupId: string, errorCode: number, error: string | null, coord
   coordinator,
 });
 
+/** The answer of a coordinator that no longer is one: asked again after a new FindCoordinator. */
+export const coordinatorMoved = (g: { errorCode: number }): boolean => g.errorCode === NOT_COORDINATOR || g.errorCode === COORDINATOR_NOT_AVAILABLE;
+
+/** The groups of an answer that were asked in this batch, each as `describe` maps it. */
+export function describedGroups<G extends { groupId: string }>(groups: readonly G[], batch: readonly string[], describe: (g: G) => GroupDescription): Map<string, GroupDescription> {
+  const asked = new Set(batch);
+  return new Map(groups.filter((g) => asked.has(g.groupId)).map((g) => [g.groupId, describe(g)]));
+}
+
+/** The shape every group describer shares: to each group's coordinator, one result per group asked. */
+export const groupDescriber = {
+  route: { to: 'coordinators', keyType: 'group', moved: coordinatorMoved },
+  key: (groupId: string) => groupId,
+  build: (groupIds: string[]) => ({ groupIds }),
+  failed: (groupId: string, errorCode: number, error: string | null, { brokerId }: Answerer) => undescribedGroup(groupId, errorCode, error, brokerId),
+  missing: (groupId: string) => undescribedGroup(groupId, UNKNOWN_SERVER_ERROR, 'UNKNOWN_SERVER_ERROR: the coordinator did not describe this group', null),
+} as const;
+
 export const DescribeGroups: FanOutApi<string, { groupIds: string[] }, RawDescribeGroupsFull, GroupDescription> = {
   name: 'DescribeGroups',
   api: DescribeGroupsWire,
-  route: { to: 'coordinators', keyType: 'group', moved: (g) => g.errorCode === NOT_COORDINATOR || g.errorCode === COORDINATOR_NOT_AVAILABLE },
-  key: (groupId) => groupId,
-  build: (groupIds) => ({ groupIds }),
-  toResults(res, batch, { brokerId }) {
-    const asked = new Set(batch);
-    const out = new Map<string, GroupDescription>();
-    for (const g of res.groups) {
-      if (!asked.has(g.groupId)) continue;
-      out.set(g.groupId, {
-        groupId: g.groupId,
-        errorCode: g.errorCode,
-        error: describeError(g.errorCode),
-        state: g.errorCode === NONE ? g.state : 'Unknown',
-        protocolType: g.protocolType ?? '',
-        members: g.errorCode === NONE ? (g.members ?? []).length : 0,
-        coordinator: brokerId,
-      });
-    }
-    return out;
-  },
-  failed: (groupId, errorCode, error, { brokerId }) => unknown(groupId, errorCode, error, brokerId),
-  missing: (groupId) => unknown(groupId, UNKNOWN_SERVER_ERROR, 'UNKNOWN_SERVER_ERROR: the coordinator did not describe this group', null),
+  ...groupDescriber,
+  toResults: (res, batch, { brokerId }) =>
+    describedGroups(res.groups, batch, (g) => ({
+      groupId: g.groupId,
+      errorCode: g.errorCode,
+      error: describeError(g.errorCode),
+      state: g.errorCode === NONE ? g.state : 'Unknown',
+      protocolType: g.protocolType ?? '',
+      members: g.errorCode === NONE ? (g.members ?? []).length : 0,
+      coordinator: brokerId,
+    })),
 };
