@@ -5,9 +5,9 @@
 // A broker without API 69 answers UNSUPPORTED_VERSION per group: DescribeGroups'
 // answer then stands (such a broker has classic groups only).
 import { ConsumerGroupDescribe as ConsumerGroupDescribeApi, type ConsumerGroupDescribeResult } from './codec.ts';
-import { describeError, KafkaErrorCode } from '../../errors.ts';
+import { KafkaErrorCode } from '../../errors.ts';
 import type { FanOutApi } from '../../router/spec.ts';
-import { DescribeGroups, describedGroups, groupDescriber } from '../describe-groups/call.ts';
+import { DescribeGroups, describedGroups, groupDescriber, groupResult } from '../describe-groups/call.ts';
 import type { Router } from '../../router/router.ts';
 import type { GroupDescription } from '../../admin/types.ts';
 
@@ -19,16 +19,10 @@ export const ConsumerGroupDescribe: FanOutApi<string, { groupIds: string[] }, Co
   api: ConsumerGroupDescribeApi,
   ...groupDescriber,
   toResults: (res, batch, { brokerId }) =>
-    describedGroups(res.groups, batch, (g) => ({
-      groupId: g.groupId,
-      errorCode: g.errorCode,
-      error: describeError(g.errorCode),
-      state: g.errorCode === NONE ? g.groupState : 'Unknown',
-      protocolType: g.errorCode === NONE ? 'consumer' : '',
-      members: g.errorCode === NONE ? g.members.length : 0,
-      coordinator: brokerId,
-      ...(g.errorCode === NONE ? { groupType: 'consumer' as const } : {}),
-    })),
+    describedGroups(res.groups, batch, (g) => {
+      const ok = g.errorCode === NONE;
+      return { ...groupResult(g, brokerId, { state: g.groupState, protocolType: ok ? 'consumer' : '', members: g.members.length }), ...(ok ? { groupType: 'consumer' as const } : {}) };
+    }),
 };
 
 /** DescribeGroups' answer for a group it does not know as a classic one. */

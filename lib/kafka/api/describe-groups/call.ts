@@ -27,6 +27,20 @@ export function describedGroups<G extends { groupId: string }>(groups: readonly 
   return new Map(groups.filter((g) => asked.has(g.groupId)).map((g) => [g.groupId, describe(g)]));
 }
 
+/** A group as its coordinator described it: its error in Kafka's words; state and members only without one. */
+export function groupResult(g: { groupId: string; errorCode: number }, coordinator: number | null, described: { state: string; protocolType: string; members: number }): GroupDescription {
+  const ok = g.errorCode === NONE;
+  return {
+    groupId: g.groupId,
+    errorCode: g.errorCode,
+    error: describeError(g.errorCode),
+    state: ok ? described.state : 'Unknown',
+    protocolType: described.protocolType,
+    members: ok ? described.members : 0,
+    coordinator,
+  };
+}
+
 /** The shape every group describer shares: to each group's coordinator, one result per group asked. */
 export const groupDescriber = {
   route: { to: 'coordinators', keyType: 'group', moved: coordinatorMoved },
@@ -41,13 +55,5 @@ export const DescribeGroups: FanOutApi<string, { groupIds: string[] }, RawDescri
   api: DescribeGroupsWire,
   ...groupDescriber,
   toResults: (res, batch, { brokerId }) =>
-    describedGroups(res.groups, batch, (g) => ({
-      groupId: g.groupId,
-      errorCode: g.errorCode,
-      error: describeError(g.errorCode),
-      state: g.errorCode === NONE ? g.state : 'Unknown',
-      protocolType: g.protocolType ?? '',
-      members: g.errorCode === NONE ? (g.members ?? []).length : 0,
-      coordinator: brokerId,
-    })),
+    describedGroups(res.groups, batch, (g) => groupResult(g, brokerId, { state: g.state, protocolType: g.protocolType ?? '', members: (g.members ?? []).length })),
 };
