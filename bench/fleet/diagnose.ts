@@ -44,7 +44,7 @@ for (const [name, api] of Object.entries(KAFKAJS)) {
   };
   (api as { kafkajs: RequestDefinition }).kafkajs = wrapped;
 }
-// Decode time of our own decoders (lib/kafka/protocol/), the same way.
+// Decode time of our own decoders (lib/kafka/api/<name>/codec.ts), the same way.
 for (const def of [Metadata, OffsetFetch, ListOffsets] as { apiName: string; decode(version: number, body: Buffer): unknown }[]) {
   const decode = def.decode.bind(def);
   def.decode = (version, body) => {

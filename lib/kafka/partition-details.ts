@@ -1,5 +1,5 @@
 // Every partition's ELR and last known ELR, from DescribeTopicPartitions
-// (lib/kafka/protocol/describe-topic-partitions.ts) where the broker serves it:
+// (lib/kafka/api/describe-topic-partitions/codec.ts) where the broker serves it:
 // one broker, page after page along the cursor, under a bound on pages.
 // Where it does not (ZooKeeper mode, KRaft before 3.8) the snapshot keeps what
 // Metadata said and leaves `elr` unset: unknown, never "empty".

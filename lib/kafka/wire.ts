@@ -270,7 +270,7 @@ export class WireBroker {
   }
 
   /**
-   * The one way to send: an API of ours (lib/kafka/protocol/) or one of
+   * The one way to send: an API of ours (lib/kafka/api/<name>/codec.ts) or one of
    * kafkajs's (KAFKAJS below), decoded with every error code kept.
    */
   request<A, R>(api: WireApi<A, R>, args: A, options: RequestOptions = {}): Promise<R> {

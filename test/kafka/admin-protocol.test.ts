@@ -1,4 +1,4 @@
-// Byte-level checks of the request definitions kafkajs lacks (lib/kafka/protocol/)
+// Byte-level checks of the request definitions kafkajs lacks (lib/kafka/api/<name>/codec.ts)
 // and of how wire.ts frames them. No Kafka needed.
 //
 // The expected bytes were produced by Kafka 4.1.1's own generated message

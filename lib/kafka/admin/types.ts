@@ -1,5 +1,5 @@
 // The admin's public types: what callers pass and get back (lib/kafka/admin.ts
-// implements KafkaAdmin; each API's request and results are in admin/<api>.ts).
+// implements KafkaAdmin; each API: its folder of lib/kafka/api/).
 
 import type { TopicPartition } from '../partitions.ts';
 import type { RawMetadata } from '../api/metadata/codec.ts';

@@ -1,6 +1,6 @@
-// The shape of one admin API (admin/<api>.ts): where its requests go (route),
+// The shape of one admin API (lib/kafka/api/<name>/call.ts): where its requests go (route),
 // what a request carries (build), and what its answer means (toResults).
-// The router (admin/router.ts) owns the sending, the retries and the timeouts.
+// The router (router.ts) owns the sending, the retries and the timeouts.
 
 import type { WireApi } from '../protocol/kafkajs.ts';
 import type { WireBroker } from '../wire.ts';

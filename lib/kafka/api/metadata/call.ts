@@ -1,4 +1,4 @@
-// Metadata (API key 3), our own codec (protocol/metadata.ts): brokers,
+// Metadata (API key 3), our own codec (codec.ts): brokers,
 // controller, and the topics asked (null = every topic, [] = none).
 import { Metadata as Definition, type MetadataArgs, type MetadataResult } from './codec.ts';
 import type { AdminApi } from '../../router/spec.ts';

@@ -1,5 +1,5 @@
 // OffsetFetch (API key 9), from the group's coordinator: committed offsets,
-// our own codec (protocol/offset-fetch.ts; one group per request here, v8 on
+// our own codec (codec.ts; one group per request here, v8 on
 // Kafka 3.0+, v1-v7 before; the snapshot batches groups in consumer-offsets.ts).
 import { OffsetFetch as Definition, type OffsetFetchArgs, type OffsetFetchResult } from './codec.ts';
 import { describeError, KafkaErrorCode, wholeCallError } from '../../errors.ts';
