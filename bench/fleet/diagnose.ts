@@ -8,9 +8,9 @@ import { createDefaultDiagnoser } from '../../lib/diagnose/diagnoser.ts';
 import { renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { renderReportMarkdown } from '../../lib/diagnose/render-markdown.ts';
 import { KAFKAJS, WireBroker, type RequestDefinition, type RequestOptions, type WireApi } from '../../lib/kafka/wire.ts';
-import { Metadata } from '../../lib/kafka/protocol/metadata.ts';
-import { OffsetFetch } from '../../lib/kafka/protocol/offset-fetch.ts';
-import { ListOffsets } from '../../lib/kafka/protocol/list-offsets.ts';
+import { Metadata } from '../../lib/kafka/api/metadata/codec.ts';
+import { OffsetFetch } from '../../lib/kafka/api/offset-fetch/codec.ts';
+import { ListOffsets } from '../../lib/kafka/api/list-offsets/codec.ts';
 import { BROKERS, PORT_BASE } from './cluster.ts';
 
 interface ApiStats {
@@ -44,7 +44,7 @@ for (const [name, api] of Object.entries(KAFKAJS)) {
   };
   (api as { kafkajs: RequestDefinition }).kafkajs = wrapped;
 }
-// Decode time of our own decoders (lib/kafka/protocol/), the same way.
+// Decode time of our own decoders (lib/kafka/api/<name>/codec.ts), the same way.
 for (const def of [Metadata, OffsetFetch, ListOffsets] as { apiName: string; decode(version: number, body: Buffer): unknown }[]) {
   const decode = def.decode.bind(def);
   def.decode = (version, body) => {

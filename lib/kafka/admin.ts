@@ -5,41 +5,25 @@
 // error codes and names per partition / resource / group; only failures of a
 // whole call throw, as KafkaAdminError.
 //
-// One file per API in admin/ (its route, request and results); admin/router.ts
-// routes and retries (the rules are written there); admin/nodes.ts holds the
-// connections and what Metadata said. A new API: one file in admin/ and one
-// method here.
+// One folder per API in api/ (its codec, route and results), listed in
+// api/index.ts; router/router.ts routes and retries (the rules are written
+// there); router/nodes.ts holds the connections and what Metadata said. This
+// façade gives each call its name and its argument checks.
 
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { KafkaAdminError } from './errors.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { assertUnique } from './partitions.ts';
-import { transportError } from './admin/results.ts';
-import { Nodes, type OpenConnections } from './admin/nodes.ts';
-import { Router } from './admin/router.ts';
-import { AlterPartitionReassignments } from './admin/alter-partition-reassignments.ts';
-import { DescribeConfigs, type ConfigQuery } from './admin/describe-configs.ts';
-import { describeGroupsOfEitherProtocol } from './admin/consumer-group-describe.ts';
-import { DescribeLogDirs } from './admin/describe-log-dirs.ts';
-import { ElectLeaders } from './admin/elect-leaders.ts';
-import { IncrementalAlterConfigs } from './admin/incremental-alter-configs.ts';
-import { ListGroups } from './admin/list-groups.ts';
-import { ListOffsets } from './admin/list-offsets.ts';
-import { ListPartitionReassignments } from './admin/list-partition-reassignments.ts';
-import { OffsetCommit } from './admin/offset-commit.ts';
-import { OffsetFetch } from './admin/offset-fetch.ts';
-import {
-  type AbortSpec,
-  type PartitionProducers,
-  type TransactionDescription,
-  type TransactionList,
-  type TxnRouting,
-  abortTransactionVia,
-  describeProducersVia,
-  describeTransactionsVia,
-  listTransactionsVia,
-} from './transactions-admin.ts';
-import { tpKey } from './partitions.ts';
+import { transportError } from './router/results.ts';
+import { Nodes, type OpenConnections } from './router/nodes.ts';
+import { Router } from './router/router.ts';
+import { KAFKA_APIS } from './api/index.ts';
+import type { ConfigQuery } from './api/describe-configs/call.ts';
+import { describeGroupsOfEitherProtocol } from './api/consumer-group-describe/call.ts';
+import type { PartitionProducers } from './api/describe-producers/call.ts';
+import type { TransactionDescription } from './api/describe-transactions/call.ts';
+import type { TransactionList } from './api/list-transactions/call.ts';
+import type { AbortSpec } from './api/write-txn-markers/call.ts';
 import type {
   AdminOptions,
   BrokerLogDirs,
@@ -60,7 +44,7 @@ import type {
 } from './admin/types.ts';
 
 export type * from './admin/types.ts';
-export type { OpenConnections } from './admin/nodes.ts';
+export type { OpenConnections } from './router/nodes.ts';
 export { KafkaAdminError } from './errors.ts';
 export { describeError } from './errors.ts';
 
@@ -100,28 +84,28 @@ class Admin implements KafkaAdmin {
   alterPartitionReassignments(targets: ReassignmentTarget[], timeoutMs?: number): Promise<PartitionResult[]> {
     if (targets.length === 0) return Promise.resolve([]);
     assertUnique('alterPartitionReassignments', targets);
-    return this.router.single(AlterPartitionReassignments, { targets, timeoutMs: timeoutMs ?? this.nodes.timeoutMs });
+    return this.router.single(KAFKA_APIS.AlterPartitionReassignments.call, { targets, timeoutMs: timeoutMs ?? this.nodes.timeoutMs });
   }
 
   listPartitionReassignments(partitions?: TopicPartition[] | null): Promise<OngoingReassignment[]> {
     if (partitions && partitions.length === 0) return Promise.resolve([]);
-    return this.router.single(ListPartitionReassignments, partitions ?? null);
+    return this.router.single(KAFKA_APIS.ListPartitionReassignments.call, partitions ?? null);
   }
 
   electLeaders(type: ElectionType, partitions: TopicPartition[], timeoutMs?: number): Promise<PartitionResult[]> {
     if (partitions.length === 0) return Promise.resolve([]);
     assertUnique('electLeaders', partitions);
-    return this.router.single(ElectLeaders, { type, partitions, timeoutMs: timeoutMs ?? this.nodes.timeoutMs });
+    return this.router.single(KAFKA_APIS.ElectLeaders.call, { type, partitions, timeoutMs: timeoutMs ?? this.nodes.timeoutMs });
   }
 
   incrementalAlterConfigs(resources: ConfigAlteration[]): Promise<ConfigResult[]> {
     if (resources.length === 0) return Promise.resolve([]);
-    return this.router.fanOut(IncrementalAlterConfigs, resources);
+    return this.router.fanOut(KAFKA_APIS.IncrementalAlterConfigs.call, resources);
   }
 
   describeConfigs(resources: ConfigQuery[]): Promise<ConfigDescription[]> {
     if (resources.length === 0) return Promise.resolve([]);
-    return this.router.fanOut(DescribeConfigs, resources);
+    return this.router.fanOut(KAFKA_APIS.DescribeConfigs.call, resources);
   }
 
   describeLogDirs(brokerIds: number[], partitions: TopicPartition[] | null): Promise<Map<number, BrokerLogDirs>> {
@@ -138,7 +122,7 @@ class Admin implements KafkaAdmin {
             return void out.set(brokerId, { error: `broker ${brokerId} is not in the cluster metadata (not registered, or fenced)`, logDirs: [] });
           }
           try {
-            out.set(brokerId, await this.router.single(DescribeLogDirs, { brokerId, partitions }));
+            out.set(brokerId, await this.router.single(KAFKA_APIS.DescribeLogDirs.call, { brokerId, partitions }));
           } catch (err) {
             out.set(brokerId, { error: transportError(err, `broker ${brokerId}`).error, logDirs: [] });
           }
@@ -154,48 +138,30 @@ class Admin implements KafkaAdmin {
     // READ_COMMITTED answers "latest" with the last stable offset (Kafka's LSO).
     const readCommitted = which === 'last-stable';
     return this.router.fanOut(
-      ListOffsets,
+      KAFKA_APIS.ListOffsets.call,
       partitions.map(({ topic, partition }) => ({ topic, partition, timestamp, readCommitted })),
     );
   }
 
-  // ------------------------------------------------- transactions (KIP-664, transactions-admin.ts)
-
-  private txnRouting(): TxnRouting {
-    return {
-      // Always fresh, never the leaders given at open: any replica answers DescribeProducers
-      // (with its own producer state), so a leader that moved would not be noticed.
-      leaders: async (topics) => {
-        const md = await this.nodes.freshMetadata(topics);
-        const out = new Map<string, number>();
-        for (const t of md.topicMetadata) for (const p of t.partitionMetadata) out.set(tpKey(t.topic, p.partitionId), this.nodes.brokers.has(p.leader) ? p.leader : -1);
-        return out;
-      },
-      brokerConn: (id) => this.nodes.brokerConn(id),
-      brokerIds: async () => (await this.nodes.freshMetadata([]), [...this.nodes.brokers.keys()].sort((a, b) => a - b)),
-      anyBroker: async (what, send) => (await this.nodes.anyBroker(what, (c) => send(c))).result,
-      connTo: (host, port, nodeId) => this.nodes.conn({ host, port }, nodeId),
-      concurrency: this.nodes.concurrency,
-    };
-  }
+  // ------------------------------------------------- transactions (KIP-664): APIs that spread their own items over the router's connections
 
   describeProducers(partitions: TopicPartition[], options: { brokerId?: number } = {}): Promise<PartitionProducers[]> {
     if (partitions.length === 0) return Promise.resolve([]);
     assertUnique('describeProducers', partitions);
-    return this.router.call('DescribeProducers', () => describeProducersVia(this.txnRouting(), partitions, options.brokerId));
+    return this.router.call('DescribeProducers', () => KAFKA_APIS.DescribeProducers.call(this.router.lend(), partitions, options.brokerId));
   }
 
   listTransactions(filter: { producerIds?: number[]; states?: string[] } = {}): Promise<TransactionList> {
-    return this.router.call('ListTransactions', () => listTransactionsVia(this.txnRouting(), filter));
+    return this.router.call('ListTransactions', () => KAFKA_APIS.ListTransactions.call(this.router.lend(), filter));
   }
 
   describeTransactions(transactionalIds: string[]): Promise<TransactionDescription[]> {
     if (transactionalIds.length === 0) return Promise.resolve([]);
-    return this.router.call('DescribeTransactions', () => describeTransactionsVia(this.txnRouting(), transactionalIds));
+    return this.router.call('DescribeTransactions', () => KAFKA_APIS.DescribeTransactions.call(this.router.lend(), transactionalIds));
   }
 
   abortTransaction(spec: AbortSpec): Promise<{ errorCode: number; error: string | null; leader: number | null }> {
-    return this.router.call('WriteTxnMarkers', () => abortTransactionVia(this.txnRouting(), spec));
+    return this.router.call('WriteTxnMarkers', () => KAFKA_APIS.WriteTxnMarkers.call(this.router.lend(), spec));
   }
 
   listGroups(): Promise<GroupListing[]> {
@@ -205,7 +171,7 @@ class Admin implements KafkaAdmin {
       const failures: string[] = [];
       await this.nodes.each(this.nodes.brokerOrder(), async (id) => {
         try {
-          const res = await this.router.single(ListGroups, id);
+          const res = await this.router.single(KAFKA_APIS.ListGroups.call, id);
           if (res.error) failures.push(`broker ${id}: ${res.error}`);
           for (const g of res.groups) groups.set(g.groupId, g);
         } catch (err) {
@@ -226,13 +192,13 @@ class Admin implements KafkaAdmin {
 
   fetchCommittedOffsets(groupId: string, partitions?: TopicPartition[]): Promise<CommittedOffset[]> {
     if (partitions && partitions.length === 0) return Promise.resolve([]);
-    return this.router.single(OffsetFetch, { groupId, partitions });
+    return this.router.single(KAFKA_APIS.OffsetFetch.call, { groupId, partitions });
   }
 
   commitOffsets(groupId: string, offsets: (TopicPartition & { offset: number })[]): Promise<PartitionResult[]> {
     if (offsets.length === 0) return Promise.resolve([]);
     assertUnique('commitOffsets', offsets);
-    return this.router.single(OffsetCommit, { groupId, offsets });
+    return this.router.single(KAFKA_APIS.OffsetCommit.call, { groupId, offsets });
   }
 
   close(): Promise<void> {

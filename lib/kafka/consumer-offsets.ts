@@ -7,8 +7,8 @@
 
 import type { ConsumerSample, GroupOffsets, GroupState, LogOffsets, SnapshotError, TopicState } from './types.ts';
 import { pickVersion, type WireBroker } from './wire.ts';
-import { ListOffsets } from './protocol/list-offsets.ts';
-import { OFFSET_FETCH_BATCHED_VERSION, OffsetFetch, type OffsetFetchGroupResult } from './protocol/offset-fetch.ts';
+import { ListOffsets } from './api/list-offsets/codec.ts';
+import { OFFSET_FETCH_BATCHED_VERSION, OffsetFetch, type OffsetFetchGroupResult } from './api/offset-fetch/codec.ts';
 import { groupByTopic, partitionLookup } from './partitions.ts';
 import { kafkaError } from './errors.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';

@@ -16,8 +16,9 @@ import type { WireBroker } from './wire.ts';
 import { offsetsPartitionFor } from './group-partition.ts';
 import { kafkaError } from './errors.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
-import { CONSUMER_GROUP_DESCRIBE_API_KEY, ConsumerGroupDescribe, type AssignedTopic } from './protocol/consumer-group-describe.ts';
-import { SHARE_GROUP_DESCRIBE_API_KEY, ShareGroupDescribe } from './protocol/share-group-describe.ts';
+import { CONSUMER_GROUP_DESCRIBE_API_KEY, ConsumerGroupDescribe, type AssignedTopic, type DescribedGroup } from './api/consumer-group-describe/codec.ts';
+import { SHARE_GROUP_DESCRIBE_API_KEY, ShareGroupDescribe, type ShareGroupMember } from './api/share-group-describe/codec.ts';
+import type { RawDescribeGroups } from './api/describe-groups/codec.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
 const GROUP_ID_NOT_FOUND = 69;
@@ -77,113 +78,146 @@ function assignmentsOf(members: readonly { memberId: string; clientId: string; c
   }));
 }
 
+const API_NAME: Record<Describer, string> = { classic: 'DescribeGroups', consumer: 'ConsumerGroupDescribe', share: 'ShareGroupDescribe' };
+
 export async function describeListedGroups(input: DescribeGroupsInput): Promise<GroupState[]> {
-  const { listed, conns, unreachable, errors } = input;
-  const leaderOf = new Map<number, number>((input.offsetsTopic?.partitions ?? []).map((p) => [p.partition, p.leader]));
-  const states = new Map<string, GroupState>();
+  const pass = new GroupsPass(input);
+  await pass.run(pass.firstRound());
+  // Not listed with a type and unknown to DescribeGroups: a consumer-protocol group, where its coordinator has the API;
+  // listed as a consumer group and no longer one: DescribeGroups.
+  const again = pass.secondRound();
+  if (again.size > 0) await pass.run(again);
+  return pass.result();
+}
+
+/** Batches of group ids by describe API and coordinator ("describer:broker"). */
+type Queue = Map<string, string[]>;
+
+function enqueue(queue: Queue, describer: Describer, coordinator: number, groupId: string): void {
+  const key = `${describer}:${coordinator}`;
+  const list = queue.get(key);
+  if (list) list.push(groupId);
+  else queue.set(key, [groupId]);
+}
+
+/** One describe pass over the listed groups: their states, filled in by each answer. */
+class GroupsPass {
+  private readonly states = new Map<string, GroupState>();
   /** Groups whose kind was not listed: DescribeGroups first, then ConsumerGroupDescribe if it does not know them. */
-  const typeUnknown = new Set<string>();
+  private readonly typeUnknown = new Set<string>();
   /** Listed as consumer groups, yet not one when described: converted to classic since (the last consumer-protocol member left). */
-  const converted = new Set<string>();
-  const queue = new Map<string, string[]>();
-  const enqueue = (describer: Describer, coordinator: number, groupId: string) => {
-    const key = `${describer}:${coordinator}`;
-    const list = queue.get(key);
-    if (list) list.push(groupId);
-    else queue.set(key, [groupId]);
-  };
-  for (const [groupId, info] of listed) {
-    const offsetsPartition = offsetsPartitionFor(groupId, input.offsetsTopicPartitions);
-    // The coordinator is the leader of the group's offsets partition; we ask it
-    // directly so an error is attributed to a known broker.
-    const leader = leaderOf.get(offsetsPartition);
-    const coordinator = leader !== undefined && leader >= 0 ? leader : info.brokerId;
-    const type = listedType(info);
-    const state: GroupState = { groupId, state: info.groupState || 'Unknown', protocolType: info.protocolType, coordinator, offsetsPartition, error: null, ...(type ? { groupType: type } : {}) };
-    states.set(groupId, state);
-    if (type === 'streams') continue;
-    if (type === null) typeUnknown.add(groupId);
-    enqueue(type === 'consumer' || type === 'share' ? type : 'classic', coordinator, groupId);
+  private readonly converted = new Set<string>();
+
+  constructor(private readonly input: DescribeGroupsInput) {}
+
+  firstRound(): Queue {
+    const input = this.input;
+    const leaderOf = new Map<number, number>((input.offsetsTopic?.partitions ?? []).map((p) => [p.partition, p.leader]));
+    const queue: Queue = new Map();
+    for (const [groupId, info] of input.listed) {
+      const offsetsPartition = offsetsPartitionFor(groupId, input.offsetsTopicPartitions);
+      // The coordinator is the leader of the group's offsets partition; we ask it
+      // directly so an error is attributed to a known broker.
+      const leader = leaderOf.get(offsetsPartition);
+      const coordinator = leader !== undefined && leader >= 0 ? leader : info.brokerId;
+      const type = listedType(info);
+      const state: GroupState = { groupId, state: info.groupState || 'Unknown', protocolType: info.protocolType, coordinator, offsetsPartition, error: null, ...(type ? { groupType: type } : {}) };
+      this.states.set(groupId, state);
+      if (type === 'streams') continue;
+      if (type === null) this.typeUnknown.add(groupId);
+      enqueue(queue, type === 'consumer' || type === 'share' ? type : 'classic', coordinator, groupId);
+    }
+    return queue;
   }
 
-  const markFailed = (ids: readonly string[], message: string) => {
-    for (const id of ids) states.get(id)!.error = { code: -1, type: 'REQUEST_FAILED', message };
-  };
-  const apiName: Record<Describer, string> = { classic: 'DescribeGroups', consumer: 'ConsumerGroupDescribe', share: 'ShareGroupDescribe' };
-  /** One batch of one describe API on one coordinator; a broker that fails is unreachable from then on. */
-  const describe = async (describer: Describer, brokerId: number, ids: string[]): Promise<void> => {
-    const conn = conns.get(brokerId);
-    if (!conn || unreachable.has(brokerId)) return markFailed(ids, `coordinator broker ${brokerId} is not reachable`);
-    try {
-      const what = `${apiName[describer]} on broker ${brokerId}`;
-      if (describer === 'classic') {
-        const res = await withTimeout(conn.describeGroups(ids), input.budget(input.requestTimeoutMs), what);
-        for (const g of res.groups) {
-          const s = states.get(g.groupId);
-          if (!s) continue;
-          s.state = g.errorCode === 0 ? g.state : 'Unknown';
-          if (g.errorCode === 0) s.members = g.members?.length ?? 0;
-          if (g.errorCode === 0 && converted.has(g.groupId)) s.groupType = 'classic';
-          if (g.protocolType) s.protocolType = g.protocolType;
-          s.error = g.errorCode === 0 ? null : kafkaError(g.errorCode);
-        }
-        return;
-      }
-      if (!supports(conn, describer === 'consumer' ? CONSUMER_GROUP_DESCRIBE_API_KEY : SHARE_GROUP_DESCRIBE_API_KEY)) {
-        // Listed with a type its coordinator cannot describe (a cluster mid-upgrade): ListGroups' state, members unknown.
-        for (const id of ids) if (states.get(id)!.state === 'Unknown') states.get(id)!.error = { code: 35, type: 'UNSUPPORTED_VERSION', message: `broker ${brokerId} does not serve ${apiName[describer]}` };
-        return;
-      }
-      const res = await withTimeout(conn.request(describer === 'consumer' ? ConsumerGroupDescribe : ShareGroupDescribe, { groupIds: ids }), input.budget(input.requestTimeoutMs), what);
-      for (const g of res.groups) {
-        const s = states.get(g.groupId);
-        if (!s) continue;
-        if (g.errorCode !== 0) {
-          if (g.errorCode === GROUP_ID_NOT_FOUND && describer === 'consumer') {
-            // Asked as a fallback and not a consumer group either: DescribeGroups' answer stands.
-            if (typeUnknown.has(g.groupId)) continue;
-            converted.add(g.groupId);
-          }
-          s.state = 'Unknown';
-          s.error = kafkaError(g.errorCode);
-          continue;
-        }
-        s.groupType = describer;
-        s.state = g.groupState;
-        s.members = g.members.length;
-        s.error = null;
-        s.epoch = { group: g.groupEpoch, assignment: g.assignmentEpoch };
-        s.assignments = assignmentsOf(g.members);
-      }
-    } catch (err) {
-      unreachable.add(brokerId);
-      errors.push({ scope: `broker:${brokerId}`, message: `${apiName[describer]}: ${errorMessage(err)}` });
-      markFailed(ids, errorMessage(err));
+  secondRound(): Queue {
+    const { conns, unreachable } = this.input;
+    const queue: Queue = new Map();
+    for (const id of this.typeUnknown) {
+      const s = this.states.get(id)!;
+      if (s.coordinator !== null && unknownToClassic(s) && supports(conns.get(s.coordinator), CONSUMER_GROUP_DESCRIBE_API_KEY) && !unreachable.has(s.coordinator)) enqueue(queue, 'consumer', s.coordinator, id);
     }
-  };
-  const run = (work: Map<string, string[]>) => {
+    for (const id of this.converted) enqueue(queue, 'classic', this.states.get(id)!.coordinator!, id);
+    return queue;
+  }
+
+  result(): GroupState[] {
+    // What DescribeGroups alone described is classic (a broker without ConsumerGroupDescribe has no other kind).
+    for (const id of this.typeUnknown) {
+      const s = this.states.get(id)!;
+      s.groupType ??= s.error === null ? 'classic' : 'unknown';
+    }
+    return [...this.states.values()].sort((a, b) => a.groupId.localeCompare(b.groupId));
+  }
+
+  run(work: Queue): Promise<unknown> {
     const batches: { describer: Describer; brokerId: number; ids: string[] }[] = [];
     for (const [key, ids] of work) {
       const [describer, broker] = key.split(':') as [Describer, string];
-      for (const batch of chunk(ids.sort(), input.batchSize)) batches.push({ describer, brokerId: Number(broker), ids: batch });
+      for (const batch of chunk(ids.sort(), this.input.batchSize)) batches.push({ describer, brokerId: Number(broker), ids: batch });
     }
-    return mapLimit(batches, input.concurrency, ({ describer, brokerId, ids }) => describe(describer, brokerId, ids));
-  };
-  await run(queue);
+    return mapLimit(batches, this.input.concurrency, ({ describer, brokerId, ids }) => this.describe(describer, brokerId, ids));
+  }
 
-  // Not listed with a type and unknown to DescribeGroups: a consumer-protocol group, where its coordinator has the API;
-  // listed as a consumer group and no longer one: DescribeGroups.
-  queue.clear();
-  for (const id of typeUnknown) {
-    const s = states.get(id)!;
-    if (s.coordinator !== null && unknownToClassic(s) && supports(conns.get(s.coordinator), CONSUMER_GROUP_DESCRIBE_API_KEY) && !unreachable.has(s.coordinator)) enqueue('consumer', s.coordinator, id);
+  private markFailed(ids: readonly string[], message: string): void {
+    for (const id of ids) this.states.get(id)!.error = { code: -1, type: 'REQUEST_FAILED', message };
   }
-  for (const id of converted) enqueue('classic', states.get(id)!.coordinator!, id);
-  if (queue.size > 0) await run(queue);
-  // What DescribeGroups alone described is classic (a broker without ConsumerGroupDescribe has no other kind).
-  for (const id of typeUnknown) {
-    const s = states.get(id)!;
-    s.groupType ??= s.error === null ? 'classic' : 'unknown';
+
+  /** One batch of one describe API on one coordinator; a broker that fails is unreachable from then on. */
+  private async describe(describer: Describer, brokerId: number, ids: string[]): Promise<void> {
+    const { conns, unreachable, errors } = this.input;
+    const conn = conns.get(brokerId);
+    if (!conn || unreachable.has(brokerId)) return this.markFailed(ids, `coordinator broker ${brokerId} is not reachable`);
+    try {
+      const what = `${API_NAME[describer]} on broker ${brokerId}`;
+      if (describer === 'classic') return this.classicAnswer(await withTimeout(conn.describeGroups(ids), this.input.budget(this.input.requestTimeoutMs), what));
+      if (!supports(conn, describer === 'consumer' ? CONSUMER_GROUP_DESCRIBE_API_KEY : SHARE_GROUP_DESCRIBE_API_KEY)) {
+        // Listed with a type its coordinator cannot describe (a cluster mid-upgrade): ListGroups' state, members unknown.
+        for (const id of ids) if (this.states.get(id)!.state === 'Unknown') this.states.get(id)!.error = { code: 35, type: 'UNSUPPORTED_VERSION', message: `broker ${brokerId} does not serve ${API_NAME[describer]}` };
+        return;
+      }
+      const res = await withTimeout(conn.request(describer === 'consumer' ? ConsumerGroupDescribe : ShareGroupDescribe, { groupIds: ids }), this.input.budget(this.input.requestTimeoutMs), what);
+      this.kip848Answer(describer, res.groups);
+    } catch (err) {
+      unreachable.add(brokerId);
+      errors.push({ scope: `broker:${brokerId}`, message: `${API_NAME[describer]}: ${errorMessage(err)}` });
+      this.markFailed(ids, errorMessage(err));
+    }
   }
-  return [...states.values()].sort((a, b) => a.groupId.localeCompare(b.groupId));
+
+  private classicAnswer(res: RawDescribeGroups): void {
+    for (const g of res.groups) {
+      const s = this.states.get(g.groupId);
+      if (!s) continue;
+      s.state = g.errorCode === 0 ? g.state : 'Unknown';
+      if (g.errorCode === 0) s.members = g.members?.length ?? 0;
+      if (g.errorCode === 0 && this.converted.has(g.groupId)) s.groupType = 'classic';
+      if (g.protocolType) s.protocolType = g.protocolType;
+      s.error = g.errorCode === 0 ? null : kafkaError(g.errorCode);
+    }
+  }
+
+  /** ConsumerGroupDescribe's or ShareGroupDescribe's groups. */
+  private kip848Answer(describer: 'consumer' | 'share', groups: readonly DescribedGroup<ShareGroupMember>[]): void {
+    for (const g of groups) {
+      const s = this.states.get(g.groupId);
+      if (!s) continue;
+      if (g.errorCode !== 0) {
+        if (g.errorCode === GROUP_ID_NOT_FOUND && describer === 'consumer') {
+          // Asked as a fallback and not a consumer group either: DescribeGroups' answer stands.
+          if (this.typeUnknown.has(g.groupId)) continue;
+          this.converted.add(g.groupId);
+        }
+        s.state = 'Unknown';
+        s.error = kafkaError(g.errorCode);
+        continue;
+      }
+      s.groupType = describer;
+      s.state = g.groupState;
+      s.members = g.members.length;
+      s.error = null;
+      s.epoch = { group: g.groupEpoch, assignment: g.assignmentEpoch };
+      s.assignments = assignmentsOf(g.members);
+    }
+  }
 }

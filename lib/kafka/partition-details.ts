@@ -1,11 +1,11 @@
 // Every partition's ELR and last known ELR, from DescribeTopicPartitions
-// (lib/kafka/protocol/describe-topic-partitions.ts) where the broker serves it:
+// (lib/kafka/api/describe-topic-partitions/codec.ts) where the broker serves it:
 // one broker, page after page along the cursor, under a bound on pages.
 // Where it does not (ZooKeeper mode, KRaft before 3.8) the snapshot keeps what
 // Metadata said and leaves `elr` unset: unknown, never "empty".
 
 import type { SnapshotError, TopicState } from './types.ts';
-import { DESCRIBE_TOPIC_PARTITIONS_API_KEY, DescribeTopicPartitions, type DescribedPartition, type TopicPartitionCursor } from './protocol/describe-topic-partitions.ts';
+import { DESCRIBE_TOPIC_PARTITIONS_API_KEY, DescribeTopicPartitions, type DescribedPartition, type TopicPartitionCursor } from './api/describe-topic-partitions/codec.ts';
 import { type WireBroker, UnsupportedVersionError } from './wire.ts';
 import { withTimeout } from './limits.ts';
 import { errorMessage } from '../runtime/errors.ts';

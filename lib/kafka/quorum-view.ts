@@ -10,8 +10,8 @@
 // (Kafka 3.9+) the leader reports each voter's directory id, which only a dynamic
 // quorum knows (a static voter's is the zero UUID); lines that answer v0/v1
 // predate kraft.version 1, so their quorum is static.
-import type { DescribeQuorumResult, QuorumReplicaState } from './protocol/describe-quorum.ts';
-import { ZERO_DIRECTORY_ID } from './protocol/describe-quorum.ts';
+import type { DescribeQuorumResult, QuorumReplicaState } from './api/describe-quorum/codec.ts';
+import { ZERO_DIRECTORY_ID } from './api/describe-quorum/codec.ts';
 
 export interface QuorumReplica {
   id: number;

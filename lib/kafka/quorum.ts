@@ -11,7 +11,7 @@
 // for the held request. Never throws: the view says what happened
 // (lib/kafka/quorum-view.ts). whenQuorumLost lets the snapshot's other reads stop
 // waiting once the quorum is known lost.
-import { DescribeQuorum, DESCRIBE_QUORUM_API_KEY } from './protocol/describe-quorum.ts';
+import { DescribeQuorum, DESCRIBE_QUORUM_API_KEY } from './api/describe-quorum/codec.ts';
 import { quorumViewFrom, quorumViewWithout, type QuorumView } from './quorum-view.ts';
 import { KafkaErrorCode, kafkaError } from './errors.ts';
 import { withTimeout } from './limits.ts';

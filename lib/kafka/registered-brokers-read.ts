@@ -1,10 +1,10 @@
 // The snapshot's read of every registered broker, fenced ones included:
-// DescribeCluster v2 with IncludeFencedBrokers (lib/kafka/protocol/describe-cluster.ts)
+// DescribeCluster v2 with IncludeFencedBrokers (lib/kafka/api/describe-cluster/codec.ts)
 // at one broker, a second only if the first failed. A broker that serves only
 // v0-v1 (Kafka before 4.0, ZooKeeper mode) makes the view "unsupported": the
 // line cannot say, which is not an error.
 
-import { DESCRIBE_CLUSTER_API_KEY, DESCRIBE_CLUSTER_FENCED_VERSION, DescribeCluster, ENDPOINT_TYPE_BROKERS } from './protocol/describe-cluster.ts';
+import { DESCRIBE_CLUSTER_API_KEY, DESCRIBE_CLUSTER_FENCED_VERSION, DescribeCluster, ENDPOINT_TYPE_BROKERS } from './api/describe-cluster/codec.ts';
 import type { RegisteredBrokersView } from './registered-brokers.ts';
 import { kafkaError } from './errors.ts';
 import { withTimeout } from './limits.ts';

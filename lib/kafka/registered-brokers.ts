@@ -10,29 +10,10 @@
 // Metadata alone cannot tell that apart from a broker the cluster never had;
 // DescribeCluster v2 with IncludeFencedBrokers can.
 
-import type { ClusterSnapshot } from './types.ts';
+import type { ClusterSnapshot, RegisteredBroker, RegisteredBrokersView } from './types.ts';
 
-export interface RegisteredBroker {
-  id: number;
-  host: string;
-  port: number;
-  rack: string | null;
-  fenced: boolean;
-}
-
-/** Every registered broker, as one broker's DescribeCluster v2 answered. */
-export interface RegisteredBrokersView {
-  /**
-   * read: `brokers` is every registration; unsupported: this Kafka line cannot
-   * list fenced brokers (before 4.0, ZooKeeper mode), not an error; failed: the
-   * read failed (`reason`).
-   */
-  status: 'read' | 'unsupported' | 'failed';
-  brokers: RegisteredBroker[];
-  reason: string | null;
-  /** The broker that answered (read), null otherwise. */
-  answeredBy: number | null;
-}
+// The registration types are the snapshot's (types.ts), named here where their readers look for them.
+export type { RegisteredBroker, RegisteredBrokersView };
 
 /**
  * Where a broker stands: live (Metadata lists it), fenced (registered, not

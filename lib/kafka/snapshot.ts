@@ -5,23 +5,21 @@
 // timeout; a broker that fails becomes `unreachableBrokers` + `errors` and the
 // snapshot is marked partial rather than thrown away.
 
-import type { BrokerInfo, BrokerCoordinatorError, ClusterSnapshot, ConsumerSample, SnapshotError, TopicConfigSubset, TopicState, TransactionsView } from './types.ts';
-import type { OpenConnections } from './admin/nodes.ts';
+import type { BrokerInfo, ClusterSnapshot, SnapshotError, TopicState, TransactionsView } from './types.ts';
+import type { OpenConnections } from './router/nodes.ts';
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS } from './group-partition.ts';
 import { type RawMetadata, WireBroker } from './wire.ts';
-import { kafkaError } from './errors.ts';
-import { chunk, mapLimit, withTimeout } from './limits.ts';
-import { anyLag, readConsumerSample } from './consumer-offsets.ts';
+import { withTimeout } from './limits.ts';
 import { readElrInto } from './partition-details.ts';
-import { commitsOffsets, describeListedGroups, type ListedGroupInfo } from './groups.ts';
+import { describeConfigs, listGroupsPass, readGroupsAndLag, readReassignmentsInto, topicsOf, type SnapshotPass } from './snapshot-reads.ts';
 import { readRegisteredBrokers } from './registered-brokers-read.ts';
-import { afterQuorum, NO_QUORUM_LEADER, QUORUM_READ_TIMEOUT_MS, readQuorum, whenQuorumLost } from './quorum.ts';
+import { NO_QUORUM_LEADER, QUORUM_READ_TIMEOUT_MS, readQuorum, whenQuorumLost } from './quorum.ts';
 import type { RegisteredBrokersView } from './registered-brokers.ts';
 import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
-export const SNAPSHOT_CONFIG_NAMES = ['min.insync.replicas', 'unclean.leader.election.enable', 'cleanup.policy', 'segment.bytes'];
+export { SNAPSHOT_CONFIG_NAMES } from './snapshot-reads.ts';
 
 export interface SnapshotOptions {
   /** Limit to these topics (__consumer_offsets is always added, for group attribution). */
@@ -112,6 +110,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
   const unreachable = new Set<number>();
   const opened: WireBroker[] = [];
   let transactionsRead: Promise<TransactionsView> | undefined;
+  const pass: SnapshotPass = { wireOptions, concurrency, errors, budget, remaining, now };
   const open = (host: string, port: number, nodeId: number | null) => {
     const b = new WireBroker(host, port, nodeId, wireOptions);
     opened.push(b);
@@ -124,18 +123,8 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
     const { metadata } = await bootstrapMetadata(config.bootstrap, topicFilter, open, budget, wireOptions.requestTimeoutMs + wireOptions.connectionTimeoutMs * 2, connected);
     const takenAt = new Date(now()).toISOString();
 
-    const brokers: BrokerInfo[] = metadata.brokers
-      .map((b) => ({ id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null }))
-      .sort((a, b) => a.id - b.id);
-    // A broker the bootstrap list named as Metadata advertises it keeps the connection already open
-    // (one handshake less per broker: TLS, SASL and ApiVersions).
-    const brokerConns = new Map<number, WireBroker>(
-      brokers.map((b) => {
-        const same = connected.get(`${b.host}:${b.port}`);
-        connected.delete(`${b.host}:${b.port}`);
-        return [b.id, same ? same.as(b.id) : open(b.host, b.port, b.id)];
-      }),
-    );
+    const brokers = brokersOf(metadata);
+    const brokerConns = reuseConnections(brokers, connected, open);
     const fail = (brokerId: number, what: string, err: unknown) => {
       unreachable.add(brokerId);
       errors.push({ scope: `broker:${brokerId}`, message: `${what}: ${errorMessage(err)}` });
@@ -143,112 +132,27 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
     /** Brokers to use for cluster-wide questions, answering ones first. */
     const healthyBrokers = () => brokers.filter((b) => !unreachable.has(b.id)).map((b) => b.id);
 
-    const topics: TopicState[] = [];
-    for (const t of metadata.topicMetadata) {
-      // UNKNOWN_TOPIC_OR_PARTITION for an explicitly named topic, authorization errors...
-      if (t.topicErrorCode !== 0 && t.partitionMetadata.length === 0) {
-        const e = kafkaError(t.topicErrorCode);
-        if (!(t.topic === CONSUMER_OFFSETS_TOPIC && t.topicErrorCode === 3)) errors.push({ scope: `topic:${t.topic}`, message: `${e.type}: ${e.message}` });
-        continue;
-      }
-      topics.push({
-        name: t.topic,
-        internal: t.isInternal,
-        partitions: t.partitionMetadata
-          .map((p) => ({ partition: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr, offlineReplicas: p.offlineReplicas ?? [] }))
-          .sort((a, b) => a.partition - b.partition),
-        config: null,
-      });
-    }
-    topics.sort((a, b) => a.name.localeCompare(b.name));
+    const topics = topicsOf(metadata, errors);
     const offsetsTopic = topics.find((t) => t.name === CONSUMER_OFFSETS_TOPIC);
     const offsetsTopicPartitions = offsetsTopic?.partitions.length || DEFAULT_OFFSETS_TOPIC_PARTITIONS;
 
     // Liveness first, so the slower questions go to brokers that answer. This is
     // also the ListGroups pass: each broker lists the groups it coordinates.
-    const listed = new Map<string, ListedGroupInfo>();
-    const coordinatorErrors: BrokerCoordinatorError[] = [];
-    await mapLimit(brokers, concurrency, async (b) => {
-      const conn = brokerConns.get(b.id)!;
-      try {
-        await withTimeout(conn.connect(), budget(wireOptions.connectionTimeoutMs * 2), `connect to broker ${b.id}`);
-        const res = await withTimeout(conn.listGroups(), budget(wireOptions.requestTimeoutMs), `ListGroups on broker ${b.id}`);
-        if (res.errorCode !== 0) {
-          const e = kafkaError(res.errorCode);
-          coordinatorErrors.push({ brokerId: b.id, code: e.code, type: e.type });
-          errors.push({ scope: `groups:broker:${b.id}`, message: `ListGroups: ${e.type}` });
-        }
-        for (const g of res.groups) listed.set(g.groupId, { protocolType: g.protocolType, brokerId: b.id, groupState: g.groupState, groupType: g.groupType });
-      } catch (err) {
-        fail(b.id, 'ListGroups', err);
-      }
-    });
+    const { listed, coordinatorErrors } = await listGroupsPass(pass, brokers, brokerConns, fail);
 
     // From here on, beside everything else the snapshot asks.
     if (options.transactions) {
-      const read = options.transactions;
       const shared = { open: { wire: wireOptions, brokers, controllerId: metadata.controllerId, conns: [...brokerConns.values()] }, topics, reachable: healthyBrokers(), timeoutMs: remaining() };
-      const at = now();
-      transactionsRead = Promise.resolve()
-        .then(() => read(shared))
-        .catch((err: unknown) => ({ status: 'failed', reason: errorMessage(err), at, maxTransactionTimeoutMs: null, partitions: [], errors: [] }));
+      transactionsRead = readTransactions(options.transactions, shared, now());
     }
 
-    // The KRaft quorum, through two brokers under a short bound; reads only the controller answers wait for it, and are not sent without a leader.
-    const quorumRead = readQuorum(healthyBrokers().map((id) => brokerConns.get(id)!), { open, timeoutMs: budget(QUORUM_READ_TIMEOUT_MS), now });
-    // Reads the brokers answer from their metadata but that an absent controller could hold: once the quorum is
-    // known lost they stop waiting, and the snapshot says why (topics keep Metadata's view).
-    const quorumLost = whenQuorumLost(quorumRead).then(() => NO_QUORUM_LEADER);
-    const [configs, , partitionSource, registeredBrokers] = await Promise.all([
-      describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, options.configBatchSize ?? 200, concurrency, budget, wireOptions.requestTimeoutMs, errors),
-      (async () => {
-        // ZooKeeper-mode brokers other than the controller answer NOT_CONTROLLER; KRaft brokers all forward.
-        const target = healthyBrokers().includes(metadata.controllerId) ? metadata.controllerId : healthyBrokers()[0];
-        if (target === undefined) return;
-        try {
-          const res = await withTimeout(afterQuorum(quorumRead, () => brokerConns.get(target)!.listPartitionReassignments(wireOptions.requestTimeoutMs)), budget(wireOptions.requestTimeoutMs), 'ListPartitionReassignments');
-          if (res.errorCode !== 0) throw new Error(kafkaError(res.errorCode).type);
-          const byTopic = new Map(topics.map((t) => [t.name, t]));
-          for (const rt of res.topics) {
-            const t = byTopic.get(rt.name);
-            for (const rp of rt.partitions) {
-              const p = t?.partitions.find((x) => x.partition === rp.partition);
-              if (p && rp.addingReplicas.length > 0) p.addingReplicas = rp.addingReplicas;
-            }
-          }
-        } catch (err) {
-          errors.push({ scope: 'reassignments', message: errorMessage(err) });
-        }
-      })(),
-      // Same snapshot, ELR added where the brokers serve it (else Metadata's view stands).
-      readElrInto(topics, healthyBrokers().map((id) => brokerConns.get(id)!), topicFilter, () => budget(wireOptions.requestTimeoutMs), errors, quorumLost),
-      // Fenced brokers (KIP-1073), where the line can list them; never an error (the view says why not).
-      Promise.race([
-        readRegisteredBrokers(healthyBrokers().map((id) => brokerConns.get(id)!), () => budget(wireOptions.requestTimeoutMs)),
-        quorumLost.then((reason): RegisteredBrokersView => ({ status: 'failed', brokers: [], reason, answeredBy: null })),
-      ]),
-    ]);
+    const alongside = { topics, topicFilter, controllerId: metadata.controllerId, healthyBrokers, brokerConns, open, configBatchSize: options.configBatchSize ?? 200 };
+    const { quorumRead, configs, partitionSource, registeredBrokers } = await readAlongsideQuorum(pass, alongside);
     for (const t of topics) t.config = configs.get(t.name) ?? null;
 
-    // Each group by the API that knows its kind (lib/kafka/groups.ts); share groups keep no offsets to sample.
-    const groups = await describeListedGroups({ listed, offsetsTopic, offsetsTopicPartitions, conns: brokerConns, unreachable, batchSize: options.groupBatchSize ?? 100, concurrency, budget, requestTimeoutMs: wireOptions.requestTimeoutMs, errors });
-    const offsetGroups = groups.filter(commitsOffsets);
-
-    const consumerSamples: ConsumerSample[] = [];
-    if (options.consumers !== false && offsetGroups.length > 0) {
-      const sampleInput = { groups: offsetGroups, topics, conns: brokerConns, unreachable, concurrency, budget, requestTimeoutMs: wireOptions.requestTimeoutMs, errors, now };
-      consumerSamples.push(await readConsumerSample({ ...sampleInput, withStart: true }));
-      const windowMs = options.consumerSampleWindowMs ?? 0;
-      // A second look only where it can change the verdict, and only if the budget allows it.
-      if (windowMs > 0 && anyLag(consumerSamples[0]!) && remaining() > windowMs + wireOptions.requestTimeoutMs) {
-        await (options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(Math.max(0, consumerSamples[0]!.at + windowMs - now()));
-        consumerSamples.push(await readConsumerSample({ ...sampleInput, withStart: false }));
-      }
-    }
+    const { groups, consumerSamples } = await readGroupsAndLag(pass, { listed, offsetsTopic, offsetsTopicPartitions, topics, brokerConns, unreachable }, options);
 
     const transactions = await transactionsRead;
-    // Unknown ELR is said where it matters (findings, plans); the partitions themselves were read.
-    const partial = unreachable.size > 0 || errors.some((e) => !e.scope.startsWith('topic:') && !e.scope.startsWith('groups:') && e.scope !== 'elr');
     return {
       takenAt,
       clusterId: metadata.clusterId ?? null,
@@ -259,7 +163,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
       offsetsTopicPartitions,
       unreachableBrokers: [...unreachable].sort((a, b) => a - b),
       errors,
-      partial,
+      partial: isPartial(unreachable, errors),
       coordinatorErrors,
       topicFilter: topicFilter ? (options.topics ?? null) : null,
       partitionSource,
@@ -273,6 +177,76 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
     await transactionsRead;
     await Promise.all(opened.map((b) => b.disconnect()));
   }
+}
+
+/** A broker did not answer, or a read failed; topic and group errors are Kafka's answers, and unknown ELR is said where it matters (findings, plans). */
+function isPartial(unreachable: ReadonlySet<number>, errors: readonly SnapshotError[]): boolean {
+  return unreachable.size > 0 || errors.some((e) => !e.scope.startsWith('topic:') && !e.scope.startsWith('groups:') && e.scope !== 'elr');
+}
+
+/** Metadata's brokers, by id. */
+function brokersOf(metadata: RawMetadata): BrokerInfo[] {
+  return metadata.brokers.map((b) => ({ id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null })).sort((a, b) => a.id - b.id);
+}
+
+/**
+ * A connection per broker. A broker the bootstrap list named as Metadata
+ * advertises it keeps the connection already open (one handshake less per
+ * broker: TLS, SASL and ApiVersions).
+ */
+function reuseConnections(brokers: readonly BrokerInfo[], connected: Map<string, WireBroker>, open: (host: string, port: number, nodeId: number | null) => WireBroker): Map<number, WireBroker> {
+  return new Map<number, WireBroker>(
+    brokers.map((b) => {
+      const same = connected.get(`${b.host}:${b.port}`);
+      connected.delete(`${b.host}:${b.port}`);
+      return [b.id, same ? same.as(b.id) : open(b.host, b.port, b.id)];
+    }),
+  );
+}
+
+/** The read alongside the snapshot (SnapshotOptions.transactions), started now; a failure is its view's status. */
+function readTransactions(read: (shared: SharedConnections) => Promise<TransactionsView>, shared: SharedConnections, at: number): Promise<TransactionsView> {
+  return Promise.resolve()
+    .then(() => read(shared))
+    .catch((err: unknown) => ({ status: 'failed', reason: errorMessage(err), at, maxTransactionTimeoutMs: null, partitions: [], errors: [] }));
+}
+
+/**
+ * The KRaft quorum, through two brokers under a short bound, and at the same
+ * time the topic configs, reassignments, ELR and registered brokers: reads only
+ * the controller answers wait for the quorum, and are not sent without a leader.
+ */
+async function readAlongsideQuorum(
+  pass: SnapshotPass,
+  input: {
+    topics: TopicState[];
+    topicFilter: string[] | null;
+    controllerId: number;
+    healthyBrokers: () => number[];
+    brokerConns: Map<number, WireBroker>;
+    open: (host: string, port: number, nodeId: number | null) => WireBroker;
+    configBatchSize: number;
+  },
+) {
+  const { topics, topicFilter, healthyBrokers, brokerConns } = input;
+  const { budget, errors, concurrency, wireOptions, now } = pass;
+  const quorumRead = readQuorum(healthyBrokers().map((id) => brokerConns.get(id)!), { open: input.open, timeoutMs: budget(QUORUM_READ_TIMEOUT_MS), now });
+  // Reads the brokers answer from their metadata but that an absent controller could hold: once the quorum is
+  // known lost they stop waiting, and the snapshot says why (topics keep Metadata's view).
+  const quorumLost = whenQuorumLost(quorumRead).then(() => NO_QUORUM_LEADER);
+  const [configs, , partitionSource, registeredBrokers] = await Promise.all([
+    describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, input.configBatchSize, concurrency, budget, wireOptions.requestTimeoutMs, errors),
+    // ZooKeeper-mode brokers other than the controller answer NOT_CONTROLLER; KRaft brokers all forward.
+    readReassignmentsInto(pass, topics, healthyBrokers().includes(input.controllerId) ? input.controllerId : healthyBrokers()[0], brokerConns, quorumRead),
+    // Same snapshot, ELR added where the brokers serve it (else Metadata's view stands).
+    readElrInto(topics, healthyBrokers().map((id) => brokerConns.get(id)!), topicFilter, () => budget(wireOptions.requestTimeoutMs), errors, quorumLost),
+    // Fenced brokers (KIP-1073), where the line can list them; never an error (the view says why not).
+    Promise.race([
+      readRegisteredBrokers(healthyBrokers().map((id) => brokerConns.get(id)!), () => budget(wireOptions.requestTimeoutMs)),
+      quorumLost.then((reason): RegisteredBrokersView => ({ status: 'failed', brokers: [], reason, answeredBy: null })),
+    ]),
+  ]);
+  return { quorumRead, configs, partitionSource, registeredBrokers };
 }
 
 async function bootstrapMetadata(
@@ -321,60 +295,4 @@ async function bootstrapMetadata(
     }
   }
   throw new BootstrapUnreachableError(`could not read cluster metadata from any bootstrap server (${failures.join('; ')})`);
-}
-
-/** ConfigSource DYNAMIC_TOPIC_CONFIG: set on the topic itself. */
-const TOPIC_OVERRIDE_SOURCE = 1;
-
-function parseTopicConfig(entries: { configName: string; configValue: string | null; configSource?: number }[]): TopicConfigSubset {
-  const get = (name: string) => entries.find((e) => e.configName === name)?.configValue ?? null;
-  const minIsr = Number(get('min.insync.replicas'));
-  const segmentBytes = get('segment.bytes');
-  return {
-    minInsyncReplicas: Number.isInteger(minIsr) && minIsr > 0 ? minIsr : 1,
-    uncleanLeaderElectionEnable: get('unclean.leader.election.enable') === 'true',
-    cleanupPolicy: get('cleanup.policy') ?? 'delete',
-    segmentBytes: segmentBytes === null || !Number.isFinite(Number(segmentBytes)) ? null : Number(segmentBytes),
-    overrides: entries.filter((e) => e.configSource === TOPIC_OVERRIDE_SOURCE).map((e) => e.configName).sort(),
-  };
-}
-
-async function describeConfigs(
-  topicNames: string[],
-  brokerIds: number[],
-  conns: Map<number, WireBroker>,
-  batchSize: number,
-  concurrency: number,
-  budget: (perCall: number) => number,
-  requestTimeoutMs: number,
-  errors: SnapshotError[],
-): Promise<Map<string, TopicConfigSubset>> {
-  const out = new Map<string, TopicConfigSubset>();
-  if (brokerIds.length === 0 || topicNames.length === 0) {
-    if (topicNames.length > 0) errors.push({ scope: 'configs', message: 'no broker answered; topic configs unknown' });
-    return out;
-  }
-  // Topic configs can be served by any broker: spread batches, and retry a
-  // failed batch once on the next broker.
-  await mapLimit(chunk(topicNames, batchSize), concurrency, async (batch, i) => {
-    let lastError: unknown;
-    for (let attempt = 0; attempt < Math.min(2, brokerIds.length); attempt++) {
-      const brokerId = brokerIds[(i + attempt) % brokerIds.length]!;
-      try {
-        const res = await withTimeout(conns.get(brokerId)!.describeTopicConfigs(batch, SNAPSHOT_CONFIG_NAMES), budget(requestTimeoutMs), `DescribeConfigs on broker ${brokerId}`);
-        for (const r of res.resources) {
-          if (r.errorCode !== 0) {
-            errors.push({ scope: `configs:${r.resourceName}`, message: `${kafkaError(r.errorCode).type}${r.errorMessage ? `: ${r.errorMessage}` : ''}` });
-            continue;
-          }
-          out.set(r.resourceName, parseTopicConfig(r.configEntries));
-        }
-        return;
-      } catch (err) {
-        lastError = err;
-      }
-    }
-    errors.push({ scope: 'configs', message: `${batch.length} topics: ${errorMessage(lastError)}` });
-  });
-  return out;
 }

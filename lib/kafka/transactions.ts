@@ -17,9 +17,10 @@
 import { KafkaErrorCode } from './errors.ts';
 import type { KafkaAdmin, TopicPartition } from './admin.ts';
 import type { ClusterSnapshot, CoordinatorLookup, CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from './types.ts';
-import type { PartitionProducers, TransactionDescription } from './transactions-admin.ts';
+import type { PartitionProducers } from './api/describe-producers/call.ts';
+import type { TransactionDescription } from './api/describe-transactions/call.ts';
 
-/** The per-item code transactions-admin.ts gives for a broker without the API (DescribeProducers before 2.8; ListTransactions / DescribeTransactions before 3.0). */
+/** The per-item code the transaction APIs (lib/kafka/api/) give for a broker without the API (DescribeProducers before 2.8; ListTransactions / DescribeTransactions before 3.0). */
 const { UNSUPPORTED_VERSION } = KafkaErrorCode;
 import { errorMessage } from '../runtime/errors.ts';
 

@@ -1,7 +1,29 @@
 // What one bounded pass over the cluster's metadata yields. Detectors and
 // planners are pure functions of this (plus host probe reports).
-import type { RegisteredBrokersView } from './registered-brokers.ts';
 import type { QuorumView } from './quorum-view.ts';
+
+/** A registered broker, fenced or not (KIP-1073; the pure side is registered-brokers.ts). */
+export interface RegisteredBroker {
+  id: number;
+  host: string;
+  port: number;
+  rack: string | null;
+  fenced: boolean;
+}
+
+/** Every registered broker, as one broker's DescribeCluster v2 answered. */
+export interface RegisteredBrokersView {
+  /**
+   * read: `brokers` is every registration; unsupported: this Kafka line cannot
+   * list fenced brokers (before 4.0, ZooKeeper mode), not an error; failed: the
+   * read failed (`reason`).
+   */
+  status: 'read' | 'unsupported' | 'failed';
+  brokers: RegisteredBroker[];
+  reason: string | null;
+  /** The broker that answered (read), null otherwise. */
+  answeredBy: number | null;
+}
 
 export interface BrokerInfo {
   id: number;

@@ -18,24 +18,21 @@ import type { SASLOptions } from 'kafkajs';
 import brokerModule from 'kafkajs/src/broker/index.js';
 import connectionPoolModule from 'kafkajs/src/network/connectionPool.js';
 import loggersModule from 'kafkajs/src/loggers/index.js';
-import requestsModule from 'kafkajs/src/protocol/requests/index.js';
-import apiKeysModule from 'kafkajs/src/protocol/requests/apiKeys.js';
 import encoderModule from 'kafkajs/src/protocol/encoder.js';
 import { type ApiDefinition, isFlexible } from './protocol/api.ts';
-import { Metadata } from './protocol/metadata.ts';
-import { ListGroups } from './protocol/list-groups.ts';
+import type { ProtocolFactory, RequestDefinition, WireApi } from './protocol/kafkajs.ts';
 import { Reader } from './protocol/codec.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
-import type { RawMetadata, RawListGroups, RawDescribeGroups, RawDescribeConfigs, RawReassignments, RawConfigEntry, RawFindCoordinator, RawDescribeGroupsFull, RawOffsetCommit } from './wire-types.ts';
-import { TOPIC_RESOURCE_TYPE } from './wire-types.ts';
 import { ResponderError } from '../runtime/errors.ts';
+import { Metadata, type RawMetadata } from './api/metadata/codec.ts';
+import { ListGroups, type ListGroupsResult } from './api/list-groups/codec.ts';
+import { DescribeGroupsWire, type RawDescribeGroups, type RawDescribeGroupsFull } from './api/describe-groups/codec.ts';
+import { DescribeConfigsWire, TOPIC_RESOURCE_TYPE, type RawConfigEntry, type RawDescribeConfigs } from './api/describe-configs/codec.ts';
+import { FindCoordinatorWire, type RawFindCoordinator } from './api/find-coordinator/codec.ts';
+import { OffsetCommitWire, type RawOffsetCommit } from './api/offset-commit/codec.ts';
+import { ListPartitionReassignmentsWire, type RawReassignments } from './api/list-partition-reassignments/codec.ts';
 
-type ProtocolFactory = (args?: unknown) => { request: unknown; response: { decode(raw: Buffer): Promise<unknown> } };
-/** A request definition in kafkajs's shape: the versions it implements, and a factory per version. */
-export interface RequestDefinition {
-  versions: string[];
-  protocol(o: { version: number }): ProtocolFactory;
-}
+export type { KafkajsApi, RequestDefinition, WireApi } from './protocol/kafkajs.ts';
 export interface ApiVersionRange {
   minVersion: number;
   maxVersion: number;
@@ -68,15 +65,13 @@ function socketFactory({ host, port, ssl, onConnect }: { host: string; port: num
   return socket;
 }
 const { createLogger } = loggersModule as { createLogger(o: { level: number; logCreator: () => () => void }): unknown };
-const { requests } = requestsModule as { requests: Record<string, RequestDefinition> };
-const apiKeys = apiKeysModule as Record<string, number>;
 const Encoder = encoderModule as new () => KafkajsEncoder;
 
 // kafkajs logs connection errors loudly; the snapshot records them itself.
 const quietLogger = createLogger({ level: 0, logCreator: () => () => {} });
 
-// The decoded shapes of the kafkajs-encoded APIs (wire-types.ts), where importers have always found them.
-export type { RawMetadata, RawListGroups, RawDescribeGroups, RawDescribeConfigs, RawReassignments, RawConfigEntry, RawFindCoordinator, RawDescribeGroupsFull, RawOffsetCommit } from './wire-types.ts';
+// The decoded shapes of the kafkajs-encoded APIs (each in its folder of api/), where importers have always found them.
+export type { RawMetadata, RawDescribeGroups, RawDescribeConfigs, RawReassignments, RawConfigEntry, RawFindCoordinator, RawDescribeGroupsFull, RawOffsetCommit };
 export { TOPIC_RESOURCE_TYPE };
 
 /**
@@ -142,38 +137,13 @@ export function toRequestDefinition<A, R>(def: ApiDefinition<A, R>): RequestDefi
   };
 }
 
-/** One of kafkajs's request definitions, named and typed like one of ours. */
-export interface KafkajsApi<A, R> {
-  apiKey: number;
-  apiName: string;
-  kafkajs: RequestDefinition;
-  /** Phantom: the argument and decoded-response types. */
-  readonly types?: (a: A) => R;
-}
-
-/** What WireBroker.request sends: our definition (lib/kafka/protocol/) or kafkajs's. */
-export type WireApi<A, R> = ApiDefinition<A, R> | KafkajsApi<A, R>;
-
-function kafkajsApi<A, R>(name: string, definition: RequestDefinition | undefined = requests[name], apiName = name): KafkajsApi<A, R> {
-  const apiKey = apiKeys[name];
-  if (apiKey === undefined || !definition || definition.versions.length === 0) throw new Error(`kafkajs has no ${name} request`);
-  return { apiKey, apiName, kafkajs: definition };
-}
-
-/** The APIs we send through kafkajs's encoders and decoders (the others, Metadata, ListOffsets and OffsetFetch among them, are in lib/kafka/protocol/). */
+/** The APIs we send through kafkajs's encoders and decoders, each defined in its folder of lib/kafka/api/ (the others are our own codecs). */
 export const KAFKAJS = {
-  DescribeGroups: kafkajsApi<{ groupIds: string[] }, RawDescribeGroupsFull>('DescribeGroups'),
-  DescribeConfigs: kafkajsApi<
-    { resources: { type: number; name: string; configNames: string[] }[]; includeSynonyms: boolean },
-    { resources: (Omit<RawDescribeConfigs['resources'][number], 'configEntries'> & { configEntries: RawConfigEntry[] })[] }
-  >('DescribeConfigs'),
-  // kafkajs's name for FindCoordinator.
-  FindCoordinator: kafkajsApi<{ groupId: string; coordinatorType: number }, RawFindCoordinator>('GroupCoordinator', requests.GroupCoordinator, 'FindCoordinator'),
-  OffsetCommit: kafkajsApi<
-    { groupId: string; groupGenerationId: number; memberId: string; retentionTime: number; topics: { topic: string; partitions: { partition: number; offset: string }[] }[] },
-    RawOffsetCommit
-  >('OffsetCommit'),
-  ListPartitionReassignments: kafkajsApi<{ topics: { topic: string; partitions: number[] }[] | null; timeout: number }, RawReassignments>('ListPartitionReassignments'),
+  DescribeGroups: DescribeGroupsWire,
+  DescribeConfigs: DescribeConfigsWire,
+  FindCoordinator: FindCoordinatorWire,
+  OffsetCommit: OffsetCommitWire,
+  ListPartitionReassignments: ListPartitionReassignmentsWire,
 } as const;
 
 const ourDefinitions = new WeakMap<object, RequestDefinition>();
@@ -302,7 +272,7 @@ export class WireBroker {
   }
 
   /**
-   * The one way to send: an API of ours (lib/kafka/protocol/) or one of
+   * The one way to send: an API of ours (lib/kafka/api/<name>/codec.ts) or one of
    * kafkajs's (KAFKAJS below), decoded with every error code kept.
    */
   request<A, R>(api: WireApi<A, R>, args: A, options: RequestOptions = {}): Promise<R> {
@@ -353,22 +323,22 @@ export class WireBroker {
     return this.request(Metadata, { topics, allowAutoTopicCreation: false });
   }
 
-  listGroups(): Promise<RawListGroups> {
+  listGroups(): Promise<ListGroupsResult> {
     return this.request(ListGroups, undefined);
   }
 
   describeGroups(groupIds: string[]): Promise<RawDescribeGroups> {
-    return this.request(KAFKAJS.DescribeGroups, { groupIds });
+    return this.request(DescribeGroupsWire, { groupIds });
   }
 
   describeTopicConfigs(topics: string[], configNames: string[]): Promise<RawDescribeConfigs> {
-    return this.request(KAFKAJS.DescribeConfigs, {
+    return this.request(DescribeConfigsWire, {
       resources: topics.map((name) => ({ type: TOPIC_RESOURCE_TYPE, name, configNames })),
       includeSynonyms: false,
     });
   }
 
   listPartitionReassignments(timeoutMs: number): Promise<RawReassignments> {
-    return this.request(KAFKAJS.ListPartitionReassignments, { topics: null, timeout: timeoutMs });
+    return this.request(ListPartitionReassignmentsWire, { topics: null, timeout: timeoutMs });
   }
 }

@@ -1,7 +1,7 @@
 // Hand-built DescribeQuorum answers for the quorum detector and audit tests,
 // turned into views the way the snapshot does (quorumViewFrom).
-import type { DescribeQuorumResult, QuorumReplicaState } from '../../lib/kafka/protocol/describe-quorum.ts';
-import { ZERO_DIRECTORY_ID } from '../../lib/kafka/protocol/describe-quorum.ts';
+import type { DescribeQuorumResult, QuorumReplicaState } from '../../lib/kafka/api/describe-quorum/codec.ts';
+import { ZERO_DIRECTORY_ID } from '../../lib/kafka/api/describe-quorum/codec.ts';
 import { quorumViewFrom, quorumViewWithout, type QuorumView } from '../../lib/kafka/quorum-view.ts';
 
 /** The leader's clock at the answer (its own last caught-up time). */

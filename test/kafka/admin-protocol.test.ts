@@ -1,4 +1,4 @@
-// Byte-level checks of the request definitions kafkajs lacks (lib/kafka/protocol/)
+// Byte-level checks of the request definitions kafkajs lacks (lib/kafka/api/<name>/codec.ts)
 // and of how wire.ts frames them. No Kafka needed.
 //
 // The expected bytes were produced by Kafka 4.1.1's own generated message
@@ -11,11 +11,11 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KafkaAdminError, describeError, openAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig } from '../../lib/kafka/connection.ts';
-import { AlterPartitionReassignments } from '../../lib/kafka/protocol/alter-partition-reassignments.ts';
+import { AlterPartitionReassignments } from '../../lib/kafka/api/alter-partition-reassignments/codec.ts';
 import { Reader, Writer } from '../../lib/kafka/protocol/codec.ts';
-import { DescribeLogDirs } from '../../lib/kafka/protocol/describe-log-dirs.ts';
-import { ElectLeaders } from '../../lib/kafka/protocol/elect-leaders.ts';
-import { IncrementalAlterConfigs } from '../../lib/kafka/protocol/incremental-alter-configs.ts';
+import { DescribeLogDirs } from '../../lib/kafka/api/describe-log-dirs/codec.ts';
+import { ElectLeaders } from '../../lib/kafka/api/elect-leaders/codec.ts';
+import { IncrementalAlterConfigs } from '../../lib/kafka/api/incremental-alter-configs/codec.ts';
 import { pickVersion, toRequestDefinition } from '../../lib/kafka/wire.ts';
 import { kafkaError } from '../../lib/kafka/errors.ts';
 

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Nodes } from '../../lib/kafka/admin/nodes.ts';
+import { Nodes } from '../../lib/kafka/router/nodes.ts';
 import { KafkaAdminError, type KafkaAdmin, type TopicPartition, openAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig, splitBootstrap } from '../../lib/kafka/connection.ts';
 import { WireBroker, type RawMetadata } from '../../lib/kafka/wire.ts';

@@ -4,7 +4,7 @@
 // registered-brokers read built on it (readRegisteredBrokers) against scripted
 // brokers: v2 lists fenced brokers, v0-v1 lines are "unsupported", not failed.
 import { describe, expect, it } from 'vitest';
-import { DescribeCluster, ENDPOINT_TYPE_BROKERS } from '../../lib/kafka/protocol/describe-cluster.ts';
+import { DescribeCluster, ENDPOINT_TYPE_BROKERS } from '../../lib/kafka/api/describe-cluster/codec.ts';
 import { readRegisteredBrokers, type RegistrySource } from '../../lib/kafka/registered-brokers-read.ts';
 import { UnsupportedVersionError, pickVersion } from '../../lib/kafka/wire.ts';
 

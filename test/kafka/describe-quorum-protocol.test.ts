@@ -2,7 +2,7 @@
 // classes (DescribeQuorumRequestData / DescribeQuorumResponseData serialized with
 // MessageUtil.toByteBufferAccessor(message, version)), and the view built from it.
 import { describe, expect, it } from 'vitest';
-import { DescribeQuorum, ZERO_DIRECTORY_ID } from '../../lib/kafka/protocol/describe-quorum.ts';
+import { DescribeQuorum, ZERO_DIRECTORY_ID } from '../../lib/kafka/api/describe-quorum/codec.ts';
 import { majorityOf, quorumViewFrom } from '../../lib/kafka/quorum-view.ts';
 import { pickVersion } from '../../lib/kafka/wire.ts';
 

@@ -5,7 +5,7 @@
 // snapshot uses, against a fake broker that pages as Kafka's handler does.
 
 import { describe, expect, it } from 'vitest';
-import { DescribeTopicPartitions, type DescribeTopicPartitionsArgs, type DescribeTopicPartitionsResult, type DescribedPartition } from '../../lib/kafka/protocol/describe-topic-partitions.ts';
+import { DescribeTopicPartitions, type DescribeTopicPartitionsArgs, type DescribeTopicPartitionsResult, type DescribedPartition } from '../../lib/kafka/api/describe-topic-partitions/codec.ts';
 import { type PageSource, applyPartitionDetails, readElrInto, readPartitionDetails } from '../../lib/kafka/partition-details.ts';
 import { UnsupportedVersionError } from '../../lib/kafka/wire.ts';
 import type { SnapshotError, TopicState } from '../../lib/kafka/types.ts';

@@ -3,9 +3,9 @@
 // classes (…RequestData / …ResponseData serialized with
 // MessageUtil.toByteBufferAccessor(message, version) in jshell over the 4.4.0 jars).
 import { describe, expect, it } from 'vitest';
-import { ConsumerGroupDescribe } from '../../lib/kafka/protocol/consumer-group-describe.ts';
-import { ListGroups } from '../../lib/kafka/protocol/list-groups.ts';
-import { ShareGroupDescribe } from '../../lib/kafka/protocol/share-group-describe.ts';
+import { ConsumerGroupDescribe } from '../../lib/kafka/api/consumer-group-describe/codec.ts';
+import { ListGroups } from '../../lib/kafka/api/list-groups/codec.ts';
+import { ShareGroupDescribe } from '../../lib/kafka/api/share-group-describe/codec.ts';
 
 const hex = (b: Buffer) => b.toString('hex');
 const bytes = (h: string) => Buffer.from(h, 'hex');

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { describeListedGroups, type ListedGroupInfo } from '../../lib/kafka/groups.ts';
 import type { WireBroker } from '../../lib/kafka/wire.ts';
 import type { GroupState, SnapshotError, TopicState } from '../../lib/kafka/types.ts';
-import type { ConsumerGroupMember } from '../../lib/kafka/protocol/consumer-group-describe.ts';
+import type { ConsumerGroupMember } from '../../lib/kafka/api/consumer-group-describe/codec.ts';
 
 const GROUP_ID_NOT_FOUND = 69;
 const COORDINATOR_LOAD_IN_PROGRESS = 14;

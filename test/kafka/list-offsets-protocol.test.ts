@@ -4,7 +4,7 @@
 // growing buffer against the bytes written field by field.
 
 import { describe, expect, it } from 'vitest';
-import { ListOffsets, type ListOffsetsArgs } from '../../lib/kafka/protocol/list-offsets.ts';
+import { ListOffsets, type ListOffsetsArgs } from '../../lib/kafka/api/list-offsets/codec.ts';
 import { Reader, Writer } from '../../lib/kafka/protocol/codec.ts';
 
 const hex = (b: Buffer) => b.toString('hex');

@@ -4,8 +4,8 @@
 // MessageUtil.toByteBufferAccessor(message, version)), and round trips.
 
 import { describe, expect, it } from 'vitest';
-import { OffsetFetch } from '../../lib/kafka/protocol/offset-fetch.ts';
-import { Metadata } from '../../lib/kafka/protocol/metadata.ts';
+import { OffsetFetch } from '../../lib/kafka/api/offset-fetch/codec.ts';
+import { Metadata } from '../../lib/kafka/api/metadata/codec.ts';
 import { Writer } from '../../lib/kafka/protocol/codec.ts';
 
 const hex = (b: Buffer) => b.toString('hex');

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { afterQuorum, readQuorum, whenQuorumLost } from '../../lib/kafka/quorum.ts';
 import type { WireBroker } from '../../lib/kafka/wire.ts';
-import type { DescribeQuorumResult } from '../../lib/kafka/protocol/describe-quorum.ts';
+import type { DescribeQuorumResult } from '../../lib/kafka/api/describe-quorum/codec.ts';
 
 const answer = (leaderId = 100): DescribeQuorumResult => ({
   errorCode: 0,

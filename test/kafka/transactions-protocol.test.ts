@@ -3,10 +3,10 @@
 // DescribeTransactions*Data, ListTransactions*Data, WriteTxnMarkers*Data
 // serialized with MessageUtil.toByteBufferAccessor(message, version)).
 import { describe, expect, it } from 'vitest';
-import { DescribeProducers } from '../../lib/kafka/protocol/describe-producers.ts';
-import { DescribeTransactions } from '../../lib/kafka/protocol/describe-transactions.ts';
-import { ListTransactions } from '../../lib/kafka/protocol/list-transactions.ts';
-import { WriteTxnMarkers } from '../../lib/kafka/protocol/write-txn-markers.ts';
+import { DescribeProducers } from '../../lib/kafka/api/describe-producers/codec.ts';
+import { DescribeTransactions } from '../../lib/kafka/api/describe-transactions/codec.ts';
+import { ListTransactions } from '../../lib/kafka/api/list-transactions/codec.ts';
+import { WriteTxnMarkers } from '../../lib/kafka/api/write-txn-markers/codec.ts';
 import { pickVersion } from '../../lib/kafka/wire.ts';
 
 const hex = (b: Buffer) => b.toString('hex');

@@ -1,10 +1,13 @@
 // The admin's public types: what callers pass and get back (lib/kafka/admin.ts
-// implements KafkaAdmin; each API's request and results are in admin/<api>.ts).
+// implements KafkaAdmin; each API: its folder of lib/kafka/api/).
 
 import type { TopicPartition } from '../partitions.ts';
-import type { RawMetadata } from '../wire.ts';
-import type { ConfigOperation, ConfigResourceType } from '../protocol/incremental-alter-configs.ts';
-import type { AbortSpec, PartitionProducers, TransactionDescription, TransactionList } from '../transactions-admin.ts';
+import type { RawMetadata } from '../api/metadata/codec.ts';
+import type { ConfigOperation, ConfigResourceType } from '../api/incremental-alter-configs/codec.ts';
+import type { PartitionProducers } from '../api/describe-producers/call.ts';
+import type { TransactionDescription } from '../api/describe-transactions/call.ts';
+import type { TransactionList } from '../api/list-transactions/call.ts';
+import type { AbortSpec } from '../api/write-txn-markers/call.ts';
 
 export type { ConfigOperation, ConfigResourceType, RawMetadata, TopicPartition };
 

@@ -222,24 +222,38 @@ export class Reader {
   }
 
   /**
+   * An array of structs, the decoder tail every response repeats: each
+   * element's fields, then its tagged fields (flexible versions); null read
+   * as empty.
+   */
+  structs<T>(each: (r: this) => T): T[] {
+    return (
+      this.array((r) => {
+        const v = each(r);
+        r.tags();
+        return v;
+      }) ?? []
+    );
+  }
+
+  /** The topics → partitions nesting most responses share: each topic's name (`what` names it in errors), then its partition structs. */
+  topics<P>(what: string, partition: (r: this) => P): { name: string; partitions: P[] }[] {
+    return this.structs((r) => {
+      const name = r.requiredString(what);
+      return { name, partitions: r.structs(partition) };
+    });
+  }
+
+  /**
    * The per-topic, per-partition outcome list several admin responses share
    * (AlterPartitionReassignments, ElectLeaders): topic name, then partitions
    * with their error code and message. An absent array reads as empty.
    */
   topicPartitionResults(what: string): { topic: string; partitions: { partition: number; errorCode: number; errorMessage: string | null }[] }[] {
-    const topics =
-      this.array((r) => {
-        const topic = r.requiredString(what);
-        const partitions =
-          r.array((r) => {
-            const p = { partition: r.int32(), errorCode: r.int16(), errorMessage: r.string() };
-            r.tags();
-            return p;
-          }) ?? [];
-        r.tags();
-        return { topic, partitions };
-      }) ?? [];
-    return topics;
+    return this.structs((r) => {
+      const topic = r.requiredString(what);
+      return { topic, partitions: r.structs((r) => ({ partition: r.int32(), errorCode: r.int16(), errorMessage: r.string() })) };
+    });
   }
 
   /** Skips a struct's tagged fields (flexible versions): count, then per field its tag, size and bytes. */
