@@ -22,7 +22,7 @@ import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRes
 import type { Log } from '../runtime/log.ts';
 import { stateLagHistory } from './lag-history-store.ts';
 import { postReportChart } from './metrics/post.ts';
-import { TRANSACTION_FINDING_KINDS } from './detectors/transactions.ts';
+import { TRANSACTION_FINDING_KINDS } from './checks/transactions.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 

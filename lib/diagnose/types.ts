@@ -98,6 +98,19 @@ export interface Finding {
   fingerprint: string;
   /** Audit findings: the failure this risk leads to, said plainly. */
   prevents?: string;
+  /** The operation this finding offers (its "Plan …" button); absent when it offers none. */
+  offer?: OperationOffer;
+}
+
+/**
+ * An operation a finding offers, as its check declares it: the request the
+ * "Plan …" button sends (operation kind and parameters, validated again by the
+ * operations' schema when clicked) and the button's text. It only plans: the
+ * plan is posted for two approvals like the slash commands'.
+ */
+export interface OperationOffer {
+  label: string;
+  request: { kind: string } & Record<string, string | number | boolean>;
 }
 
 export interface DiagnosisReport {

@@ -5,7 +5,7 @@
 // lso-stalled from silence; once the coordinator answers, the verdict is theirs.
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../lib/diagnose/detect.ts';
-import { detectTransactionFindings } from '../../lib/diagnose/detectors/transactions.ts';
+import { detectTransactionFindings } from '../../lib/diagnose/checks/transactions.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
 import { offsetsPartitionFor } from '../../lib/kafka/group-partition.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../../lib/kafka/transactions.ts';

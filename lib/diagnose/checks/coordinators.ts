@@ -11,7 +11,7 @@ import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { allBeforeProcessStart } from './host-report.ts';
-import type { Detector, DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from '../check.ts';
 
 /** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
 export const COORDINATOR_ERROR_CODES: ReadonlySet<number> = new Set([14, 15, 16]);
@@ -25,7 +25,7 @@ interface CoordinatorBucket {
   evidence: Evidence[];
 }
 
-function coordinatorLoading({ snapshot, probes }: DetectionInput): Finding[] {
+function coordinatorLoading({ snapshot, probes }: CheckInput): Finding[] {
   const offsetsTopic = snapshot.topics.find((t) => t.name === CONSUMER_OFFSETS_TOPIC);
   const leaderOf = new Map<number, number>();
   for (const p of offsetsTopic?.partitions ?? []) leaderOf.set(p.partition, p.leader);
@@ -121,7 +121,7 @@ function coordinatorLoading({ snapshot, probes }: DetectionInput): Finding[] {
 }
 
 /** Metadata alone finds a loading coordinator; the host log lines add the partitions still loading and why. */
-export const coordinatorLoadingDetector: Detector = { kinds: ['coordinator-loading'], needs: ['metadata'], uses: { hosts: 'host log lines' }, detect: coordinatorLoading };
+export const coordinatorLoadingCheck: Check = { kinds: ['coordinator-loading'], needs: ['metadata'], uses: { hosts: 'host log lines' }, detect: coordinatorLoading };
 
 export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
   return coordinatorLoading({ snapshot, probes, lagHistory: [] });

@@ -3,7 +3,7 @@
 // that answered.
 
 import type { HostProbeOutcome, ProbeReport } from '../../hosts/types.ts';
-import type { Detector, DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from '../check.ts';
 import type { Evidence, Finding, FindingKind } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES } from '../finding.ts';
 
@@ -39,8 +39,8 @@ export function answeredHosts(probes: readonly HostProbeOutcome[]): HostReport[]
 }
 
 /** A detector that judges each host on its own report. */
-export function perHost(kinds: readonly FindingKind[], rule: (h: HostReport) => Finding[]): Detector {
-  return { kinds, needs: ['hosts'], detect: ({ probes }: DetectionInput) => answeredHosts(probes).flatMap(rule) };
+export function perHost(kinds: readonly FindingKind[], rule: (h: HostReport) => Finding[]): Check {
+  return { kinds, needs: ['hosts'], detect: ({ probes }: CheckInput) => answeredHosts(probes).flatMap(rule) };
 }
 
 export function logLines(label: string, values: readonly string[], brokerId: number): Evidence[] {

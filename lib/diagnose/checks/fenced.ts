@@ -13,7 +13,7 @@
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { fencedBrokers, type RegisteredBroker } from '../../kafka/registered-brokers.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
-import type { Detector, DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from '../check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 
@@ -136,11 +136,11 @@ function fencedFinding(snapshot: ClusterSnapshot, b: RegisteredBroker, proc: Fen
   });
 }
 
-export function detectFencedBrokers({ snapshot, probes }: DetectionInput): Finding[] {
+export function detectFencedBrokers({ snapshot, probes }: CheckInput): Finding[] {
   const hostAccess = probes.length > 0;
   return fencedBrokers(snapshot).map((b) => fencedFinding(snapshot, b, processOf(b.id, probes, hostAccess)));
 }
 
-export const FENCED_DETECTORS: readonly Detector[] = [
+export const FENCED_CHECKS: readonly Check[] = [
   { kinds: ['broker-fenced'], needs: ['metadata'], uses: { hosts: "whether a fenced broker's process runs" }, detect: detectFencedBrokers },
 ];

@@ -12,7 +12,7 @@ import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { majorityOf, type QuorumReplica, type QuorumView } from '../../kafka/quorum-view.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
-import type { Detector } from '../detector.ts';
+import type { Check } from '../check.ts';
 import { DIAGNOSIS_TOLERANCE, replicaHealth } from '../../kafka/quorum-health.ts';
 
 export const QUORUM_FINDING_KINDS = ['quorum-at-risk', 'quorum-lost', 'metadata-log-lag'] as const;
@@ -169,4 +169,4 @@ export function quorumSkippedCheck(snapshot: ClusterSnapshot): string | null {
   return null;
 }
 
-export const QUORUM_DETECTORS: readonly Detector[] = [{ kinds: QUORUM_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectQuorumFindings(snapshot) }];
+export const QUORUM_CHECKS: readonly Check[] = [{ kinds: QUORUM_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectQuorumFindings(snapshot) }];
