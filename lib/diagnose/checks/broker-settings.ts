@@ -8,6 +8,15 @@ import { minIsrOf } from '../partition-filters.ts';
 import type { Finding } from '../types.ts';
 import { topicFinding, userTopics } from './topic-facts.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'broker-replication-defaults': true;
+    'broker-config-drift': true;
+    'topic-override-weaker': true;
+  }
+}
+
 /** Broker settings read for the audit (DescribeConfigs names). */
 export const DRIFT_CONFIGS = [
   'min.insync.replicas',

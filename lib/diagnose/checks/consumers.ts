@@ -12,6 +12,15 @@ import { findingsOf, runChecks, viewOnce, type Check, type CheckInput } from '..
 import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag.ts';
 import { groupStateText, ownerText } from '../group-text.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'consumer-offset-below-log-start': true;
+    'consumer-offset-above-log-end': true;
+    'consumer-lag': true;
+  }
+}
+
 export interface ConsumerPartition {
   topic: string;
   partition: number;

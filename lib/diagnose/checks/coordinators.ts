@@ -13,6 +13,13 @@ import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { allBeforeProcessStart } from './host-report.ts';
 import type { Check, CheckInput } from '../check.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'coordinator-loading': true;
+  }
+}
+
 /** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
 export const COORDINATOR_ERROR_CODES: ReadonlySet<number> = new Set([14, 15, 16]);
 export const LOAD_IN_PROGRESS = 14;

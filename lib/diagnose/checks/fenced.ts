@@ -17,6 +17,14 @@ import type { Check, CheckInput } from '../check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    /** Registered but fenced (KIP-1073, Kafka 4.0 KRaft): not heartbeating, told apart from a live broker we cannot reach. */
+    'broker-fenced': true;
+  }
+}
+
 /** What the host probe says of the broker's process: gone, running (maybe recovering its logs), or not known (no host access, probe failed). */
 export type FencedProcess = { state: 'not-running' } | { state: 'running'; pid: number | null; startedAt: string | null; recovering: boolean } | { state: 'unknown'; why: string };
 

@@ -8,6 +8,14 @@ import type { Check, CheckInput } from '../check.ts';
 import { makeFinding } from '../finding.ts';
 import type { Finding } from '../types.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'stop-timeout-below-shutdown': true;
+    'fd-mmap-headroom': true;
+  }
+}
+
 /**
  * The least systemd stop timeout: what a controlled shutdown needs when none was
  * measured, and the floor when one was (a shutdown timed on a quiet day says

@@ -7,6 +7,17 @@ import type { Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import { allBeforeProcessStart, logLines, perHost, type HostReport } from './host-report.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'index-append-fatal': true;
+    'unclean-shutdown-recovery': true;
+    'corrupt-index': true;
+    'log-cleaner-stalled': true;
+    'unsupported-request-version': true;
+  }
+}
+
 /** A fatal offset-index append stops the whole broker. */
 function indexAppendFatal({ brokerId, report, host, brokers, id, runningSince }: HostReport): Finding[] {
   if (report.logs.indexAppendFatal.length > 0) {

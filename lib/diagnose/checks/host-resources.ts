@@ -9,6 +9,21 @@ import type { Evidence, Finding, Severity } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { logLines, perHost, type HostReport } from './host-report.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'missing-segments': true;
+    'risky-log-dir': true;
+    'disk-pressure': true;
+    'inode-pressure': true;
+    'fd-pressure': true;
+    'mmap-pressure': true;
+    'short-stop-timeout': true;
+    'broker-crash-loop': true;
+    'consumer-offsets-oversized': true;
+  }
+}
+
 // Incident 2: a healthy compacted partition holds a handful of 100 MB segments
 // (offsets.topic.segment.bytes); 50 segments or 1 GiB means compaction has not
 // kept up and a coordinator load will take minutes. The incident had 2,000+.

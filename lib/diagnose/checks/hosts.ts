@@ -27,6 +27,15 @@ import {
 } from './host-resources.ts';
 
 export { allBeforeProcessStart } from './host-report.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'host-unreachable': true;
+    /** Not a cluster symptom: the probe answered with something we could not read. */
+    'probe-error': true;
+  }
+}
 export {
   CRASH_LOOP_RESTARTS,
   MIN_STOP_TIMEOUT_SEC,

@@ -20,6 +20,17 @@ import { returnElectionText } from '../../operations/elr.ts';
 import { unreachableBrokers } from './unreachable.ts';
 import { viewOnce, type Check, type CheckInput } from '../check.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'offline-partition': true;
+    'under-min-isr': true;
+    'under-replicated': true;
+    'isr-single-replica': true;
+    'broker-unreachable': true;
+  }
+}
+
 export interface Bucket {
   brokers: number[];
   partitions: TopicPartitionRef[];

@@ -7,6 +7,14 @@ import type { Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import { majorityOf, type QuorumView } from '../../kafka/quorum-view.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'quorum-size-unsafe': true;
+    'quorum-static-voters': true;
+  }
+}
+
 const answered = (q: QuorumView | undefined): q is QuorumView => q?.status === 'ok' && q.voters.length > 0;
 const votersText = (q: QuorumView) => q.voters.map((v) => v.id).join(', ');
 const source = (q: QuorumView) => `DescribeQuorum v${q.version} via broker ${q.source}`;

@@ -15,6 +15,15 @@ import { makeFinding, plural } from '../finding.ts';
 import type { Check } from '../check.ts';
 import { DIAGNOSIS_TOLERANCE, replicaHealth } from '../../kafka/quorum-health.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'quorum-at-risk': true;
+    'quorum-lost': true;
+    'metadata-log-lag': true;
+  }
+}
+
 export const QUORUM_FINDING_KINDS = ['quorum-at-risk', 'quorum-lost', 'metadata-log-lag'] as const;
 
 export type ReplicaHealth = 'following' | 'behind' | 'not-fetching';

@@ -15,6 +15,13 @@ import type { Finding, OperationOffer } from '../types.ts';
 import { metadataView } from './metadata.ts';
 import { rfOf, topicFinding, userTopics } from './topic-facts.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'replication-factor-one': true;
+  }
+}
+
 const TARGET_RF = 3;
 
 /** Either grain's button: raise the first affected topic to three replicas. */

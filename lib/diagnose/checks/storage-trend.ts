@@ -7,6 +7,14 @@ import type { Check, CheckInput } from '../check.ts';
 import { trendFindings } from '../storage-samples.ts';
 import type { Finding } from '../types.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'disk-trend-full': true;
+    'inode-trend-full': true;
+  }
+}
+
 const storageTrend =
   (kind: 'disk-trend-full' | 'inode-trend-full') =>
   ({ probes, storageHistory, nowMs }: CheckInput): Finding[] =>

@@ -8,6 +8,16 @@ import { minIsrOf } from '../partition-filters.ts';
 import type { Finding } from '../types.ts';
 import { rfOf, topicFinding, userTopics } from './topic-facts.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'min-isr-not-below-rf': true;
+    'min-isr-one': true;
+    'unclean-election-enabled': true;
+    'internal-topic-unsafe': true;
+  }
+}
+
 export const SAFE_INTERNAL_RF = 3;
 export const SAFE_INTERNAL_MIN_ISR = 2;
 const INTERNAL_TOPICS = ['__consumer_offsets', '__transaction_state'];

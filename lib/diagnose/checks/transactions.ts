@@ -20,6 +20,16 @@ import { unresolvedFinding, unresolvedTransactions } from './transaction-unresol
 
 export { formatDuration } from './transaction-evidence.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'hanging-transaction': true;
+    'lso-stalled': true;
+    /** An open transaction holding the LSO whose coordinator cannot be asked yet (its __transaction_state partition has no leader). */
+    'transaction-unresolved': true;
+  }
+}
+
 export const TRANSACTION_FINDING_KINDS = ['hanging-transaction', 'lso-stalled', 'transaction-unresolved'] as const;
 
 /** read_committed groups stopped at the LSO (lib/kafka/transactions.ts, shared with the abort plan). */
