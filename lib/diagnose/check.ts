@@ -109,6 +109,34 @@ export function checksWithout(checks: readonly Check[], source: CheckSource): st
   ];
 }
 
+/** What the table of checks derives: each profile's checks, the finding kinds, the host check list, the offers. */
+export interface CheckTable {
+  CHECKS: readonly Check[];
+  /** What a diagnosis runs: what is wrong now. */
+  DIAGNOSIS_CHECKS: readonly Check[];
+  /** What the audit runs: what makes the next failure worse. */
+  PREVENTIVE_CHECKS: readonly Check[];
+  /** Every finding kind, in table order: each has its runbook, runbooks/<kind>.md (a test holds it). */
+  FINDING_KINDS: readonly FindingKind[];
+  /** The diagnosis's checks that need host access (or read it in part), as the report names skipped checks. */
+  HOST_CHECKS: readonly string[];
+  /** The operation a finding offers, as the check that owns its kind declares it. */
+  offerFor(f: Finding): OperationOffer | undefined;
+}
+
+export function checkTable(checks: readonly Check[]): CheckTable {
+  const diagnosis = checksOf(checks, 'diagnosis');
+  const ownerOf = new Map(checks.flatMap((c) => c.kinds.map((k) => [k, c] as const)));
+  return {
+    CHECKS: checks,
+    DIAGNOSIS_CHECKS: diagnosis,
+    PREVENTIVE_CHECKS: checksOf(checks, 'preventive'),
+    FINDING_KINDS: [...ownerOf.keys()],
+    HOST_CHECKS: checksWithout(diagnosis, 'hosts'),
+    offerFor: (f) => ownerOf.get(f.kind)?.offer?.(f),
+  };
+}
+
 /**
  * A view computed once per input however many checks read it (a family's
  * one pass over the partitions). Keyed weakly by the input object: no state

@@ -1,15 +1,16 @@
 // The one table of checks, diagnosis and preventive audit alike: a new check
 // is one file exporting its Check (or a family's Check[]) and one line here.
-// The finding kinds, the runbook index and the lists of checks that could not
-// run are derived from this table.
+// Everything else is derived from this table (check.ts checkTable): each
+// profile's checks, the finding kinds and so the runbook index (a test fails
+// when a kind has no runbooks/<kind>.md), the lists of checks that could not
+// run, and the Slack buttons (each check's offer).
 //
 // Order: findings are sorted by severity wherever they are shown, so order
 // only matters for the lists that name checks: the diagnosis's "could not run
 // without host access" list and the audit's check list and skip sentences
 // follow the table, each over the checks of its own profile.
 
-import { checksOf, checksWithout, type Check } from '../check.ts';
-import type { Finding, FindingKind, OperationOffer } from '../types.ts';
+import { checkTable, type Check } from '../check.ts';
 import { METADATA_CHECKS } from './metadata.ts';
 import { replicationFactorOneCheck } from './replication-factor-one.ts';
 import { TOPIC_SETTING_CHECKS } from './topic-settings.ts';
@@ -42,23 +43,4 @@ export const CHECKS: readonly Check[] = [
   ...QUORUM_SHAPE_CHECKS,
 ];
 
-/** What a diagnosis runs: what is wrong now. */
-export const DIAGNOSIS_CHECKS: readonly Check[] = checksOf(CHECKS, 'diagnosis');
-/** What the audit runs: what makes the next failure worse. */
-export const PREVENTIVE_CHECKS: readonly Check[] = checksOf(CHECKS, 'preventive');
-
-/** Every finding kind, in table order: each has its runbook, runbooks/<kind>.md (a test holds it). */
-export const FINDING_KINDS: readonly FindingKind[] = [...new Set(CHECKS.flatMap((c) => c.kinds))];
-
-/**
- * The diagnosis's checks that need host access (or read it in part), named as
- * the report names skipped checks: derived from each check's `needs` and `uses`.
- */
-export const HOST_CHECKS: readonly string[] = checksWithout(DIAGNOSIS_CHECKS, 'hosts');
-
-const CHECK_OF_KIND: ReadonlyMap<FindingKind, Check> = new Map(CHECKS.flatMap((c) => c.kinds.map((k) => [k, c] as const)));
-
-/** The operation a finding offers, as the check that owns its kind declares it. */
-export function offerFor(f: Finding): OperationOffer | undefined {
-  return CHECK_OF_KIND.get(f.kind)?.offer?.(f);
-}
+export const { DIAGNOSIS_CHECKS, PREVENTIVE_CHECKS, FINDING_KINDS, HOST_CHECKS, offerFor } = checkTable(CHECKS);
