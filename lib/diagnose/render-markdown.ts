@@ -4,8 +4,8 @@
 // a log line cannot turn into markup.
 
 import type { DiagnosisReport, Finding } from './types.ts';
-import type { RestartAssessment } from './can-restart.ts';
-import { isBrokerAnswer, restartNoun } from './can-restart-controller.ts';
+import type { RestartAssessment } from './restart-assessment.ts';
+import { isBrokerAnswer, restartNoun } from './restart-assessment.ts';
 import { plural, sortFindings } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 

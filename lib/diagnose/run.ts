@@ -14,7 +14,7 @@ import { diagnosisInputFor, startHostProbes, type ProbeHostsFn } from './host-pr
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
 import { assessRestart, type RestartAssessment } from './can-restart.ts';
-import { restartNoun } from './can-restart-controller.ts';
+import { restartNoun } from './restart-assessment.ts';
 import type { ClusterTarget } from './target.ts';
 import { HOST_CHECKS } from './checks/index.ts';
 import { quorumSkippedCheck } from './checks/quorum.ts';
