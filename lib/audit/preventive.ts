@@ -6,12 +6,12 @@
 
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
-import { runChecks, type BrokerConfigs, type Check, type CheckSource } from '../diagnose/check.ts';
+import { runChecks, type BrokerConfigs, type Check, type CheckSource } from '../diagnose/checks/check.ts';
 import { PREVENTIVE_CHECKS } from '../diagnose/checks/index.ts';
 import type { StorageSample } from '../diagnose/storage-samples.ts';
 import type { Finding, FindingKind } from '../diagnose/types.ts';
 
-export type { BrokerConfigs, CheckSource } from '../diagnose/check.ts';
+export type { BrokerConfigs, CheckSource } from '../diagnose/checks/check.ts';
 export { BROKER_CONFIG_NAMES } from '../diagnose/checks/broker-settings.ts';
 
 export interface AuditInput {

@@ -5,11 +5,11 @@ import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 import type { Finding } from './types.ts';
 import { sortFindings } from './finding.ts';
-import { findingsOf, runChecks, type CheckOutcome } from './check.ts';
+import { findingsOf, runChecks, type CheckOutcome } from './checks/check.ts';
 import { DIAGNOSIS_CHECKS } from './checks/index.ts';
 import type { LagHistorySample } from './lag.ts';
 
-/** Every detector's outcome: what it found, or that it was skipped and for want of what. */
+/** Every check's outcome: what it found, or that it was skipped and for want of what. */
 export function detectOutcomes(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): CheckOutcome[] {
   return runChecks(DIAGNOSIS_CHECKS, { snapshot, probes, lagHistory });
 }

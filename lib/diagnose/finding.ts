@@ -1,6 +1,6 @@
-// Building blocks shared by the detectors: a finding constructor that derives
+// Building blocks shared by the checks: a finding constructor that derives
 // the runbook and fingerprint the same way everywhere, and small formatters
-// for evidence so every detector quotes partitions alike.
+// for evidence so every check quotes partitions alike.
 
 import type { PartitionState } from '../kafka/types.ts';
 import { sha256Hex } from '../runtime/digest.ts';

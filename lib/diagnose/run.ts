@@ -1,5 +1,5 @@
 // The diagnosis as the CLI and the Slack worker run it: snapshot and host
-// probes concurrently, then the pure detectors. Every dependency with I/O is
+// probes concurrently, then the pure checks. Every dependency with I/O is
 // injected (snapshot taker, executor, probe runner) so callers and tests
 // choose the transport.
 

@@ -1,4 +1,4 @@
-// broker-fenced (detectors/fenced.ts): a broker the controller still has
+// broker-fenced (checks/fenced.ts): a broker the controller still has
 // registered but fenced (DescribeCluster v2, KIP-1073), told apart from a
 // broker we cannot reach, by whether its process runs, and a decommissioned one
 // (gone, holding no replica) named with the command that unregisters it.

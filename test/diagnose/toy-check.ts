@@ -3,7 +3,7 @@
 // operation its finding offers. A real check file also adds its kind to
 // FindingKindRegistry (declare module '../types.ts') and has runbooks/<kind>.md;
 // the toy casts its kind instead so that no test kind leaks into the product's type.
-import type { Check } from '../../lib/diagnose/check.ts';
+import type { Check } from '../../lib/diagnose/checks/check.ts';
 import { makeFinding } from '../../lib/diagnose/finding.ts';
 import type { FindingKind, OperationOffer } from '../../lib/diagnose/types.ts';
 

@@ -7,7 +7,7 @@ import { TOY_KIND, toyCheck } from './toy-check.ts';
 
 vi.mock('../../lib/diagnose/checks/index.ts', async (importOriginal) => {
   const table = await importOriginal<typeof import('../../lib/diagnose/checks/index.ts')>();
-  const { checkTable } = await import('../../lib/diagnose/check.ts');
+  const { checkTable } = await import('../../lib/diagnose/checks/check.ts');
   const { toyCheck: toy } = await import('./toy-check.ts');
   return { ...table, ...checkTable([...table.CHECKS, toy]) }; // the one table line
 });

@@ -1,4 +1,4 @@
-// transaction-unresolved (detectors/transaction-unresolved.ts): an open
+// transaction-unresolved (checks/transaction-unresolved.ts): an open
 // transaction holds a partition's LSO while its coordinator cannot be asked
 // (its __transaction_state partition has no leader). Reported on its own, with
 // the leaderless coordinator partition and who holds it, never as hanging or

@@ -2,7 +2,7 @@
 // that create under-replicated topics, settings that differ across brokers,
 // and topics that override a safer cluster-wide setting. The audit runs them.
 
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import { makeFinding } from '../finding.ts';
 import { minIsrOf } from '../partition-filters.ts';
 import type { Finding } from '../types.ts';

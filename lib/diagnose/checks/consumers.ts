@@ -8,7 +8,7 @@
 import type { ClusterSnapshot, ConsumerSample, GroupState } from '../../kafka/types.ts';
 import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
-import { findingsOf, runChecks, viewOnce, type Check, type CheckInput } from '../check.ts';
+import { findingsOf, runChecks, viewOnce, type Check, type CheckInput } from './check.ts';
 import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag.ts';
 import { groupStateText, ownerText } from '../group-text.ts';
 
@@ -254,7 +254,7 @@ const fromView =
   (input: CheckInput): Finding[] =>
     rule(consumerViewOf(input));
 
-/** One detector per finding kind; all read the one joined view of the consumer samples. */
+/** One check per finding kind; all read the one joined view of the consumer samples. */
 export const CONSUMER_CHECKS: readonly Check[] = [
   { kinds: ['consumer-offset-below-log-start'], needs: ['metadata'], detect: fromView(offsetBelowLogStart) },
   { kinds: ['consumer-offset-above-log-end'], needs: ['metadata'], detect: fromView(offsetAboveLogEnd) },

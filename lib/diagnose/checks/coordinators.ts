@@ -11,7 +11,7 @@ import type { HostProbeOutcome, ProbeReport } from '../../hosts/types.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { allBeforeProcessStart } from './host-report.ts';
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 
 // The finding kinds this file's checks raise (FindingKind is the union of every check file's).
 declare module '../types.ts' {

@@ -13,7 +13,7 @@
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { fencedBrokers, type RegisteredBroker } from '../../kafka/registered-brokers.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 

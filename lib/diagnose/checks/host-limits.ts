@@ -4,7 +4,7 @@
 
 import { SHUTDOWN_MARGIN, stopTimeoutShortfall } from '../../hosts/shutdown-timing.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import { makeFinding } from '../finding.ts';
 import type { Finding } from '../types.ts';
 

@@ -1,8 +1,8 @@
-// Per-host detectors over the broker's own log lines (server.log,
+// Per-host checks over the broker's own log lines (server.log,
 // log-cleaner.log): what the broker said happened to its logs.
 
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
-import type { Check } from '../check.ts';
+import type { Check } from './check.ts';
 import type { Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import { allBeforeProcessStart, logLines, perHost, type HostReport } from './host-report.ts';

@@ -1,10 +1,10 @@
-// Per-host detectors over the host's state (log dirs, disk, limits, systemd),
-// and the one cross-host detector: oversized __consumer_offsets replicas.
+// Per-host checks over the host's state (log dirs, disk, limits, systemd),
+// and the one cross-host check: oversized __consumer_offsets replicas.
 
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
 import type { ProbeReport } from '../../hosts/types.ts';
 import { stopTimeoutShortfall } from '../../hosts/shutdown-timing.ts';
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding, Severity } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { logLines, perHost, type HostReport } from './host-report.ts';

@@ -1,10 +1,10 @@
-// Detectors over host probe reports (one per broker host), in one table. None
+// Checks over host probe reports (one per broker host), in one table. None
 // of these can run on Amazon MSK (no host access): the report lists them as
-// skipped there, and that list is derived from the tables (detectors/index.ts).
+// skipped there, and that list is derived from the tables (checks/index.ts).
 
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
-import { findingsOf, runChecks, type Check, type CheckInput } from '../check.ts';
+import { findingsOf, runChecks, type Check, type CheckInput } from './check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding } from '../finding.ts';
 import {
@@ -93,7 +93,7 @@ function probeFailures({ probes }: CheckInput): Finding[] {
 /** A host that did not answer, or answered with something unreadable: a report on the probe, not a check. */
 const probeFailuresCheck: Check = { kinds: ['host-unreachable', 'probe-error'], needs: ['hosts'], isCheck: false, detect: probeFailures };
 
-/** Every host detector, in the order the report names them when they cannot run. */
+/** Every host check, in the order the report names them when they cannot run. */
 export const HOST_PROBE_CHECKS: readonly Check[] = [
   uncleanShutdownRecoveryCheck,
   corruptIndexCheck,

@@ -10,7 +10,7 @@
 // without host access" list and the audit's check list and skip sentences
 // follow the table, each over the checks of its own profile.
 
-import { checkTable, type Check } from '../check.ts';
+import { checkTable, type Check } from './check.ts';
 import { METADATA_CHECKS } from './metadata.ts';
 import { replicationFactorOneCheck } from './replication-factor-one.ts';
 import { TOPIC_SETTING_CHECKS } from './topic-settings.ts';

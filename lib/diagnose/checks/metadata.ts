@@ -1,4 +1,4 @@
-// Detectors over the Admin API snapshot alone: they work on every cluster,
+// Checks over the Admin API snapshot alone: they work on every cluster,
 // Amazon MSK included. One pass over all partitions sorts each problem
 // partition into a bucket keyed by the brokers behind it, so 300 offline
 // partitions behind one dead broker become one finding naming that broker.
@@ -18,7 +18,7 @@ import { isUnavailable, isUnderReplicated, minIsrOf, replicationFactor } from '.
 import { offlineElrNote } from '../elr-notes.ts';
 import { returnElectionText } from '../../operations/elr.ts';
 import { unreachableBrokers } from './unreachable.ts';
-import { viewOnce, type Check, type CheckInput } from '../check.ts';
+import { viewOnce, type Check, type CheckInput } from './check.ts';
 
 // The finding kinds this file's checks raise (FindingKind is the union of every check file's).
 declare module '../types.ts' {
@@ -317,7 +317,7 @@ const fromView =
   (input: CheckInput): Finding[] =>
     rule(metadataView(input));
 
-/** One detector per finding kind, in report order; all read the one classified view. */
+/** One check per finding kind, in report order; all read the one classified view. */
 export const METADATA_CHECKS: readonly Check[] = [
   // The host probes tell a down broker whose disk was wiped from one that comes back with its data.
   { kinds: ['offline-partition'], needs: ['metadata'], uses: { hosts: 'log dirs of down brokers' }, detect: fromView(offlinePartitions), offer: leaderOverrideOffer },

@@ -2,7 +2,7 @@
 // the snapshot's quorum view (DescribeQuorum through the brokers): pure, one
 // function per kind. Whether the voters follow right now is the diagnosis's
 // (quorum-at-risk, metadata-log-lag); these name what makes a failure worse.
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import { majorityOf, type QuorumView } from '../../kafka/quorum-view.ts';

@@ -9,7 +9,7 @@
 //   topic that appeared.
 // Either way the finding offers to raise its (first) topic to 3 replicas.
 
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import type { Finding, OperationOffer } from '../types.ts';
 import { metadataView } from './metadata.ts';

@@ -3,7 +3,7 @@
 // week (storage-samples.ts does the fit). Needs that history: a one-shot run
 // has none.
 
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import { trendFindings } from '../storage-samples.ts';
 import type { Finding } from '../types.ts';
 

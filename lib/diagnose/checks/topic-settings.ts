@@ -2,7 +2,7 @@
 // configs: what makes one broker's failure lose or stop acknowledged writes.
 // The audit runs them; a diagnosis does not (nothing is broken yet).
 
-import type { Check, CheckInput } from '../check.ts';
+import type { Check, CheckInput } from './check.ts';
 import { makeFinding } from '../finding.ts';
 import { minIsrOf } from '../partition-filters.ts';
 import type { Finding } from '../types.ts';

@@ -14,7 +14,7 @@ import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { groupsAtLso, transactionVerdict } from '../../kafka/transactions.ts';
 import type { Evidence, Finding, OperationOffer } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
-import type { Check } from '../check.ts';
+import type { Check } from './check.ts';
 import { formatDuration, leaderSource, offsetsText, transactionEvidence } from './transaction-evidence.ts';
 import { unresolvedFinding, unresolvedTransactions } from './transaction-unresolved.ts';
 
@@ -122,7 +122,7 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
   return findings;
 }
 
-/** The transaction detectors (one unit: the three kinds come from one pass over the transactions view). */
+/** The transaction checks (one unit: the three kinds come from one pass over the transactions view). */
 export const TRANSACTION_CHECKS: readonly Check[] = [
   { kinds: TRANSACTION_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectTransactionFindings(snapshot), offer: (f) => f.offer },
 ];

@@ -5,11 +5,11 @@
 // could not run is derived from `needs`, never written by hand. Adding a check
 // is one file under checks/ and one line in the table (checks/index.ts).
 
-import type { ClusterSnapshot } from '../kafka/types.ts';
-import type { HostProbeOutcome } from '../hosts/types.ts';
-import type { LagHistorySample } from './lag.ts';
-import type { StorageSample } from './storage-samples.ts';
-import type { Finding, FindingKind, OperationOffer } from './types.ts';
+import type { ClusterSnapshot } from '../../kafka/types.ts';
+import type { HostProbeOutcome } from '../../hosts/types.ts';
+import type { LagHistorySample } from '../lag.ts';
+import type { StorageSample } from '../storage-samples.ts';
+import type { Finding, FindingKind, OperationOffer } from '../types.ts';
 
 /**
  * Where a check's facts come from. `metadata`: the Admin API snapshot (every
