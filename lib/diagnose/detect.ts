@@ -7,7 +7,7 @@ import type { Finding } from './types.ts';
 import { sortFindings } from './finding.ts';
 import { findingsOf, runChecks, type CheckOutcome } from './checks/check.ts';
 import { DIAGNOSIS_CHECKS } from './checks/index.ts';
-import type { LagHistorySample } from './lag.ts';
+import type { LagHistorySample } from './lag-verdict.ts';
 
 /** Every check's outcome: what it found, or that it was skipped and for want of what. */
 export function detectOutcomes(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): CheckOutcome[] {

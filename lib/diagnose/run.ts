@@ -19,7 +19,7 @@ import type { ClusterTarget } from './target.ts';
 import { HOST_CHECKS } from './checks/index.ts';
 import { quorumSkippedCheck } from './checks/quorum.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag.ts';
+import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag-verdict.ts';
 import { shareGroupsNotJudged } from './group-text.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';

@@ -7,7 +7,7 @@
 
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
-import type { LagHistorySample } from '../lag.ts';
+import type { LagHistorySample } from '../lag-verdict.ts';
 import type { StorageSample } from '../storage-samples.ts';
 import type { Finding, FindingKind, OperationOffer } from '../types.ts';
 

@@ -9,7 +9,7 @@ import type { ClusterSnapshot, ConsumerSample, GroupState } from '../../kafka/ty
 import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { findingsOf, runChecks, viewOnce, type Check, type CheckInput } from './check.ts';
-import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag.ts';
+import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag-verdict.ts';
 import { groupStateText, ownerText } from '../group-text.ts';
 
 // The finding kinds this file's checks raise (FindingKind is the union of every check file's).
