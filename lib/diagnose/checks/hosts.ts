@@ -2,9 +2,7 @@
 // of these can run on Amazon MSK (no host access): the report lists them as
 // skipped there, and that list is derived from the tables (checks/index.ts).
 
-import type { ClusterSnapshot } from '../../kafka/types.ts';
-import type { HostProbeOutcome } from '../../hosts/types.ts';
-import { findingsOf, runChecks, type Check, type CheckInput } from './check.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding } from '../finding.ts';
 import {
@@ -111,7 +109,3 @@ export const HOST_PROBE_CHECKS: readonly Check[] = [
   brokerCrashLoopCheck,
   probeFailuresCheck,
 ];
-
-export function detectHostFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
-  return findingsOf(runChecks(HOST_PROBE_CHECKS, { snapshot, probes, lagHistory: [] }));
-}

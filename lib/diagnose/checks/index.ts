@@ -5,6 +5,13 @@
 // when a kind has no runbooks/<kind>.md), the lists of checks that could not
 // run, and the Slack buttons (each check's offer).
 //
+// To add a check: write checks/<name>.ts exporting a Check (check.ts): the
+// finding kinds it raises (also added to FindingKindRegistry there, see
+// replication-factor-one.ts), the sources it needs, `preventive` when the audit
+// runs it, `diagnosis: false` when only the audit does, a pure detect(), and
+// offer() when its finding's button plans an operation; add runbooks/<kind>.md
+// and one line below. test/diagnose/toy-registration.test.ts does exactly this.
+//
 // Order: findings are sorted by severity wherever they are shown, so order
 // only matters for the lists that name checks: the diagnosis's "could not run
 // without host access" list and the audit's check list and skip sentences
