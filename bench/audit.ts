@@ -8,8 +8,8 @@
 //   npx tsx bench/audit.ts
 import type { ClusterSnapshot, ConsumerSample, GroupState, TopicState } from '../lib/kafka/types.ts';
 import type { HostProbeOutcome, ProbeReport } from '../lib/hosts/types.ts';
-import { detectConsumerFindings } from '../lib/diagnose/detectors/consumers.ts';
-import { runAuditChecks } from '../lib/audit/checks.ts';
+import { detectConsumerFindings } from '../lib/diagnose/checks/consumers.ts';
+import { runAuditChecks } from '../lib/audit/preventive.ts';
 import { execution, probeReport } from '../test/diagnose/fixtures.ts';
 
 const GROUPS = 200;

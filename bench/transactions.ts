@@ -11,7 +11,7 @@
 // "read": the KIP-664 sequence against real brokers: DescribeProducers per
 // leader, ListOffsets ×2, ListTransactions per broker, FindCoordinator +
 // DescribeTransactions, the re-check, with and without the second LSO sample.
-import { detectTransactionFindings } from '../lib/diagnose/detectors/transactions.ts';
+import { detectTransactionFindings } from '../lib/diagnose/checks/transactions.ts';
 import type { ClusterSnapshot, PartitionTransactions } from '../lib/kafka/types.ts';
 
 const N = 1_000;

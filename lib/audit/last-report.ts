@@ -2,8 +2,8 @@
 // run posts only what is new or changed (severity or title), and what went away.
 import type { Finding, Severity } from '../diagnose/types.ts';
 import { mutate, type StateStore } from '../state/state-store.ts';
-import type { StorageSample } from './storage-trend.ts';
-import { keepRecent } from './storage-trend.ts';
+import type { StorageSample } from '../diagnose/storage-samples.ts';
+import { keepRecent } from '../diagnose/storage-samples.ts';
 import type { StorageHistoryStore } from './run.ts';
 
 export interface ReportedFinding {

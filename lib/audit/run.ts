@@ -9,8 +9,8 @@ import { sortFindings } from '../diagnose/finding.ts';
 import { collectDiagnosisInputs, diagnosisInputFor, type PassIo } from '../diagnose/run.ts';
 import type { ClusterTarget } from '../diagnose/target.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { AUDIT_CHECKS, BROKER_CONFIG_NAMES, runAuditChecks, skippedAuditChecks, type BrokerConfigs, type CheckSource } from './checks.ts';
-import { keepRecent, samplesFromProbes, type StorageSample } from './storage-trend.ts';
+import { AUDIT_CHECKS, BROKER_CONFIG_NAMES, runAuditChecks, skippedAuditChecks, type BrokerConfigs, type CheckSource } from './preventive.ts';
+import { keepRecent, samplesFromProbes, type StorageSample } from '../diagnose/storage-samples.ts';
 
 export type ReadBrokerConfigs = (connection: ConnectionConfig, brokerIds: number[], timeoutMs: number) => Promise<BrokerConfigs>;
 

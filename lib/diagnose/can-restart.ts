@@ -12,82 +12,68 @@ import type { TopicPartitionRef } from './types.ts';
 import { isUnavailable, minIsrOf } from './partition-filters.ts';
 import { plural } from './finding.ts';
 import { registrationOf } from '../kafka/registered-brokers.ts';
-import { assessControllerRestart, quorumPartOfBrokerRestart } from './can-restart-controller.ts';
+import { assessControllerRestart, quorumPartOfBrokerRestart } from './controller-restart.ts';
+import type { CoordinatorMove, RestartAssessment } from './restart-assessment.ts';
 
-export interface CoordinatorMove {
-  offsetsPartition: number;
-  /** Next in-sync replica that would take over (and reload the partition), or null if none. */
-  newLeader: number | null;
-  groups: string[];
-}
+export type { CoordinatorMove, RestartAssessment } from './restart-assessment.ts';
 
-export interface RestartAssessment {
-  /** The node asked about (a broker's id, or a KRaft controller's). */
-  brokerId: number;
-  /** What it is: a broker (absent: older answers), a KRaft controller (can-restart-controller.ts), or a node the quorum cannot place now. */
-  role?: 'broker' | 'controller' | 'node';
-  verdict: 'yes' | 'no';
-  /** Why, most important first. A "no" always has at least one reason. */
+/** Reasons (blockers) and notes (worth knowing) one part of the assessment adds. */
+interface Facts {
   reasons: string[];
-  /** Partitions whose only in-sync replica is this broker: no leader while it is down. */
-  wouldGoOffline: TopicPartitionRef[];
-  /** Partitions that keep a leader but drop below min.insync.replicas (acks=all writes fail). */
-  wouldFallBelowMinIsr: (TopicPartitionRef & { isr: number; minIsr: number })[];
-  coordinatorsMoving: CoordinatorMove[];
-  /** Log recovery or an offsets load is running on the broker (null: no host access to tell). */
-  recovering: boolean | null;
-  /** Things that are not blockers but worth knowing. */
   notes: string[];
 }
 
-export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe?: ProbeReport | null): RestartAssessment {
-  // A KRaft controller is judged by what its stop costs the metadata quorum.
-  const controller = assessControllerRestart(snapshot, brokerId);
-  if (controller) return controller;
-  const live = new Set(snapshot.brokers.map((b) => b.id));
-  const reasons: string[] = [];
-  const notes: string[] = [];
-  const wouldGoOffline: TopicPartitionRef[] = [];
-  const wouldFallBelowMinIsr: RestartAssessment['wouldFallBelowMinIsr'] = [];
-  const coordinatorsMoving: CoordinatorMove[] = [];
-  const elrTakeovers: (TopicPartitionRef & { newLeader: number })[] = [];
-  let hostsReplicas = 0;
-  const elrKnown = snapshot.partitionSource === 'DescribeTopicPartitions';
+/** What stopping the broker does to each partition it holds. */
+interface PartitionImpact {
+  hostsReplicas: number;
+  wouldGoOffline: TopicPartitionRef[];
+  wouldFallBelowMinIsr: RestartAssessment['wouldFallBelowMinIsr'];
+  coordinatorsMoving: CoordinatorMove[];
+  elrTakeovers: (TopicPartitionRef & { newLeader: number })[];
+}
 
-  const groupsByOffsetsPartition = new Map<number, string[]>();
+function groupsByOffsetsPartition(snapshot: ClusterSnapshot): Map<number, string[]> {
+  const out = new Map<number, string[]>();
   for (const g of snapshot.groups) {
-    const list = groupsByOffsetsPartition.get(g.offsetsPartition);
+    const list = out.get(g.offsetsPartition);
     if (list) list.push(g.groupId);
-    else groupsByOffsetsPartition.set(g.offsetsPartition, [g.groupId]);
+    else out.set(g.offsetsPartition, [g.groupId]);
   }
+  return out;
+}
 
+function partitionImpact(snapshot: ClusterSnapshot, brokerId: number, live: ReadonlySet<number>): PartitionImpact {
+  const impact: PartitionImpact = { hostsReplicas: 0, wouldGoOffline: [], wouldFallBelowMinIsr: [], coordinatorsMoving: [], elrTakeovers: [] };
+  const groups = groupsByOffsetsPartition(snapshot);
   for (const topic of snapshot.topics) {
     const minIsr = minIsrOf(topic);
     for (const p of topic.partitions) {
       if (!p.replicas.includes(brokerId)) continue;
-      hostsReplicas++;
+      impact.hostsReplicas++;
       // Already offline: restarting this broker changes nothing for it (or brings it back).
       if (isUnavailable(p, live)) continue;
       if (!p.isr.includes(brokerId)) continue;
       const remaining = p.isr.filter((r) => r !== brokerId && live.has(r));
       const ref = { topic: topic.name, partition: p.partition };
       const elrTakeover = remaining.length === 0 ? liveElrSuccessor(p, brokerId, live) : null;
-      if (remaining.length === 0 && elrTakeover === null) wouldGoOffline.push(ref);
+      if (remaining.length === 0 && elrTakeover === null) impact.wouldGoOffline.push(ref);
       else if (elrTakeover !== null) {
         // The controller elects an ELR member cleanly, with an ISR of just that member.
-        elrTakeovers.push({ ...ref, newLeader: elrTakeover });
-        if (1 < minIsr) wouldFallBelowMinIsr.push({ ...ref, isr: 1, minIsr });
-      } else if (remaining.length < minIsr) wouldFallBelowMinIsr.push({ ...ref, isr: remaining.length, minIsr });
+        impact.elrTakeovers.push({ ...ref, newLeader: elrTakeover });
+        if (1 < minIsr) impact.wouldFallBelowMinIsr.push({ ...ref, isr: 1, minIsr });
+      } else if (remaining.length < minIsr) impact.wouldFallBelowMinIsr.push({ ...ref, isr: remaining.length, minIsr });
       if (topic.name === CONSUMER_OFFSETS_TOPIC && p.leader === brokerId) {
-        coordinatorsMoving.push({
-          offsetsPartition: p.partition,
-          newLeader: remaining[0] ?? null,
-          groups: (groupsByOffsetsPartition.get(p.partition) ?? []).sort(),
-        });
+        impact.coordinatorsMoving.push({ offsetsPartition: p.partition, newLeader: remaining[0] ?? null, groups: (groups.get(p.partition) ?? []).sort() });
       }
     }
   }
+  return impact;
+}
 
+/** Is the broker part of the cluster, and is it already out of service? */
+function membershipFacts(snapshot: ClusterSnapshot, brokerId: number, live: ReadonlySet<number>, hostsReplicas: number): Facts {
+  const reasons: string[] = [];
+  const notes: string[] = [];
   const registration = registrationOf(snapshot, brokerId);
   const known = live.has(brokerId) || hostsReplicas > 0 || snapshot.unreachableBrokers.includes(brokerId) || registration === 'fenced';
   if (!known) reasons.push(`Broker ${brokerId} is not part of this cluster (live brokers: ${[...live].sort((a, b) => a - b).join(', ') || 'none'}).`);
@@ -100,7 +86,14 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
           : `Broker ${brokerId} is not in the live broker list: it is already down, so restarting it cannot reduce availability further.`,
     );
   }
+  return { reasons, notes };
+}
 
+function impactFacts(snapshot: ClusterSnapshot, brokerId: number, impact: PartitionImpact): Facts {
+  const reasons: string[] = [];
+  const notes: string[] = [];
+  const { wouldGoOffline, elrTakeovers, wouldFallBelowMinIsr } = impact;
+  const elrKnown = snapshot.partitionSource === 'DescribeTopicPartitions';
   if (wouldGoOffline.length > 0) {
     reasons.push(
       `${plural(wouldGoOffline.length, 'partition')} would go offline: broker ${brokerId} is their only live in-sync replica` +
@@ -114,33 +107,44 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
     );
   }
   if (wouldFallBelowMinIsr.length > 0) {
-    reasons.push(
-      `${plural(wouldFallBelowMinIsr.length, 'partition')} would fall below min.insync.replicas and reject acks=all writes (${sample(wouldFallBelowMinIsr)}).`,
+    reasons.push(`${plural(wouldFallBelowMinIsr.length, 'partition')} would fall below min.insync.replicas and reject acks=all writes (${sample(wouldFallBelowMinIsr)}).`);
+  }
+  return { reasons, notes };
+}
+
+/** Log recovery and offsets loads on the broker's host (null: no host access to tell). */
+function recoveryFacts(brokerId: number, probe: ProbeReport | null | undefined): Facts & { recovering: boolean | null } {
+  if (!probe) return { reasons: [], notes: ['Log recovery state not checked: no host access for this broker.'], recovering: null };
+  const reasons: string[] = [];
+  const loading = probe.consumerOffsets.filter((c) => c.loading).map((c) => c.partition);
+  if (probe.recoveryInProgress) reasons.push(`Broker ${brokerId} is still recovering logs; restarting now starts recovery over and prolongs the outage.`);
+  if (loading.length > 0) reasons.push(`Broker ${brokerId} is still loading ${loading.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).join(', ')}.`);
+  return { reasons, notes: [], recovering: probe.recoveryInProgress || loading.length > 0 };
+}
+
+/**
+ * Incident 2: restarting every holder of a __consumer_offsets partition at once
+ * leaves all of them loading. If another holder is already out of the ISR, this
+ * restart leaves the partition's groups with nobody ready to coordinate.
+ */
+function coordinatorFacts(snapshot: ClusterSnapshot, coordinatorsMoving: readonly CoordinatorMove[]): Facts {
+  const notes = coordinatorsMoving
+    .filter((move) => move.groups.length > 0)
+    .map(
+      (move) =>
+        `${CONSUMER_OFFSETS_TOPIC}-${move.offsetsPartition}: coordinator moves to ${move.newLeader === null ? 'no broker' : `broker ${move.newLeader}`}; ${plural(move.groups.length, 'group')} pause while it loads.`,
     );
-  }
+  const reasons =
+    coordinatorsMoving.length > 0 && snapshot.groups.some((g) => g.error && [14, 15, 16].includes(g.error.code))
+      ? ['Some consumer groups are already waiting for a coordinator load; restarting a broker that leads __consumer_offsets partitions adds more loads.']
+      : [];
+  return { reasons, notes };
+}
 
-  let recovering: boolean | null = null;
-  if (probe) {
-    const loading = probe.consumerOffsets.filter((c) => c.loading).map((c) => c.partition);
-    recovering = probe.recoveryInProgress || loading.length > 0;
-    if (probe.recoveryInProgress) reasons.push(`Broker ${brokerId} is still recovering logs; restarting now starts recovery over and prolongs the outage.`);
-    if (loading.length > 0) reasons.push(`Broker ${brokerId} is still loading ${loading.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).join(', ')}.`);
-  } else {
-    notes.push('Log recovery state not checked: no host access for this broker.');
-  }
-
-  // Incident 2: restarting every holder of a __consumer_offsets partition at once
-  // leaves all of them loading. If another holder is already out of the ISR, this
-  // restart leaves the partition's groups with nobody ready to coordinate.
-  for (const move of coordinatorsMoving) {
-    if (move.groups.length > 0) {
-      notes.push(`${CONSUMER_OFFSETS_TOPIC}-${move.offsetsPartition}: coordinator moves to ${move.newLeader === null ? 'no broker' : `broker ${move.newLeader}`}; ${plural(move.groups.length, 'group')} pause while it loads.`);
-    }
-  }
-  if (coordinatorsMoving.length > 0 && snapshot.groups.some((g) => g.error && [14, 15, 16].includes(g.error.code))) {
-    reasons.push('Some consumer groups are already waiting for a coordinator load; restarting a broker that leads __consumer_offsets partitions adds more loads.');
-  }
-
+/** Other brokers already down or not answering: one restart at a time, on a healthy cluster. */
+function otherBrokersFacts(snapshot: ClusterSnapshot, brokerId: number, live: ReadonlySet<number>): Facts {
+  const reasons: string[] = [];
+  const notes: string[] = [];
   const replicaHolders = new Set<number>();
   for (const t of snapshot.topics) for (const p of t.partitions) for (const r of p.replicas) replicaHolders.add(r);
   const othersNotLive = [...replicaHolders].filter((b) => b !== brokerId && !live.has(b)).sort((a, b) => a - b);
@@ -156,10 +160,27 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
       `Other brokers are not answering (${othersDown.join(', ')})${registered ? ', although the controller counts them as live and unfenced (the network path to them or their request handling; a stopped process only if it stopped less than a broker session timeout ago)' : ''}: restart one broker at a time, and only on a healthy cluster.`,
     );
   }
+  return { reasons, notes };
+}
+
+export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe?: ProbeReport | null): RestartAssessment {
+  // A KRaft controller is judged by what its stop costs the metadata quorum.
+  const controller = assessControllerRestart(snapshot, brokerId);
+  if (controller) return controller;
+  const live = new Set(snapshot.brokers.map((b) => b.id));
+  const impact = partitionImpact(snapshot, brokerId, live);
+  const recovery = recoveryFacts(brokerId, probe);
+  const parts = [
+    membershipFacts(snapshot, brokerId, live, impact.hostsReplicas),
+    impactFacts(snapshot, brokerId, impact),
+    recovery,
+    coordinatorFacts(snapshot, impact.coordinatorsMoving),
+    otherBrokersFacts(snapshot, brokerId, live),
+  ];
   // No restart while the quorum has no leader; a combined node is also judged as a voter.
   const quorum = quorumPartOfBrokerRestart(snapshot, brokerId);
-  reasons.unshift(...quorum.reasons);
-  notes.push(...quorum.notes);
+  const reasons = [...quorum.reasons, ...parts.flatMap((p) => p.reasons)];
+  const notes = [...parts.flatMap((p) => p.notes), ...quorum.notes];
   if (snapshot.partial) reasons.push('The cluster snapshot is incomplete, so a safe answer cannot be given.');
   else if (snapshot.topicFilter && snapshot.topicFilter.length > 0) reasons.push('The snapshot covers only some topics; assess with all topics.');
 
@@ -167,10 +188,10 @@ export function assessRestart(snapshot: ClusterSnapshot, brokerId: number, probe
     brokerId,
     verdict: reasons.length === 0 ? 'yes' : 'no',
     reasons,
-    wouldGoOffline,
-    wouldFallBelowMinIsr,
-    coordinatorsMoving,
-    recovering,
+    wouldGoOffline: impact.wouldGoOffline,
+    wouldFallBelowMinIsr: impact.wouldFallBelowMinIsr,
+    coordinatorsMoving: impact.coordinatorsMoving,
+    recovering: recovery.recovering,
     notes,
   };
 }

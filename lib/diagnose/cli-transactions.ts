@@ -8,7 +8,7 @@ import { transactionVerdict } from '../kafka/transactions.ts';
 import { isRegisteredBrokersSkippedCheck } from '../kafka/registered-brokers.ts';
 import type { TransactionsView } from '../kafka/types.ts';
 import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle } from './cli-support.ts';
-import { formatDuration, TRANSACTION_FINDING_KINDS } from './detectors/transactions.ts';
+import { formatDuration, TRANSACTION_FINDING_KINDS } from './checks/transactions.ts';
 import { renderReport } from './render-terminal.ts';
 import { renderReportMarkdown } from './render-markdown.ts';
 import { collectDiagnosisInputs, buildReport, diagnosisInputFor } from './run.ts';

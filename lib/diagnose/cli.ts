@@ -22,7 +22,7 @@ export async function run(argv: string[], defaults: CliDefaults = {}): Promise<n
     }
   }
   // The host probes first: they run in their own processes (or on SSM) while
-  // this one validates the connection and loads the diagnosis, the detectors
+  // this one validates the connection and loads the diagnosis, the checks
   // and the Kafka client; a target whose hosts are known before the rest of it
   // (the sandbox) has them started then.
   // With --topic, not before the topic is known to exist: run.ts asks the metadata first and starts them then.

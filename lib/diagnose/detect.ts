@@ -5,13 +5,13 @@ import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 import type { Finding } from './types.ts';
 import { sortFindings } from './finding.ts';
-import { findingsOf, runDetectors, type DetectorOutcome } from './detector.ts';
-import { DETECTORS } from './detectors/index.ts';
-import type { LagHistorySample } from './lag.ts';
+import { findingsOf, runChecks, type CheckOutcome } from './checks/check.ts';
+import { DIAGNOSIS_CHECKS } from './checks/index.ts';
+import type { LagHistorySample } from './lag-verdict.ts';
 
-/** Every detector's outcome: what it found, or that it was skipped and for want of what. */
-export function detectOutcomes(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): DetectorOutcome[] {
-  return runDetectors(DETECTORS, { snapshot, probes, lagHistory });
+/** Every check's outcome: what it found, or that it was skipped and for want of what. */
+export function detectOutcomes(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): CheckOutcome[] {
+  return runChecks(DIAGNOSIS_CHECKS, { snapshot, probes, lagHistory });
 }
 
 export function detect(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = [], lagHistory: readonly LagHistorySample[] = []): Finding[] {

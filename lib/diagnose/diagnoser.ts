@@ -3,7 +3,7 @@
 // the default below.
 import type { ClusterConfig } from '../config/schema.ts';
 import type { DiagnosisReport } from './types.ts';
-import type { RestartAssessment } from './can-restart.ts';
+import type { RestartAssessment } from './restart-assessment.ts';
 import type { Executor } from '../hosts/types.ts';
 import type { ExecutorFactory } from '../hosts/executors.ts';
 import { targetForCluster } from './target.ts';

@@ -1,10 +1,10 @@
-// Building blocks shared by the detectors: a finding constructor that derives
+// Building blocks shared by the checks: a finding constructor that derives
 // the runbook and fingerprint the same way everywhere, and small formatters
-// for evidence so every detector quotes partitions alike.
+// for evidence so every check quotes partitions alike.
 
 import type { PartitionState } from '../kafka/types.ts';
 import { sha256Hex } from '../runtime/digest.ts';
-import type { Evidence, Finding, FindingKind, Severity, TopicPartitionRef } from './types.ts';
+import type { Evidence, Finding, FindingKind, OperationOffer, Severity, TopicPartitionRef } from './types.ts';
 
 /** Evidence lists stay readable (and Slack-sized): the full set is in `affected`. */
 export const MAX_EVIDENCE_SAMPLES = 10;
@@ -35,6 +35,8 @@ export interface FindingInput {
   nextActions?: string[];
   /** What makes this finding "the same problem" on a re-run; defaults to the affected brokers and groups. */
   identity?: string[];
+  /** The operation the finding offers (its Slack button). */
+  offer?: OperationOffer;
 }
 
 function controllersOf(input: FindingInput): { controllers?: number[] } {
@@ -56,6 +58,7 @@ export function makeFinding(input: FindingInput): Finding {
     runbook: input.kind,
     nextActions: input.nextActions ?? [],
     fingerprint: fingerprint(input.kind, identity),
+    ...(input.offer ? { offer: input.offer } : {}),
   };
 }
 

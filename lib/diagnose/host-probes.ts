@@ -1,7 +1,7 @@
 // Starting the host probes of a diagnosis. Kept apart from run.ts, and light
 // (the probe runner loads the parser of their answers while they run): a
 // caller can start the probes first, in the same turn of the event loop, and
-// load the rest of the diagnosis (detectors, kafkajs) while the probes run in
+// load the rest of the diagnosis (checks, kafkajs) while the probes run in
 // their own processes or on SSM.
 
 import { probeHosts } from '../hosts/probe-runner.ts';

@@ -22,7 +22,7 @@ import { DIAGNOSE_JOB_KINDS, canRestartJobSchema, diagnoseJobSchema, type CanRes
 import type { Log } from '../runtime/log.ts';
 import { stateLagHistory } from './lag-history-store.ts';
 import { postReportChart } from './metrics/post.ts';
-import { TRANSACTION_FINDING_KINDS } from './detectors/transactions.ts';
+import { TRANSACTION_FINDING_KINDS } from './checks/transactions.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 
@@ -158,86 +158,103 @@ async function postResult(slack: SlackPoster, once: OncePoster, inThread: { chan
   await once.once('chart', async () => void (await postReportChart(slack, inThread, report, log)));
 }
 
+/** Where a diagnosis posts: its cluster, what it is called, the once-only poster and the thread of its progress message. */
+interface DiagnosisThread {
+  cluster: ClusterConfig;
+  what: string;
+  once: OncePoster;
+  thread: { channel: string; ts: string };
+}
+
+/** `/kafka diagnose` (and `/kafka transactions`): a topic not on the cluster is answered to its requester alone; else the diagnosis runs in its thread. */
+async function runDiagnoseJob(diagnoser: Diagnoser, payload: DiagnoseJob, ctx: JobContext): Promise<void> {
+  const { slack, log, job } = ctx;
+  try {
+    const cluster = findCluster(ctx.config, payload.cluster);
+    if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+    const what = payload.topic ? `${cluster.name} / ${payload.topic}` : cluster.name;
+    // The topic against the metadata before anything is posted, probed or sampled: a name
+    // that is not there is answered to the requester alone and costs the cluster nothing more.
+    if (payload.topic && diagnoser.checkTopic) {
+      const answer = await diagnoser.checkTopic({ cluster, topic: payload.topic, correlationId: job.correlationId });
+      if (answer.status === 'missing') {
+        log.info('topic not on the cluster; nothing diagnosed', { topic: payload.topic });
+        const once = await oncePoster(ctx, job.id);
+        await once.once('unknown-topic', () => answerRequester(slack, payload.origin, renderUnknownTopic(payload.topic!, cluster.name, answer.nearMisses, answer.reason), log));
+        return;
+      }
+    }
+    // A retried job (its worker died) edits what the first attempt posted instead of posting it again.
+    const once = await oncePoster(ctx, job.id);
+    const finished = finishedEarlier(once);
+    if (finished) {
+      log.info('result, file and graph already posted by an earlier attempt; finishing its message only');
+      await slack.update({ channel: finished.parent.channel, ts: finished.parent.ts, ...finished.done });
+      return;
+    }
+    const progressMessage = { ...where(payload.origin), ...renderProgress(what, null, payload.origin.userId) };
+    const thread = await explainFailure(slack, payload.origin, log, () => once.post('progress', progressMessage));
+    if (thread.earlier) await slack.update({ ...progressMessage, ts: thread.ts });
+    await openIncident(ctx.store, { channel: thread.channel, threadTs: thread.ts, title: `Diagnosis of ${what}`, cluster: cluster.name, openedAt: new Date().toISOString(), origin: 'diagnosis' }, log);
+    await diagnoseInThread(diagnoser, payload, ctx, { cluster, what, once, thread });
+  } finally {
+    await finishActivity(ctx.store, job.id, log);
+  }
+}
+
+/** Diagnose, record the incident event, then post findings, file and graph in the thread and finish the progress message. */
+async function diagnoseInThread(diagnoser: Diagnoser, payload: DiagnoseJob, ctx: JobContext, { cluster, what, once, thread }: DiagnosisThread): Promise<void> {
+  const { slack, log, job } = ctx;
+  const progress = progressUpdater((p) => slack.update({ channel: thread.channel, ts: thread.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
+  try {
+    const remaining = ctx.remainingMs?.();
+    const report = await diagnoser.diagnose({
+      cluster,
+      ...(payload.topic ? { topic: payload.topic } : {}),
+      correlationId: job.correlationId,
+      ...(payload.topic && diagnoser.checkTopic ? { topicChecked: true } : {}),
+      lagHistory: stateLagHistory(ctx.store, cluster.name),
+      clusterHistory: stateClusterHistory(ctx.store, cluster.name),
+      onProgress: (p) => progress.report(p),
+      // Leave time to post the results before the Lambda is stopped.
+      ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
+    });
+    await progress.close();
+    // `/kafka transactions`: the same diagnosis, only its transaction findings posted.
+    if (payload.focus === 'transactions') report.findings = report.findings.filter((f) => (TRANSACTION_FINDING_KINDS as readonly string[]).includes(f.kind));
+    log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
+    const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
+    const done = withTimelineButton(renderDone(report, payload.origin.userId));
+    // In the timeline before it is in the thread (a Timeline click right after sees it).
+    // Keyed by the job: a retry's diagnosis replaces the dead attempt's event instead of adding one.
+    await recordIncidentEvent(
+      ctx.store,
+      { channel: thread.channel, threadTs: thread.ts },
+      { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, requestedBy: payload.origin.userId, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] },
+      log,
+      `${job.id}/diagnosis`,
+    );
+    const inThread = { channel: thread.channel, thread_ts: thread.ts };
+    await postResult(slack, once, inThread, rendered, report, log);
+    // Everything is in the thread: a retry from here on only makes this edit.
+    await recordPosted(ctx.store, job.id, { done }, log);
+    await slack.update({ channel: thread.channel, ts: thread.ts, ...done });
+  } catch (err) {
+    await progress.close();
+    await slack
+      .update({ channel: thread.channel, ts: thread.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) })
+      .catch((e) => log.warn('could not report failure', { error: errorMessage(e) }));
+    // Reported to the user; retrying a diagnosis that failed would only post twice.
+    throw new PermanentJobError(errorMessage(err));
+  }
+}
+
 /** The diagnosis feature's job kinds, for the worker's registry (lib/root/worker.ts). */
 export function diagnoseJobs(deps: { diagnoser: Diagnoser }): JobHandler[] {
   const diagnose: JobHandler<DiagnoseJob> = {
     kind: DIAGNOSE_JOB_KINDS.diagnose,
     schema: diagnoseJobSchema,
-    async run(payload, ctx: JobContext) {
-      const { slack, log, job } = ctx;
-      try {
-        const cluster = findCluster(ctx.config, payload.cluster);
-        if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        const what = payload.topic ? `${cluster.name} / ${payload.topic}` : cluster.name;
-        // The topic against the metadata before anything is posted, probed or sampled: a name
-        // that is not there is answered to the requester alone and costs the cluster nothing more.
-        if (payload.topic && deps.diagnoser.checkTopic) {
-          const answer = await deps.diagnoser.checkTopic({ cluster, topic: payload.topic, correlationId: job.correlationId });
-          if (answer.status === 'missing') {
-            log.info('topic not on the cluster; nothing diagnosed', { topic: payload.topic });
-            const once = await oncePoster(ctx, job.id);
-            await once.once('unknown-topic', () => answerRequester(slack, payload.origin, renderUnknownTopic(payload.topic!, cluster.name, answer.nearMisses, answer.reason), log));
-            return;
-          }
-        }
-        // A retried job (its worker died) edits what the first attempt posted instead of posting it again.
-        const once = await oncePoster(ctx, job.id);
-        const finished = finishedEarlier(once);
-        if (finished) {
-          log.info('result, file and graph already posted by an earlier attempt; finishing its message only');
-          await slack.update({ channel: finished.parent.channel, ts: finished.parent.ts, ...finished.done });
-          return;
-        }
-        const progressMessage = { ...where(payload.origin), ...renderProgress(what, null, payload.origin.userId) };
-        const thread = await explainFailure(slack, payload.origin, log, () => once.post('progress', progressMessage));
-        if (thread.earlier) await slack.update({ ...progressMessage, ts: thread.ts });
-        await openIncident(ctx.store, { channel: thread.channel, threadTs: thread.ts, title: `Diagnosis of ${what}`, cluster: cluster.name, openedAt: new Date().toISOString(), origin: 'diagnosis' }, log);
-        const progress = progressUpdater((p) => slack.update({ channel: thread.channel, ts: thread.ts, ...renderProgress(what, p, payload.origin.userId) }), log);
-        try {
-          const remaining = ctx.remainingMs?.();
-          const report = await deps.diagnoser.diagnose({
-            cluster,
-            ...(payload.topic ? { topic: payload.topic } : {}),
-            correlationId: job.correlationId,
-            ...(payload.topic && deps.diagnoser.checkTopic ? { topicChecked: true } : {}),
-            lagHistory: stateLagHistory(ctx.store, cluster.name),
-            clusterHistory: stateClusterHistory(ctx.store, cluster.name),
-            onProgress: (p) => progress.report(p),
-            // Leave time to post the results before the Lambda is stopped.
-            ...(remaining !== undefined ? { deadlineMs: Math.max(5_000, remaining - 15_000) } : {}),
-          });
-          await progress.close();
-          // `/kafka transactions`: the same diagnosis, only its transaction findings posted.
-          if (payload.focus === 'transactions') report.findings = report.findings.filter((f) => (TRANSACTION_FINDING_KINDS as readonly string[]).includes(f.kind));
-          log.info('diagnosis done', { findings: report.findings.length, partial: report.partial, durationMs: report.durationMs });
-          const rendered = renderDiagnosis(report, { correlationId: job.correlationId, ...(payload.topic ? { topic: payload.topic } : {}) });
-          const done = withTimelineButton(renderDone(report, payload.origin.userId));
-          // In the timeline before it is in the thread (a Timeline click right after sees it).
-          // Keyed by the job: a retry's diagnosis replaces the dead attempt's event instead of adding one.
-          await recordIncidentEvent(
-            ctx.store,
-            { channel: thread.channel, threadTs: thread.ts },
-            { type: 'diagnosis', at: report.startedAt, cluster: report.cluster, requestedBy: payload.origin.userId, durationMs: report.durationMs, partial: report.partial, ...loggedFindings(report.findings), changes: report.changes ?? [] },
-            log,
-            `${job.id}/diagnosis`,
-          );
-          const inThread = { channel: thread.channel, thread_ts: thread.ts };
-          await postResult(slack, once, inThread, rendered, report, log);
-          // Everything is in the thread: a retry from here on only makes this edit.
-          await recordPosted(ctx.store, job.id, { done }, log);
-          await slack.update({ channel: thread.channel, ts: thread.ts, ...done });
-        } catch (err) {
-          await progress.close();
-          await slack
-            .update({ channel: thread.channel, ts: thread.ts, ...renderFailure(`Diagnosis of ${what}`, errorMessage(err), job.correlationId) })
-            .catch((e) => log.warn('could not report failure', { error: errorMessage(e) }));
-          // Reported to the user; retrying a diagnosis that failed would only post twice.
-          throw new PermanentJobError(errorMessage(err));
-        }
-      } finally {
-        await finishActivity(ctx.store, job.id, log);
-      }
-    },
+    run: (payload, ctx: JobContext) => runDiagnoseJob(deps.diagnoser, payload, ctx),
   };
   const canRestart: JobHandler<CanRestartJob> = {
     kind: DIAGNOSE_JOB_KINDS.canRestart,

@@ -1,7 +1,7 @@
 // Lag history between bot runs, in the state store (DynamoDB in the bot): one
 // small item per cluster with each group's aggregate position per run.
 import { mutate, type StateStore } from '../state/state-store.ts';
-import { appendHistory, type LagHistorySample } from './lag.ts';
+import { appendHistory, type LagHistorySample } from './lag-verdict.ts';
 
 export interface LagHistoryStore {
   load(): Promise<LagHistorySample[]>;

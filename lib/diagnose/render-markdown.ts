@@ -4,8 +4,8 @@
 // a log line cannot turn into markup.
 
 import type { DiagnosisReport, Finding } from './types.ts';
-import type { RestartAssessment } from './can-restart.ts';
-import { isBrokerAnswer, restartNoun } from './can-restart-controller.ts';
+import type { RestartAssessment } from './restart-assessment.ts';
+import { isBrokerAnswer, restartNoun } from './restart-assessment.ts';
 import { plural, sortFindings } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 
@@ -20,7 +20,7 @@ export function code(text: string): string {
   return `${fence}${pad}${text.replace(/\r?\n/g, ' ')}${pad}${fence}`;
 }
 
-/** Prose from our own detectors can still quote cluster names: keep it from forming markup. */
+/** Prose from our own checks can still quote cluster names: keep it from forming markup. */
 function prose(text: string): string {
   return text.replace(/([\\`*_[\]<>|#])/g, '\\$1').replace(/\r?\n/g, ' ');
 }

@@ -6,9 +6,10 @@ import { OPS_ACTIONS } from '../operations/actions.ts';
 import { button, context, header, section, type SlackMessage } from '../slack/blocks.ts';
 import { SLACK_LIMITS, clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import type { DiagnoseProgress } from './diagnoser.ts';
-import type { RestartAssessment } from './can-restart.ts';
-import { isBrokerAnswer, restartNoun } from './can-restart-controller.ts';
+import type { RestartAssessment } from './restart-assessment.ts';
+import { isBrokerAnswer, restartNoun } from './restart-assessment.ts';
 import { sortFindings } from './finding.ts';
+import { offerFor } from './checks/index.ts';
 import { changeLines } from './render-changes.ts';
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
 import { andMore } from '../runtime/format.ts';
@@ -58,27 +59,15 @@ function affectedLine(f: Finding): string {
 }
 
 /**
- * The operation a finding suggests, as a "Plan …" button (issue 5). It only
- * plans: the plan is posted for two approvals like the slash commands'.
- * Offline partitions: a leader override of the first one; replication factor
- * 1: raise the first topic to 3. The value stays small (cluster + request).
+ * The operation a finding offers, as a "Plan …" button (issue 5): the check
+ * that raised it declared the request (operation kind + parameters) and the
+ * button's text; nothing here names a kind. It only plans: the plan is posted
+ * for two approvals like the slash commands'. The value stays small (cluster + request).
  */
 export function planButtonFor(f: Finding, cluster: string): ReturnType<typeof button> | undefined {
-  const first = f.affected.partitions[0];
-  if (!first) return undefined;
-  const value = (request: unknown) => JSON.stringify({ cluster, request });
-  if (f.kind === 'offline-partition') {
-    return button({ text: `Plan leader override ${first.topic}-${first.partition}`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'leader-override', topic: first.topic, partition: first.partition }) });
-  }
-  if (f.kind === 'hanging-transaction') {
-    // The detector's next action names the exact request (topic, partition, the transaction's start offset).
-    const m = /\/kafka abort-transaction (\S+) (\d+) (\d+)/.exec(f.nextActions[0] ?? '');
-    if (m) return button({ text: `Plan abort of the transaction at ${m[1]}-${m[2]} offset ${m[3]}`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'abort-transaction', topic: m[1], partition: Number(m[2]), startOffset: Number(m[3]) }) });
-  }
-  if (f.kind === 'replication-factor-one') {
-    return button({ text: `Plan raise RF of ${first.topic} to 3`, actionId: OPS_ACTIONS.plan, value: value({ kind: 'raise-replication-factor', topic: first.topic, replicationFactor: 3 }) });
-  }
-  return undefined;
+  const offer = offerFor(f);
+  if (!offer) return undefined;
+  return button({ text: offer.label, actionId: OPS_ACTIONS.plan, value: JSON.stringify({ cluster, request: offer.request }) });
 }
 
 /** One finding as one section of at most 3,000 characters; true in `cut` when detail was dropped. */

@@ -2,8 +2,8 @@
 // useful evidence first, coloured only when writing to a TTY.
 
 import type { DiagnosisReport, Finding, Severity } from './types.ts';
-import type { RestartAssessment } from './can-restart.ts';
-import { isBrokerAnswer, restartNoun } from './can-restart-controller.ts';
+import type { RestartAssessment } from './restart-assessment.ts';
+import { isBrokerAnswer, restartNoun } from './restart-assessment.ts';
 import { SEVERITY_RANK, plural } from './finding.ts';
 import { changeLines } from './render-changes.ts';
 

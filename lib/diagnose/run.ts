@@ -1,5 +1,5 @@
 // The diagnosis as the CLI and the Slack worker run it: snapshot and host
-// probes concurrently, then the pure detectors. Every dependency with I/O is
+// probes concurrently, then the pure checks. Every dependency with I/O is
 // injected (snapshot taker, executor, probe runner) so callers and tests
 // choose the transport.
 
@@ -14,12 +14,12 @@ import { diagnosisInputFor, startHostProbes, type ProbeHostsFn } from './host-pr
 import type { DiagnosisReport } from './types.ts';
 import { detect } from './detect.ts';
 import { assessRestart, type RestartAssessment } from './can-restart.ts';
-import { restartNoun } from './can-restart-controller.ts';
+import { restartNoun } from './restart-assessment.ts';
 import type { ClusterTarget } from './target.ts';
-import { HOST_CHECKS } from './detectors/index.ts';
-import { quorumSkippedCheck } from './detectors/quorum.ts';
+import { HOST_CHECKS } from './checks/index.ts';
+import { quorumSkippedCheck } from './checks/quorum.ts';
 import { errorMessage } from '../runtime/errors.ts';
-import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag.ts';
+import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag-verdict.ts';
 import { shareGroupsNotJudged } from './group-text.ts';
 import type { LagHistoryStore } from './lag-history-store.ts';
 import type { ClusterHistoryStore } from './cluster-history-store.ts';

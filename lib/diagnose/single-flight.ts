@@ -80,6 +80,100 @@ interface FlightCall<T> {
   onWait?: () => void;
 }
 
+/** What the flights of one diagnoser share: the store, the clock, the lease, and the cluster's read slots. */
+interface FlightContext {
+  store: StateStore;
+  log: Log | undefined;
+  leaseMs: number;
+  pollMs: number;
+  now: () => number;
+  /** Runs `read` in one of the cluster's places (waiting for one up to `deadline`). */
+  bounded: <T>(cluster: ClusterConfig, deadline: number, read: () => Promise<T>) => Promise<T>;
+}
+
+/** This request leads the flight: it runs the read, renewing its lease, and writes the result (or the failure) for the others. */
+async function leadFlight<T>(ctx: FlightContext, call: FlightCall<T>, flight: Flight, version: number, ttlSeconds: number): Promise<T> {
+  const { store, log, now, leaseMs } = ctx;
+  const { key } = call;
+  // Every write of this flight goes through one chain, so a renewal never races the final write.
+  let chain: Promise<void> = Promise.resolve();
+  let lost = false;
+  const write = (next: (f: Flight) => Flight) => {
+    chain = chain.then(async () => {
+      if (lost) return;
+      const updated = next(flight);
+      if (await store.replace(key, version, updated, ttlSeconds)) {
+        version++;
+        flight = updated;
+      } else {
+        lost = true;
+        log?.warn('diagnosis lease lost (another worker took over); result not shared', { key });
+      }
+    }).catch((err) => log?.warn('could not update the shared diagnosis', { key, error: errorMessage(err) }));
+    return chain;
+  };
+  const renew = setInterval(() => void write((f) => ({ ...f, leaseUntil: now() + leaseMs })), Math.max(50, Math.floor(leaseMs / 3)));
+  try {
+    const result = await ctx.bounded(call.cluster, call.deadline, call.run);
+    clearInterval(renew);
+    const packed = gzipSync(JSON.stringify(result)).toString('base64');
+    await write((f) => ({
+      ...f,
+      ...(packed.length <= MAX_ITEM_BYTES ? { state: 'done' as const, report: packed } : { state: 'unshared' as const }),
+      finishedAt: now(),
+      leaseUntil: now(),
+    }));
+    return result;
+  } catch (err) {
+    clearInterval(renew);
+    await write((f) => ({ ...f, state: 'failed', error: errorMessage(err), finishedAt: now(), leaseUntil: now() }));
+    throw err;
+  } finally {
+    clearInterval(renew);
+  }
+}
+
+/** Share the flight under `call.key`: take a fresh result, wait for a live leader, or lead. */
+async function shareFlight<T>(ctx: FlightContext, call: FlightCall<T>): Promise<T> {
+  const { store, log, now, leaseMs, pollMs } = ctx;
+  const { key, windowMs, deadline } = call;
+  const ttlSeconds = Math.ceil((windowMs + leaseMs) / 1000) + 600;
+  let announced = false;
+  for (let round = 0; ; round++) {
+    const current = await store.get<Flight>(key);
+    const f = current?.value;
+    const t = now();
+    if (f && f.state === 'done' && f.report && t - (f.finishedAt ?? 0) <= windowMs) {
+      log?.info('diagnosis shared', { key, leader: f.leader, ageMs: t - (f.finishedAt ?? 0) });
+      return JSON.parse(gunzipSync(Buffer.from(f.report, 'base64')).toString('utf8')) as T;
+    }
+    if (f && f.state === 'failed' && t - (f.finishedAt ?? 0) <= windowMs) {
+      throw new Error(f.error ?? 'the diagnosis failed');
+    }
+    // Running elsewhere, alive: wait (a retry of the same request takes its own dead attempt over).
+    if (f && f.state === 'running' && f.leaseUntil > t && f.leader !== call.correlationId) {
+      if (t >= deadline) {
+        throw new SharedDiagnosisTimeout(`the diagnosis of ${call.cluster.name} already running did not finish in time here; its result is posted where it was requested`);
+      }
+      if (!announced) {
+        announced = true;
+        log?.info('joining the diagnosis already running', { key, leader: f.leader });
+        call.onWait?.();
+      }
+      await sleep(Math.min(pollMs, Math.max(1, deadline - t)));
+      continue;
+    }
+    // Nothing usable: lead. The conditional write decides between racing requesters.
+    const mine: Flight = { state: 'running', leader: call.correlationId, attempt: randomUUID(), leaseUntil: t + leaseMs, startedAt: t };
+    const won = current ? await store.replace(key, current.version, mine, ttlSeconds) : await store.create(key, mine, ttlSeconds);
+    if (won) {
+      if (f?.state === 'running') log?.warn('took over a diagnosis whose leader stopped renewing its lease', { key, previous: f.leader });
+      return leadFlight(ctx, call, mine, current ? current.version + 1 : 1, ttlSeconds);
+    }
+    await sleep(1 + jitteredBackoffMs(Math.min(round, 5), 10, 200));
+  }
+}
+
 export function singleFlightDiagnoser(inner: Diagnoser, options: SingleFlightOptions): Diagnoser {
   const { store, log } = options;
   const leaseMs = options.leaseMs ?? 20_000;
@@ -89,85 +183,7 @@ export function singleFlightDiagnoser(inner: Diagnoser, options: SingleFlightOpt
   /** Runs `read` in one of the cluster's places (waiting for one up to `deadline`). */
   const bounded = <T>(cluster: ClusterConfig, deadline: number, read: () => Promise<T>) =>
     withClusterSlot(cluster, { store, ...(log ? { log } : {}), deadline, leaseMs: cluster.diagnosisTimeoutMs + SLOT_MARGIN_MS, pollMs, now }, read);
-
-  async function lead<T>(call: FlightCall<T>, flight: Flight, version: number, ttlSeconds: number): Promise<T> {
-    const { key } = call;
-    // Every write of this flight goes through one chain, so a renewal never races the final write.
-    let chain: Promise<void> = Promise.resolve();
-    let lost = false;
-    const write = (next: (f: Flight) => Flight) => {
-      chain = chain.then(async () => {
-        if (lost) return;
-        const updated = next(flight);
-        if (await store.replace(key, version, updated, ttlSeconds)) {
-          version++;
-          flight = updated;
-        } else {
-          lost = true;
-          log?.warn('diagnosis lease lost (another worker took over); result not shared', { key });
-        }
-      }).catch((err) => log?.warn('could not update the shared diagnosis', { key, error: errorMessage(err) }));
-      return chain;
-    };
-    const renew = setInterval(() => void write((f) => ({ ...f, leaseUntil: now() + leaseMs })), Math.max(50, Math.floor(leaseMs / 3)));
-    try {
-      const result = await bounded(call.cluster, call.deadline, call.run);
-      clearInterval(renew);
-      const packed = gzipSync(JSON.stringify(result)).toString('base64');
-      await write((f) => ({
-        ...f,
-        ...(packed.length <= MAX_ITEM_BYTES ? { state: 'done' as const, report: packed } : { state: 'unshared' as const }),
-        finishedAt: now(),
-        leaseUntil: now(),
-      }));
-      return result;
-    } catch (err) {
-      clearInterval(renew);
-      await write((f) => ({ ...f, state: 'failed', error: errorMessage(err), finishedAt: now(), leaseUntil: now() }));
-      throw err;
-    } finally {
-      clearInterval(renew);
-    }
-  }
-
-  async function share<T>(call: FlightCall<T>): Promise<T> {
-    const { key, windowMs, deadline } = call;
-    const ttlSeconds = Math.ceil((windowMs + leaseMs) / 1000) + 600;
-    let announced = false;
-    for (let round = 0; ; round++) {
-      const current = await store.get<Flight>(key);
-      const f = current?.value;
-      const t = now();
-      if (f && f.state === 'done' && f.report && t - (f.finishedAt ?? 0) <= windowMs) {
-        log?.info('diagnosis shared', { key, leader: f.leader, ageMs: t - (f.finishedAt ?? 0) });
-        return JSON.parse(gunzipSync(Buffer.from(f.report, 'base64')).toString('utf8')) as T;
-      }
-      if (f && f.state === 'failed' && t - (f.finishedAt ?? 0) <= windowMs) {
-        throw new Error(f.error ?? 'the diagnosis failed');
-      }
-      // Running elsewhere, alive: wait (a retry of the same request takes its own dead attempt over).
-      if (f && f.state === 'running' && f.leaseUntil > t && f.leader !== call.correlationId) {
-        if (t >= deadline) {
-          throw new SharedDiagnosisTimeout(`the diagnosis of ${call.cluster.name} already running did not finish in time here; its result is posted where it was requested`);
-        }
-        if (!announced) {
-          announced = true;
-          log?.info('joining the diagnosis already running', { key, leader: f.leader });
-          call.onWait?.();
-        }
-        await sleep(Math.min(pollMs, Math.max(1, deadline - t)));
-        continue;
-      }
-      // Nothing usable: lead. The conditional write decides between racing requesters.
-      const mine: Flight = { state: 'running', leader: call.correlationId, attempt: randomUUID(), leaseUntil: t + leaseMs, startedAt: t };
-      const won = current ? await store.replace(key, current.version, mine, ttlSeconds) : await store.create(key, mine, ttlSeconds);
-      if (won) {
-        if (f?.state === 'running') log?.warn('took over a diagnosis whose leader stopped renewing its lease', { key, previous: f.leader });
-        return lead(call, mine, current ? current.version + 1 : 1, ttlSeconds);
-      }
-      await sleep(1 + jitteredBackoffMs(Math.min(round, 5), 10, 200));
-    }
-  }
+  const flights: FlightContext = { store, log, leaseMs, pollMs, now, bounded };
 
   const checkTopic = inner.checkTopic?.bind(inner);
   return {
@@ -178,7 +194,7 @@ export function singleFlightDiagnoser(inner: Diagnoser, options: SingleFlightOpt
       const run = () => inner.canRestart(request);
       const windowMs = cluster.load.shareDiagnosisSeconds * 1000;
       if (windowMs <= 0) return bounded(cluster, deadline, run);
-      return share({ key: restartFlightKey(cluster.name, request.brokerId), correlationId: request.correlationId, cluster, windowMs, deadline, run });
+      return shareFlight(flights, { key: restartFlightKey(cluster.name, request.brokerId), correlationId: request.correlationId, cluster, windowMs, deadline, run });
     },
     async diagnose(request) {
       const { cluster, topic } = request;
@@ -192,7 +208,7 @@ export function singleFlightDiagnoser(inner: Diagnoser, options: SingleFlightOpt
       if (windowMs <= 0) return bounded(cluster, deadline, () => inner.diagnose(request));
       // Shared by cluster: the leader diagnoses the whole cluster, each requester keeps its topic's part.
       const { topic: _topic, ...clusterWide } = request;
-      const report = await share<DiagnosisReport>({
+      const report = await shareFlight<DiagnosisReport>(flights, {
         key: flightKey(request),
         correlationId: request.correlationId,
         cluster,

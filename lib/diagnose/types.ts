@@ -4,62 +4,15 @@ import type { MetricId } from './metrics/catalog.ts';
 import type { MetricSeries, MetricsReading, TimeWindow } from './metrics/types.ts';
 import type { ClusterChange } from './what-changed.ts';
 
-export const FINDING_KINDS = [
-  'offline-partition',
-  'isr-single-replica',
-  'replication-factor-one',
-  'under-min-isr',
-  'under-replicated',
-  'coordinator-loading',
-  'consumer-offsets-oversized',
-  'log-cleaner-stalled',
-  'unclean-shutdown-recovery',
-  'corrupt-index',
-  'index-append-fatal',
-  'unsupported-request-version',
-  'missing-segments',
-  'risky-log-dir',
-  'disk-pressure',
-  'inode-pressure',
-  'fd-pressure',
-  'mmap-pressure',
-  'short-stop-timeout',
-  'broker-crash-loop',
-  'broker-unreachable',
-  // Registered but fenced (KIP-1073, Kafka 4.0 KRaft): not heartbeating, told apart from a live broker we cannot reach.
-  'broker-fenced',
-  'host-unreachable',
-  'consumer-offset-below-log-start',
-  'consumer-offset-above-log-end',
-  'consumer-lag',
-  // Transactions (KIP-664): open transactions no coordinator will close, and last stable offsets that stopped.
-  'hanging-transaction',
-  'lso-stalled',
-  // An open transaction holding the LSO whose coordinator cannot be asked yet (its __transaction_state partition has no leader).
-  'transaction-unresolved',
-  // The KRaft controller quorum (DescribeQuorum): one failure from losing its majority, no leader, a replica behind the metadata log.
-  'quorum-at-risk',
-  'quorum-lost',
-  'metadata-log-lag',
-  // Preventive audit (lib/audit/): risks in configuration and host state, before anything breaks.
-  'min-isr-not-below-rf',
-  'min-isr-one',
-  'unclean-election-enabled',
-  'internal-topic-unsafe',
-  'broker-replication-defaults',
-  'stop-timeout-below-shutdown',
-  'disk-trend-full',
-  'inode-trend-full',
-  'fd-mmap-headroom',
-  'broker-config-drift',
-  'topic-override-weaker',
-  // The controller quorum's shape: static voters where the line runs dynamic ones (3.9+), an even count or a single voter.
-  'quorum-static-voters',
-  'quorum-size-unsafe',
-  // Not a cluster symptom: the probe answered with something we could not read.
-  'probe-error',
-] as const;
-export type FindingKind = (typeof FINDING_KINDS)[number];
+/**
+ * Every finding kind, one key each. Each check file under checks/ adds the
+ * kinds it raises (`declare module '../types.ts'`), so the union is what the
+ * checks declare and no list is kept by hand here; the runtime list is
+ * FINDING_KINDS in checks/index.ts, derived from the table of checks.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging, one check file at a time
+export interface FindingKindRegistry {}
+export type FindingKind = keyof FindingKindRegistry & string;
 
 export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -98,6 +51,19 @@ export interface Finding {
   fingerprint: string;
   /** Audit findings: the failure this risk leads to, said plainly. */
   prevents?: string;
+  /** The operation this finding offers (its "Plan …" button); absent when it offers none. */
+  offer?: OperationOffer;
+}
+
+/**
+ * An operation a finding offers, as its check declares it: the request the
+ * "Plan …" button sends (operation kind and parameters, validated again by the
+ * operations' schema when clicked) and the button's text. It only plans: the
+ * plan is posted for two approvals like the slash commands'.
+ */
+export interface OperationOffer {
+  label: string;
+  request: { kind: string } & Record<string, string | number | boolean>;
 }
 
 export interface DiagnosisReport {

@@ -1,6 +1,6 @@
 // The audit's quorum checks: the quorum's shape from the snapshot's quorum view.
 import { describe, expect, it } from 'vitest';
-import { runAuditChecks, type AuditInput } from '../../lib/audit/checks.ts';
+import { runAuditChecks, type AuditInput } from '../../lib/audit/preventive.ts';
 import { quorumViewWithout, type QuorumView } from '../../lib/kafka/quorum-view.ts';
 import { healthyTopic, snapshot } from '../diagnose/fixtures.ts';
 import { LEADER_NOW, quorum } from '../diagnose/quorum-fixtures.ts';

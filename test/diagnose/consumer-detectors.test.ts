@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsumerSample } from '../../lib/kafka/types.ts';
-import { detectConsumerFindings } from '../../lib/diagnose/detectors/consumers.ts';
-import { evaluateLag, aggregateSample, appendHistory, historyGivesWindow, type LagHistorySample } from '../../lib/diagnose/lag.ts';
+import { detectConsumerFindings } from '../../lib/diagnose/checks/consumers.ts';
+import { evaluateLag, aggregateSample, appendHistory, historyGivesWindow, type LagHistorySample } from '../../lib/diagnose/lag-verdict.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { group, healthyTopic, snapshot } from './fixtures.ts';
 

@@ -1,10 +1,10 @@
-// broker-fenced (detectors/fenced.ts): a broker the controller still has
+// broker-fenced (checks/fenced.ts): a broker the controller still has
 // registered but fenced (DescribeCluster v2, KIP-1073), told apart from a
 // broker we cannot reach, by whether its process runs, and a decommissioned one
 // (gone, holding no replica) named with the command that unregisters it.
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../lib/diagnose/detect.ts';
-import { detectFencedBrokers, unregisterCommand } from '../../lib/diagnose/detectors/fenced.ts';
+import { detectFencedBrokers, unregisterCommand } from '../../lib/diagnose/checks/fenced.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
 import type { HostProbeOutcome } from '../../lib/hosts/types.ts';
 import { registeredBrokersSkippedCheck, registrationOf } from '../../lib/kafka/registered-brokers.ts';

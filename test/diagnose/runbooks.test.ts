@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FINDING_KINDS } from '../../lib/diagnose/types.ts';
+import { FINDING_KINDS } from '../../lib/diagnose/checks/index.ts';
 
 const dir = join(import.meta.dirname, '..', '..', 'runbooks');
 const SECTIONS = ['## What it means', '## How to confirm', '## How to fix', '## What not to do'];

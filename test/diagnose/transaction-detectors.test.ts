@@ -1,7 +1,7 @@
 // hanging-transaction and lso-stalled: pure functions of the snapshot's
 // transactions view (as lib/kafka/transactions.ts reads it) and its consumer samples.
 import { describe, expect, it } from 'vitest';
-import { detectTransactionFindings } from '../../lib/diagnose/detectors/transactions.ts';
+import { detectTransactionFindings } from '../../lib/diagnose/checks/transactions.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { transactionVerdict } from '../../lib/kafka/transactions.ts';
 import type { CoordinatorView, OpenTransaction, PartitionTransactions, TransactionsView } from '../../lib/kafka/types.ts';

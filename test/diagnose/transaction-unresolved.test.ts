@@ -1,11 +1,11 @@
-// transaction-unresolved (detectors/transaction-unresolved.ts): an open
+// transaction-unresolved (checks/transaction-unresolved.ts): an open
 // transaction holds a partition's LSO while its coordinator cannot be asked
 // (its __transaction_state partition has no leader). Reported on its own, with
 // the leaderless coordinator partition and who holds it, never as hanging or
 // lso-stalled from silence; once the coordinator answers, the verdict is theirs.
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../lib/diagnose/detect.ts';
-import { detectTransactionFindings } from '../../lib/diagnose/detectors/transactions.ts';
+import { detectTransactionFindings } from '../../lib/diagnose/checks/transactions.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
 import { offsetsPartitionFor } from '../../lib/kafka/group-partition.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../../lib/kafka/transactions.ts';

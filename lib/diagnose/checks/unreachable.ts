@@ -19,7 +19,7 @@ export interface BrokersView {
 
 const sortedIds = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
 
-/** Brokers down, or registered but not answering. Registered-but-fenced brokers are broker-fenced's (detectors/fenced.ts). */
+/** Brokers down, or registered but not answering. Registered-but-fenced brokers are broker-fenced's (checks/fenced.ts). */
 export function unreachableBrokers({ snapshot, probes, live, replicasOnDeadBrokers }: BrokersView): Finding[] {
   const findings: Finding[] = [];
   const unreachable = new Set(snapshot.unreachableBrokers);

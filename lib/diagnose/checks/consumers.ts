@@ -8,9 +8,18 @@
 import type { ClusterSnapshot, ConsumerSample, GroupState } from '../../kafka/types.ts';
 import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
-import { findingsOf, runDetectors, viewOnce, type Detector, type DetectionInput } from '../detector.ts';
-import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag.ts';
+import { findingsOf, runChecks, viewOnce, type Check, type CheckInput } from './check.ts';
+import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagHistorySample, type LagPoint, type LagStatus } from '../lag-verdict.ts';
 import { groupStateText, ownerText } from '../group-text.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'consumer-offset-below-log-start': true;
+    'consumer-offset-above-log-end': true;
+    'consumer-lag': true;
+  }
+}
 
 export interface ConsumerPartition {
   topic: string;
@@ -242,16 +251,16 @@ function consumerLag(view: ConsumerView): Finding[] {
 const consumerViewOf = viewOnce(({ snapshot, lagHistory }) => consumerView(snapshot, lagHistory));
 const fromView =
   (rule: (view: ConsumerView) => Finding[]) =>
-  (input: DetectionInput): Finding[] =>
+  (input: CheckInput): Finding[] =>
     rule(consumerViewOf(input));
 
-/** One detector per finding kind; all read the one joined view of the consumer samples. */
-export const CONSUMER_DETECTORS: readonly Detector[] = [
+/** One check per finding kind; all read the one joined view of the consumer samples. */
+export const CONSUMER_CHECKS: readonly Check[] = [
   { kinds: ['consumer-offset-below-log-start'], needs: ['metadata'], detect: fromView(offsetBelowLogStart) },
   { kinds: ['consumer-offset-above-log-end'], needs: ['metadata'], detect: fromView(offsetAboveLogEnd) },
   { kinds: ['consumer-lag'], needs: ['metadata'], detect: fromView(consumerLag) },
 ];
 
 export function detectConsumerFindings(snapshot: ClusterSnapshot, history: readonly LagHistorySample[] = []): Finding[] {
-  return findingsOf(runDetectors(CONSUMER_DETECTORS, { snapshot, probes: [], lagHistory: history }));
+  return findingsOf(runChecks(CONSUMER_CHECKS, { snapshot, probes: [], lagHistory: history }));
 }

@@ -1,9 +1,9 @@
-// What every per-host detector reads: one broker's probe report with the names
+// What every per-host check reads: one broker's probe report with the names
 // its findings use, and the helper that runs a per-host rule over every host
 // that answered.
 
 import type { HostProbeOutcome, ProbeReport } from '../../hosts/types.ts';
-import type { Detector, DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding, FindingKind } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES } from '../finding.ts';
 
@@ -38,9 +38,9 @@ export function answeredHosts(probes: readonly HostProbeOutcome[]): HostReport[]
   return out;
 }
 
-/** A detector that judges each host on its own report. */
-export function perHost(kinds: readonly FindingKind[], rule: (h: HostReport) => Finding[]): Detector {
-  return { kinds, needs: ['hosts'], detect: ({ probes }: DetectionInput) => answeredHosts(probes).flatMap(rule) };
+/** A check that judges each host on its own report. */
+export function perHost(kinds: readonly FindingKind[], rule: (h: HostReport) => Finding[]): Check {
+  return { kinds, needs: ['hosts'], detect: ({ probes }: CheckInput) => answeredHosts(probes).flatMap(rule) };
 }
 
 export function logLines(label: string, values: readonly string[], brokerId: number): Evidence[] {

@@ -1,13 +1,28 @@
-// Per-host detectors over the host's state (log dirs, disk, limits, systemd),
-// and the one cross-host detector: oversized __consumer_offsets replicas.
+// Per-host checks over the host's state (log dirs, disk, limits, systemd),
+// and the one cross-host check: oversized __consumer_offsets replicas.
 
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
 import type { ProbeReport } from '../../hosts/types.ts';
 import { stopTimeoutShortfall } from '../../hosts/shutdown-timing.ts';
-import type { Detector, DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding, Severity } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { logLines, perHost, type HostReport } from './host-report.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'missing-segments': true;
+    'risky-log-dir': true;
+    'disk-pressure': true;
+    'inode-pressure': true;
+    'fd-pressure': true;
+    'mmap-pressure': true;
+    'short-stop-timeout': true;
+    'broker-crash-loop': true;
+    'consumer-offsets-oversized': true;
+  }
+}
 
 // Incident 2: a healthy compacted partition holds a handful of 100 MB segments
 // (offsets.topic.segment.bytes); 50 segments or 1 GiB means compaction has not
@@ -182,7 +197,7 @@ function brokerCrashLoop({ brokerId, report, host, brokers, id }: HostReport): F
   return [];
 }
 
-function oversizedOffsets({ probes }: DetectionInput): Finding[] {
+function oversizedOffsets({ probes }: CheckInput): Finding[] {
   const hits: { brokerId: number; p: ProbeReport['consumerOffsets'][number] }[] = [];
   for (const o of probes) {
     if (!o.ok) continue;
@@ -218,13 +233,21 @@ function oversizedOffsets({ probes }: DetectionInput): Finding[] {
   ];
 }
 
-export const missingSegmentsDetector: Detector = perHost(['missing-segments'], missingSegments);
-export const riskyLogDirDetector: Detector = perHost(['risky-log-dir'], riskyLogDir);
-export const diskPressureDetector: Detector = perHost(['disk-pressure'], storagePressure('disk-pressure', (d) => d.diskUsedPercent, 'disk space'));
-export const inodePressureDetector: Detector = perHost(['inode-pressure'], storagePressure('inode-pressure', (d) => d.inodeUsedPercent, 'inodes'));
-export const fdPressureDetector: Detector = perHost(['fd-pressure'], limitPressure('fd-pressure', (l) => [l.openFds, l.maxFds], 'open file descriptors', 'ulimit -n'));
-export const mmapPressureDetector: Detector = perHost(['mmap-pressure'], limitPressure('mmap-pressure', (l) => [l.mapCount, l.maxMapCount], 'memory maps', 'vm.max_map_count'));
-export const shortStopTimeoutDetector: Detector = perHost(['short-stop-timeout'], shortStopTimeout);
-export const brokerCrashLoopDetector: Detector = perHost(['broker-crash-loop'], brokerCrashLoop);
+export const missingSegmentsCheck: Check = perHost(['missing-segments'], missingSegments);
+export const riskyLogDirCheck: Check = {
+  ...perHost(['risky-log-dir'], riskyLogDir),
+  preventive: { prevents: 'segments deleted under a broker by cleanup tools, log rotation or a reboot' },
+};
+export const diskPressureCheck: Check = perHost(['disk-pressure'], storagePressure('disk-pressure', (d) => d.diskUsedPercent, 'disk space'));
+export const inodePressureCheck: Check = perHost(['inode-pressure'], storagePressure('inode-pressure', (d) => d.inodeUsedPercent, 'inodes'));
+export const fdPressureCheck: Check = perHost(['fd-pressure'], limitPressure('fd-pressure', (l) => [l.openFds, l.maxFds], 'open file descriptors', 'ulimit -n'));
+export const mmapPressureCheck: Check = perHost(['mmap-pressure'], limitPressure('mmap-pressure', (l) => [l.mapCount, l.maxMapCount], 'memory maps', 'vm.max_map_count'));
+export const shortStopTimeoutCheck: Check = perHost(['short-stop-timeout'], shortStopTimeout);
+export const brokerCrashLoopCheck: Check = perHost(['broker-crash-loop'], brokerCrashLoop);
 /** One finding for all oversized replicas across brokers: it is one problem (compaction behind) wherever they live. */
-export const consumerOffsetsOversizedDetector: Detector = { kinds: ['consumer-offsets-oversized'], needs: ['hosts'], detect: oversizedOffsets };
+export const consumerOffsetsOversizedCheck: Check = {
+  kinds: ['consumer-offsets-oversized'],
+  needs: ['hosts'],
+  preventive: { prevents: 'groups unable to consume while an oversized offsets partition loads' },
+  detect: oversizedOffsets,
+};

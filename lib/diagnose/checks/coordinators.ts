@@ -7,11 +7,18 @@
 
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
-import type { HostProbeOutcome } from '../../hosts/types.ts';
+import type { HostProbeOutcome, ProbeReport } from '../../hosts/types.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import { allBeforeProcessStart } from './host-report.ts';
-import type { Detector, DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from './check.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'coordinator-loading': true;
+  }
+}
 
 /** COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR. */
 export const COORDINATOR_ERROR_CODES: ReadonlySet<number> = new Set([14, 15, 16]);
@@ -25,7 +32,36 @@ interface CoordinatorBucket {
   evidence: Evidence[];
 }
 
-function coordinatorLoading({ snapshot, probes }: DetectionInput): Finding[] {
+/** What one host's probe says: offsets load errors of the running process, and loads its leader started and did not finish. */
+function addProbeEvidence(brokerId: number, report: ProbeReport, leaderOf: ReadonlyMap<number, number>, bucket: (broker: number | null) => CoordinatorBucket): void {
+  // "Failed to load metadata from __consumer_offsets-N": only the running process's failures matter.
+  const loadErrors = report.logs.consumerOffsetsLoadErrors;
+  if (loadErrors.length > 0 && !allBeforeProcessStart(loadErrors, report.process.startedAt)) {
+    const b = bucket(brokerId);
+    for (const line of loadErrors.slice(-3)) {
+      b.evidence.push({ label: 'offsets load error', value: line, source: `broker:${brokerId}` });
+      const m = /__consumer_offsets-(\d+)/.exec(line);
+      if (m) b.offsetsPartitions.add(Number(m[1]));
+    }
+  }
+  for (const cp of report.consumerOffsets) {
+    if (!cp.loading) continue;
+    // Only the leader loads a partition: a follower's stale start line is not a stuck coordinator.
+    const leader = leaderOf.get(cp.partition);
+    if (leader !== undefined && leader !== brokerId) continue;
+    const b = bucket(brokerId);
+    b.offsetsPartitions.add(cp.partition);
+    b.evidence.push({
+      label: 'load started, not finished',
+      value: cp.lastLoadStart ?? `${CONSUMER_OFFSETS_TOPIC}-${cp.partition} loading`,
+      source: `broker:${brokerId}`,
+    });
+    b.evidence.push({ label: `${CONSUMER_OFFSETS_TOPIC}-${cp.partition} size`, value: `${cp.segments} segments, ${cp.bytes} bytes`, source: `broker:${brokerId}` });
+  }
+}
+
+/** Coordinators not serving, bucketed by the broker that leads their offsets partitions, with the evidence from each source. */
+function coordinatorBuckets({ snapshot, probes }: CheckInput): CoordinatorBucket[] {
   const offsetsTopic = snapshot.topics.find((t) => t.name === CONSUMER_OFFSETS_TOPIC);
   const leaderOf = new Map<number, number>();
   for (const p of offsetsTopic?.partitions ?? []) leaderOf.set(p.partition, p.leader);
@@ -59,36 +95,13 @@ function coordinatorLoading({ snapshot, probes }: DetectionInput): Finding[] {
     bucket(e.brokerId).evidence.push({ label: 'list groups', value: `${e.type} (${e.code})`, source: `broker:${e.brokerId}` });
   }
 
-  for (const o of probes) {
-    if (!o.ok) continue;
-    // "Failed to load metadata from __consumer_offsets-N": only the running process's failures matter.
-    const loadErrors = o.report.logs.consumerOffsetsLoadErrors;
-    if (loadErrors.length > 0 && !allBeforeProcessStart(loadErrors, o.report.process.startedAt)) {
-      const b = bucket(o.brokerId);
-      for (const line of loadErrors.slice(-3)) {
-        b.evidence.push({ label: 'offsets load error', value: line, source: `broker:${o.brokerId}` });
-        const m = /__consumer_offsets-(\d+)/.exec(line);
-        if (m) b.offsetsPartitions.add(Number(m[1]));
-      }
-    }
-    for (const cp of o.report.consumerOffsets) {
-      if (!cp.loading) continue;
-      // Only the leader loads a partition: a follower's stale start line is not a stuck coordinator.
-      const leader = leaderOf.get(cp.partition);
-      if (leader !== undefined && leader !== o.brokerId) continue;
-      const b = bucket(o.brokerId);
-      b.offsetsPartitions.add(cp.partition);
-      b.evidence.push({
-        label: 'load started, not finished',
-        value: cp.lastLoadStart ?? `${CONSUMER_OFFSETS_TOPIC}-${cp.partition} loading`,
-        source: `broker:${o.brokerId}`,
-      });
-      b.evidence.push({ label: `${CONSUMER_OFFSETS_TOPIC}-${cp.partition} size`, value: `${cp.segments} segments, ${cp.bytes} bytes`, source: `broker:${o.brokerId}` });
-    }
-  }
+  for (const o of probes) if (o.ok) addProbeEvidence(o.brokerId, o.report, leaderOf, bucket);
+  return [...buckets.values()];
+}
 
+function coordinatorLoading(input: CheckInput): Finding[] {
   const findings: Finding[] = [];
-  for (const b of buckets.values()) {
+  for (const b of coordinatorBuckets(input)) {
     const parts = [...b.offsetsPartitions].sort((x, y) => x - y);
     const groups = [...b.groups].sort();
     const who = b.broker === null ? 'no coordinator (offsets partition has no leader)' : `broker ${b.broker}`;
@@ -121,7 +134,7 @@ function coordinatorLoading({ snapshot, probes }: DetectionInput): Finding[] {
 }
 
 /** Metadata alone finds a loading coordinator; the host log lines add the partitions still loading and why. */
-export const coordinatorLoadingDetector: Detector = { kinds: ['coordinator-loading'], needs: ['metadata'], uses: { hosts: 'host log lines' }, detect: coordinatorLoading };
+export const coordinatorLoadingCheck: Check = { kinds: ['coordinator-loading'], needs: ['metadata'], uses: { hosts: 'host log lines' }, detect: coordinatorLoading };
 
 export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
   return coordinatorLoading({ snapshot, probes, lagHistory: [] });

@@ -7,13 +7,22 @@
 //   metadata-log-lag: a voter (while the quorum still has margin) or an observer
 //     (a broker) not fetching or falling behind the metadata log.
 // The quorum's shape (a single voter, an even count, static voters) is the
-// preventive audit's (lib/audit/quorum-checks.ts), not a diagnosis finding.
+// preventive audit's (checks/quorum-shape.ts), not a diagnosis finding.
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { majorityOf, type QuorumReplica, type QuorumView } from '../../kafka/quorum-view.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
-import type { Detector } from '../detector.ts';
+import type { Check } from './check.ts';
 import { DIAGNOSIS_TOLERANCE, replicaHealth } from '../../kafka/quorum-health.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'quorum-at-risk': true;
+    'quorum-lost': true;
+    'metadata-log-lag': true;
+  }
+}
 
 export const QUORUM_FINDING_KINDS = ['quorum-at-risk', 'quorum-lost', 'metadata-log-lag'] as const;
 
@@ -169,4 +178,4 @@ export function quorumSkippedCheck(snapshot: ClusterSnapshot): string | null {
   return null;
 }
 
-export const QUORUM_DETECTORS: readonly Detector[] = [{ kinds: QUORUM_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectQuorumFindings(snapshot) }];
+export const QUORUM_CHECKS: readonly Check[] = [{ kinds: QUORUM_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectQuorumFindings(snapshot) }];

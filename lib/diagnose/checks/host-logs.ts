@@ -1,11 +1,22 @@
-// Per-host detectors over the broker's own log lines (server.log,
+// Per-host checks over the broker's own log lines (server.log,
 // log-cleaner.log): what the broker said happened to its logs.
 
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
-import type { Detector } from '../detector.ts';
+import type { Check } from './check.ts';
 import type { Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import { allBeforeProcessStart, logLines, perHost, type HostReport } from './host-report.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'index-append-fatal': true;
+    'unclean-shutdown-recovery': true;
+    'corrupt-index': true;
+    'log-cleaner-stalled': true;
+    'unsupported-request-version': true;
+  }
+}
 
 /** A fatal offset-index append stops the whole broker. */
 function indexAppendFatal({ brokerId, report, host, brokers, id, runningSince }: HostReport): Finding[] {
@@ -131,8 +142,11 @@ function unsupportedRequestVersion({ brokerId, report, host, brokers, id }: Host
   return [];
 }
 
-export const indexAppendFatalDetector: Detector = perHost(['index-append-fatal'], indexAppendFatal);
-export const uncleanShutdownRecoveryDetector: Detector = perHost(['unclean-shutdown-recovery'], uncleanShutdownRecovery);
-export const corruptIndexDetector: Detector = perHost(['corrupt-index'], corruptIndex);
-export const logCleanerStalledDetector: Detector = perHost(['log-cleaner-stalled'], logCleanerStalled);
-export const unsupportedRequestVersionDetector: Detector = perHost(['unsupported-request-version'], unsupportedRequestVersion);
+export const indexAppendFatalCheck: Check = perHost(['index-append-fatal'], indexAppendFatal);
+export const uncleanShutdownRecoveryCheck: Check = perHost(['unclean-shutdown-recovery'], uncleanShutdownRecovery);
+export const corruptIndexCheck: Check = perHost(['corrupt-index'], corruptIndex);
+export const logCleanerStalledCheck: Check = {
+  ...perHost(['log-cleaner-stalled'], logCleanerStalled),
+  preventive: { prevents: '__consumer_offsets growing until group coordinators take hours to load' },
+};
+export const unsupportedRequestVersionCheck: Check = perHost(['unsupported-request-version'], unsupportedRequestVersion);

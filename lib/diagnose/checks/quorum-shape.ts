@@ -2,17 +2,25 @@
 // the snapshot's quorum view (DescribeQuorum through the brokers): pure, one
 // function per kind. Whether the voters follow right now is the diagnosis's
 // (quorum-at-risk, metadata-log-lag); these name what makes a failure worse.
-import type { AuditInput } from './checks.ts';
-import type { Finding } from '../diagnose/types.ts';
-import { makeFinding, plural } from '../diagnose/finding.ts';
-import { majorityOf, type QuorumView } from '../kafka/quorum-view.ts';
+import type { Check, CheckInput } from './check.ts';
+import type { Finding } from '../types.ts';
+import { makeFinding, plural } from '../finding.ts';
+import { majorityOf, type QuorumView } from '../../kafka/quorum-view.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'quorum-size-unsafe': true;
+    'quorum-static-voters': true;
+  }
+}
 
 const answered = (q: QuorumView | undefined): q is QuorumView => q?.status === 'ok' && q.voters.length > 0;
 const votersText = (q: QuorumView) => q.voters.map((v) => v.id).join(', ');
 const source = (q: QuorumView) => `DescribeQuorum v${q.version} via broker ${q.source}`;
 
 /** kraft.version 0 (controller.quorum.voters) on a line that answers DescribeQuorum v2, i.e. can run a dynamic quorum (3.9+). */
-export function staticQuorumVoters({ snapshot }: AuditInput): Finding[] {
+function staticQuorumVoters({ snapshot }: CheckInput): Finding[] {
   const q = snapshot.quorum;
   if (!answered(q) || q.kraftVersion !== 0 || q.dynamicQuorumSupported !== true) return [];
   return [
@@ -37,7 +45,7 @@ export function staticQuorumVoters({ snapshot }: AuditInput): Finding[] {
 }
 
 /** One voter (no failure tolerated), or an even count (tolerates no more than the odd count below it). */
-export function quorumSizeUnsafe({ snapshot }: AuditInput): Finding[] {
+function quorumSizeUnsafe({ snapshot }: CheckInput): Finding[] {
   const q = snapshot.quorum;
   if (!answered(q)) return [];
   const n = q.voters.length;
@@ -63,3 +71,20 @@ export function quorumSizeUnsafe({ snapshot }: AuditInput): Finding[] {
     }),
   ];
 }
+
+export const QUORUM_SHAPE_CHECKS: readonly Check[] = [
+  {
+    kinds: ['quorum-size-unsafe'],
+    needs: ['metadata'],
+    diagnosis: false,
+    preventive: { prevents: 'every metadata change stopping when one controller too many fails (a single voter, or an even count)' },
+    detect: quorumSizeUnsafe,
+  },
+  {
+    kinds: ['quorum-static-voters'],
+    needs: ['metadata'],
+    diagnosis: false,
+    preventive: { prevents: "a failed controller replaceable only by editing every node's config and rolling the cluster" },
+    detect: staticQuorumVoters,
+  },
+];

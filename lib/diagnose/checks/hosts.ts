@@ -1,32 +1,39 @@
-// Detectors over host probe reports (one per broker host), in one table. None
+// Checks over host probe reports (one per broker host), in one table. None
 // of these can run on Amazon MSK (no host access): the report lists them as
-// skipped there, and that list is derived from the tables (detectors/index.ts).
+// skipped there, and that list is derived from the tables (checks/index.ts).
 
-import type { ClusterSnapshot } from '../../kafka/types.ts';
-import type { HostProbeOutcome } from '../../hosts/types.ts';
-import { findingsOf, runDetectors, type Detector, type DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding } from '../finding.ts';
 import {
-  corruptIndexDetector,
-  indexAppendFatalDetector,
-  logCleanerStalledDetector,
-  uncleanShutdownRecoveryDetector,
-  unsupportedRequestVersionDetector,
+  corruptIndexCheck,
+  indexAppendFatalCheck,
+  logCleanerStalledCheck,
+  uncleanShutdownRecoveryCheck,
+  unsupportedRequestVersionCheck,
 } from './host-logs.ts';
 import {
-  brokerCrashLoopDetector,
-  consumerOffsetsOversizedDetector,
-  diskPressureDetector,
-  fdPressureDetector,
-  inodePressureDetector,
-  missingSegmentsDetector,
-  mmapPressureDetector,
-  riskyLogDirDetector,
-  shortStopTimeoutDetector,
+  brokerCrashLoopCheck,
+  consumerOffsetsOversizedCheck,
+  diskPressureCheck,
+  fdPressureCheck,
+  inodePressureCheck,
+  missingSegmentsCheck,
+  mmapPressureCheck,
+  riskyLogDirCheck,
+  shortStopTimeoutCheck,
 } from './host-resources.ts';
 
 export { allBeforeProcessStart } from './host-report.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'host-unreachable': true;
+    /** Not a cluster symptom: the probe answered with something we could not read. */
+    'probe-error': true;
+  }
+}
 export {
   CRASH_LOOP_RESTARTS,
   MIN_STOP_TIMEOUT_SEC,
@@ -38,7 +45,7 @@ export {
   PRESSURE_WARNING_PERCENT,
 } from './host-resources.ts';
 
-function probeFailures({ probes }: DetectionInput): Finding[] {
+function probeFailures({ probes }: CheckInput): Finding[] {
   const findings: Finding[] = [];
   for (const o of probes) {
     if (o.ok) continue;
@@ -82,27 +89,23 @@ function probeFailures({ probes }: DetectionInput): Finding[] {
 }
 
 /** A host that did not answer, or answered with something unreadable: a report on the probe, not a check. */
-const probeFailuresDetector: Detector = { kinds: ['host-unreachable', 'probe-error'], needs: ['hosts'], isCheck: false, detect: probeFailures };
+const probeFailuresCheck: Check = { kinds: ['host-unreachable', 'probe-error'], needs: ['hosts'], isCheck: false, detect: probeFailures };
 
-/** Every host detector, in the order the report names them when they cannot run. */
-export const HOST_DETECTORS: readonly Detector[] = [
-  uncleanShutdownRecoveryDetector,
-  corruptIndexDetector,
-  indexAppendFatalDetector,
-  logCleanerStalledDetector,
-  consumerOffsetsOversizedDetector,
-  unsupportedRequestVersionDetector,
-  missingSegmentsDetector,
-  riskyLogDirDetector,
-  diskPressureDetector,
-  inodePressureDetector,
-  fdPressureDetector,
-  mmapPressureDetector,
-  shortStopTimeoutDetector,
-  brokerCrashLoopDetector,
-  probeFailuresDetector,
+/** Every host check, in the order the report names them when they cannot run. */
+export const HOST_PROBE_CHECKS: readonly Check[] = [
+  uncleanShutdownRecoveryCheck,
+  corruptIndexCheck,
+  indexAppendFatalCheck,
+  logCleanerStalledCheck,
+  consumerOffsetsOversizedCheck,
+  unsupportedRequestVersionCheck,
+  missingSegmentsCheck,
+  riskyLogDirCheck,
+  diskPressureCheck,
+  inodePressureCheck,
+  fdPressureCheck,
+  mmapPressureCheck,
+  shortStopTimeoutCheck,
+  brokerCrashLoopCheck,
+  probeFailuresCheck,
 ];
-
-export function detectHostFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
-  return findingsOf(runDetectors(HOST_DETECTORS, { snapshot, probes, lagHistory: [] }));
-}

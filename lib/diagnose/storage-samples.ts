@@ -3,8 +3,8 @@
 // the dir reaches 100% within 7 days. Pure.
 
 import type { HostProbeOutcome } from '../hosts/types.ts';
-import type { Finding } from '../diagnose/types.ts';
-import { makeFinding } from '../diagnose/finding.ts';
+import type { Finding } from './types.ts';
+import { makeFinding } from './finding.ts';
 
 export interface StorageSample {
   at: number;

@@ -13,9 +13,17 @@
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { fencedBrokers, type RegisteredBroker } from '../../kafka/registered-brokers.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
-import type { Detector, DetectionInput } from '../detector.ts';
+import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
+
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    /** Registered but fenced (KIP-1073, Kafka 4.0 KRaft): not heartbeating, told apart from a live broker we cannot reach. */
+    'broker-fenced': true;
+  }
+}
 
 /** What the host probe says of the broker's process: gone, running (maybe recovering its logs), or not known (no host access, probe failed). */
 export type FencedProcess = { state: 'not-running' } | { state: 'running'; pid: number | null; startedAt: string | null; recovering: boolean } | { state: 'unknown'; why: string };
@@ -136,11 +144,11 @@ function fencedFinding(snapshot: ClusterSnapshot, b: RegisteredBroker, proc: Fen
   });
 }
 
-export function detectFencedBrokers({ snapshot, probes }: DetectionInput): Finding[] {
+export function detectFencedBrokers({ snapshot, probes }: CheckInput): Finding[] {
   const hostAccess = probes.length > 0;
   return fencedBrokers(snapshot).map((b) => fencedFinding(snapshot, b, processOf(b.id, probes, hostAccess)));
 }
 
-export const FENCED_DETECTORS: readonly Detector[] = [
+export const FENCED_CHECKS: readonly Check[] = [
   { kinds: ['broker-fenced'], needs: ['metadata'], uses: { hosts: "whether a fenced broker's process runs" }, detect: detectFencedBrokers },
 ];

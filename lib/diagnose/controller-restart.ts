@@ -15,7 +15,7 @@
 
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import { controllerRoleOf, quorumHealth, type VoterHealth } from '../kafka/quorum-health.ts';
-import type { RestartAssessment } from './can-restart.ts';
+import type { RestartAssessment } from './restart-assessment.ts';
 
 const ids = (list: readonly number[]) => (list.length === 1 ? `controller ${list[0]}` : `controllers ${list.slice(0, -1).join(', ')} and ${list.at(-1)}`);
 const secs = (ms: number | null) => (ms === null ? 'never' : `${Math.round(ms / 1000)} s ago`);
@@ -107,8 +107,3 @@ export function quorumPartOfBrokerRestart(s: ClusterSnapshot, id: number): { rea
   if (lost) return { reasons: [lost], notes: [] };
   return voterRestartFacts(s, id) ?? { reasons: [], notes: [] };
 }
-
-/** The word for the node an answer is about, for renderers: broker, controller, or node. */
-export const restartNoun = (a: Pick<RestartAssessment, 'role'>): string => a.role ?? 'broker';
-/** An answer about a broker (its partitions, its log recovery, a drain to offer). */
-export const isBrokerAnswer = (a: Pick<RestartAssessment, 'role'>): boolean => (a.role ?? 'broker') === 'broker';

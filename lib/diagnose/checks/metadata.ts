@@ -1,11 +1,11 @@
-// Detectors over the Admin API snapshot alone: they work on every cluster,
+// Checks over the Admin API snapshot alone: they work on every cluster,
 // Amazon MSK included. One pass over all partitions sorts each problem
 // partition into a bucket keyed by the brokers behind it, so 300 offline
 // partitions behind one dead broker become one finding naming that broker.
 
 import type { ClusterSnapshot, PartitionState, TopicState } from '../../kafka/types.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
-import type { Evidence, Finding, TopicPartitionRef } from '../types.ts';
+import type { Evidence, Finding, OperationOffer, TopicPartitionRef } from '../types.ts';
 import {
   MAX_EVIDENCE_SAMPLES,
   brokerList,
@@ -18,9 +18,20 @@ import { isUnavailable, isUnderReplicated, minIsrOf, replicationFactor } from '.
 import { offlineElrNote } from '../elr-notes.ts';
 import { returnElectionText } from '../../operations/elr.ts';
 import { unreachableBrokers } from './unreachable.ts';
-import { findingsOf, runDetectors, viewOnce, type Detector, type DetectionInput } from '../detector.ts';
+import { viewOnce, type Check, type CheckInput } from './check.ts';
 
-interface Bucket {
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'offline-partition': true;
+    'under-min-isr': true;
+    'under-replicated': true;
+    'isr-single-replica': true;
+    'broker-unreachable': true;
+  }
+}
+
+export interface Bucket {
   brokers: number[];
   partitions: TopicPartitionRef[];
   /** The partitions' states (ELR notes read them). */
@@ -105,7 +116,7 @@ function brokersWithoutData(deadBrokers: Iterable<number>, probes: readonly Host
 }
 
 /** One pass over every partition, classified; the rules below read it. */
-interface MetadataView {
+export interface MetadataView {
   snapshot: ClusterSnapshot;
   probes: readonly HostProbeOutcome[];
   live: Set<number>;
@@ -154,6 +165,13 @@ function classifyPartitions(snapshot: ClusterSnapshot, probes: readonly HostProb
     }
   }
   return { snapshot, probes, live, offline, underMinIsr, underReplicated, singleIsr, rfOne, replicasOnDeadBrokers, offlineTotal };
+}
+
+/** The button of an offline finding: a leader override of its first partition. */
+function leaderOverrideOffer(f: Finding): OperationOffer | undefined {
+  const first = f.affected.partitions[0];
+  if (!first) return undefined;
+  return { label: `Plan leader override ${first.topic}-${first.partition}`, request: { kind: 'leader-override', topic: first.topic, partition: first.partition } };
 }
 
 /** Partitions without a live leader, grouped by the down brokers that hold them. */
@@ -292,53 +310,19 @@ function singleInSyncReplica({ singleIsr }: MetadataView): Finding[] {
   return findings;
 }
 
-/** Topics that no election can save. */
-function replicationFactorOne({ rfOne }: MetadataView): Finding[] {
-  const findings: Finding[] = [];
-  const rf1 = rfOne.get('');
-  if (rf1) {
-    const topics = [...rf1.perTopic.keys()].sort();
-    findings.push(
-      makeFinding({
-        kind: 'replication-factor-one',
-        severity: 'warning',
-        title: `${plural(topics.length, 'topic')} with replication factor 1 (${plural(rf1.partitions.length, 'partition')})`,
-        summary:
-          'These partitions exist on exactly one broker: stopping or losing that broker takes them offline and no election can help. ' +
-          'Move them before any broker maintenance, or raise the replication factor.',
-        partitions: rf1.partitions,
-        evidence: [
-          { label: 'topics', value: topics.slice(0, MAX_EVIDENCE_SAMPLES).join(', ') + (topics.length > MAX_EVIDENCE_SAMPLES ? ` … (+${topics.length - MAX_EVIDENCE_SAMPLES})` : ''), source: 'metadata' },
-          ...rf1.samples.map((s) => ({ label: 'partition', value: s, source: 'metadata' })),
-        ],
-        identity: topics.map((t) => `topic:${t}`),
-        nextActions: [
-          'Before stopping a broker, reassign its RF=1 partitions elsewhere (kafka-reassign-partitions.sh).',
-          'Raise the replication factor to 3 with a reassignment that adds replicas.',
-        ],
-      }),
-    );
-  }
-  return findings;
-}
-
-const metadataView = viewOnce(({ snapshot, probes }) => classifyPartitions(snapshot, probes));
+/** The one classified pass over every partition, shared by the checks that read it (replication-factor-one.ts too). */
+export const metadataView = viewOnce(({ snapshot, probes }) => classifyPartitions(snapshot, probes));
 const fromView =
   (rule: (view: MetadataView) => Finding[]) =>
-  (input: DetectionInput): Finding[] =>
+  (input: CheckInput): Finding[] =>
     rule(metadataView(input));
 
-/** One detector per finding kind, in report order; all read the one classified view. */
-export const METADATA_DETECTORS: readonly Detector[] = [
+/** One check per finding kind, in report order; all read the one classified view. */
+export const METADATA_CHECKS: readonly Check[] = [
   // The host probes tell a down broker whose disk was wiped from one that comes back with its data.
-  { kinds: ['offline-partition'], needs: ['metadata'], uses: { hosts: 'log dirs of down brokers' }, detect: fromView(offlinePartitions) },
+  { kinds: ['offline-partition'], needs: ['metadata'], uses: { hosts: 'log dirs of down brokers' }, detect: fromView(offlinePartitions), offer: leaderOverrideOffer },
   { kinds: ['under-min-isr'], needs: ['metadata'], detect: fromView(underMinIsrPartitions) },
   { kinds: ['under-replicated'], needs: ['metadata'], detect: fromView(underReplicatedPartitions) },
   { kinds: ['isr-single-replica'], needs: ['metadata'], detect: fromView(singleInSyncReplica) },
-  { kinds: ['replication-factor-one'], needs: ['metadata'], detect: fromView(replicationFactorOne) },
   { kinds: ['broker-unreachable'], needs: ['metadata'], detect: fromView(unreachableBrokers) },
 ];
-
-export function detectMetadataFindings(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[] = []): Finding[] {
-  return findingsOf(runDetectors(METADATA_DETECTORS, { snapshot, probes, lagHistory: [] }));
-}

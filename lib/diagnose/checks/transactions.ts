@@ -12,18 +12,37 @@
 //     one of the two above once the coordinator answers.
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { groupsAtLso, transactionVerdict } from '../../kafka/transactions.ts';
-import type { Evidence, Finding } from '../types.ts';
+import type { Evidence, Finding, OperationOffer } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
-import type { Detector } from '../detector.ts';
+import type { Check } from './check.ts';
 import { formatDuration, leaderSource, offsetsText, transactionEvidence } from './transaction-evidence.ts';
 import { unresolvedFinding, unresolvedTransactions } from './transaction-unresolved.ts';
 
 export { formatDuration } from './transaction-evidence.ts';
 
+// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'hanging-transaction': true;
+    'lso-stalled': true;
+    /** An open transaction holding the LSO whose coordinator cannot be asked yet (its __transaction_state partition has no leader). */
+    'transaction-unresolved': true;
+  }
+}
+
 export const TRANSACTION_FINDING_KINDS = ['hanging-transaction', 'lso-stalled', 'transaction-unresolved'] as const;
 
 /** read_committed groups stopped at the LSO (lib/kafka/transactions.ts, shared with the abort plan). */
 export const groupsStalledAt = groupsAtLso;
+
+/**
+ * The button of a hanging transaction: abort the first one (the request its
+ * first next action names). The start offset is a fact only detect knows, so
+ * the finding carries the request and the check's offer() hands it on.
+ */
+function abortOffer(topic: string, partition: number, startOffset: number): OperationOffer {
+  return { label: `Plan abort of the transaction at ${topic}-${partition} offset ${startOffset}`, request: { kind: 'abort-transaction', topic, partition, startOffset } };
+}
 
 export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] {
   const view = snapshot.transactions;
@@ -58,6 +77,7 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
             (t) => `Abort it (the ABORT marker kafka-transactions.sh abort writes), with two approvals: /kafka abort-transaction ${p.topic} ${p.partition} ${t.firstOffset}`,
           ),
           identity: [`partition:${p.topic}-${p.partition}`, ...hanging.map((t) => `producer:${t.producerId}:${t.firstOffset}`)],
+          offer: abortOffer(p.topic, p.partition, hanging[0]!.firstOffset),
         }),
       );
       continue;
@@ -102,7 +122,7 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
   return findings;
 }
 
-/** The transaction detectors (one unit: the three kinds come from one pass over the transactions view). */
-export const TRANSACTION_DETECTORS: readonly Detector[] = [
-  { kinds: TRANSACTION_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectTransactionFindings(snapshot) },
+/** The transaction checks (one unit: the three kinds come from one pass over the transactions view). */
+export const TRANSACTION_CHECKS: readonly Check[] = [
+  { kinds: TRANSACTION_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectTransactionFindings(snapshot), offer: (f) => f.offer },
 ];

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DETECTORS, HOST_CHECKS } from '../../lib/diagnose/detectors/index.ts';
-import { HOST_DETECTORS } from '../../lib/diagnose/detectors/hosts.ts';
-import { runDetectors } from '../../lib/diagnose/detector.ts';
-import { AUDIT_CHECKS } from '../../lib/audit/checks.ts';
-import { FINDING_KINDS } from '../../lib/diagnose/types.ts';
+import { CHECKS, DIAGNOSIS_CHECKS, FINDING_KINDS, HOST_CHECKS } from '../../lib/diagnose/checks/index.ts';
+import { HOST_PROBE_CHECKS } from '../../lib/diagnose/checks/hosts.ts';
+import { runChecks } from '../../lib/diagnose/checks/check.ts';
+import { AUDIT_CHECKS } from '../../lib/audit/preventive.ts';
 import type { HostProbeOutcome, ProbeReport } from '../../lib/hosts/types.ts';
 import { execution, healthyCluster, okProbe, probeReport } from './fixtures.ts';
 
@@ -37,19 +36,19 @@ describe('detector tables', () => {
   it('each host detector raises only the kinds it declares, and every declared kind is raised by some case', () => {
     const raised = new Set<string>();
     for (const probe of HOST_CASES) {
-      for (const o of runDetectors(HOST_DETECTORS, { snapshot: healthyCluster(), probes: [probe], lagHistory: [] })) {
+      for (const o of runChecks(HOST_PROBE_CHECKS, { snapshot: healthyCluster(), probes: [probe], lagHistory: [] })) {
         if (o.status !== 'ran') continue;
         for (const f of o.findings) {
-          expect(o.detector.kinds).toContain(f.kind);
+          expect(o.check.kinds).toContain(f.kind);
           raised.add(f.kind);
         }
       }
     }
-    expect([...raised].sort()).toEqual(HOST_DETECTORS.flatMap((d) => d.kinds).sort());
+    expect([...raised].sort()).toEqual(HOST_PROBE_CHECKS.flatMap((d) => d.kinds).sort());
   });
 
   it('the host check list the report prints is the host detectors, plus the checks that read host log lines', () => {
-    const needHosts = DETECTORS.filter((d) => d.needs.includes('hosts') && d.isCheck !== false).flatMap((d) => d.kinds);
+    const needHosts = DIAGNOSIS_CHECKS.filter((d) => d.needs.includes('hosts') && d.isCheck !== false).flatMap((d) => d.kinds);
     expect(HOST_CHECKS.slice(0, needHosts.length)).toEqual(needHosts);
     expect(HOST_CHECKS).toContain('coordinator-loading (host log lines)');
     expect(HOST_CHECKS).not.toContain('host-unreachable');
@@ -59,17 +58,17 @@ describe('detector tables', () => {
   });
 
   it('without host probes the host detectors are skipped for want of hosts; metadata detectors still run', () => {
-    const outcomes = runDetectors(DETECTORS, { snapshot: healthyCluster(), probes: [], lagHistory: [] });
+    const outcomes = runChecks(DIAGNOSIS_CHECKS, { snapshot: healthyCluster(), probes: [], lagHistory: [] });
     const skipped = outcomes.filter((o) => o.status === 'skipped');
-    expect(skipped.map((o) => o.detector)).toEqual(HOST_DETECTORS);
+    expect(skipped.map((o) => o.check)).toEqual(HOST_PROBE_CHECKS);
     expect(skipped.every((o) => o.status === 'skipped' && o.missing.join() === 'hosts')).toBe(true);
-    expect(outcomes.filter((o) => o.status === 'ran').length).toBe(DETECTORS.length - HOST_DETECTORS.length);
+    expect(outcomes.filter((o) => o.status === 'ran').length).toBe(DIAGNOSIS_CHECKS.length - HOST_PROBE_CHECKS.length);
   });
 
-  it('every finding kind has one owner: one detector, or an audit check', () => {
-    const detectorKinds = DETECTORS.flatMap((d) => d.kinds);
-    expect(new Set(detectorKinds).size).toBe(detectorKinds.length);
-    const owned = new Set([...detectorKinds, ...AUDIT_CHECKS.map((c) => c.kind)]);
+  it('every finding kind has one owner: one check in the table, run by the diagnosis, the audit or both', () => {
+    const checkKinds = CHECKS.flatMap((d) => d.kinds);
+    expect(new Set(checkKinds).size).toBe(checkKinds.length);
+    const owned = new Set([...DIAGNOSIS_CHECKS.flatMap((d) => d.kinds), ...AUDIT_CHECKS.map((c) => c.kind)]);
     expect([...owned].sort()).toEqual([...FINDING_KINDS].sort());
   });
 });

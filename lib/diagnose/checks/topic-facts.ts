@@ -1,0 +1,20 @@
+// Small facts about topics that the preventive checks share: a topic's
+// replication factor, the user topics, and a finding about one whole topic.
+
+import type { ClusterSnapshot, TopicState } from '../../kafka/types.ts';
+import { makeFinding, type FindingInput } from '../finding.ts';
+import type { Finding, FindingKind } from '../types.ts';
+
+/** The least replica count over the topic's partitions (0 for a topic without partitions). */
+export function rfOf(t: TopicState): number {
+  let rf = Infinity;
+  for (const p of t.partitions) rf = Math.min(rf, p.replicas.length);
+  return rf === Infinity ? 0 : rf;
+}
+
+export const userTopics = (s: ClusterSnapshot): TopicState[] => s.topics.filter((t) => !t.internal && t.partitions.length > 0);
+
+/** A finding about one whole topic: every partition affected, the topic its identity. */
+export function topicFinding(kind: FindingKind, t: TopicState, input: Omit<FindingInput, 'kind' | 'identity' | 'partitions'>): Finding {
+  return makeFinding({ ...input, kind, identity: [`topic:${t.name}`], partitions: t.partitions.map((p) => ({ topic: t.name, partition: p.partition })) });
+}
