@@ -11,7 +11,7 @@ import type { PlanResult } from './types.ts';
 import { hostTargets, type ExecutorFactory } from '../hosts/executors.ts';
 import { toConnectionConfig } from '../kafka/cluster-connection.ts';
 import type { OpsRequest } from './requests.ts';
-import type { AssessRestart, RestartIo } from './restart.ts';
+import type { AssessRestart, RestartIo } from './kinds/restart-brokers/plan.ts';
 import { DEFAULT_THROTTLE_BYTES_PER_SEC } from './validate.ts';
 
 export interface OperationsBackend {

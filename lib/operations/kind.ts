@@ -9,8 +9,8 @@ import type { Executor } from '../hosts/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { Notice } from './failures.ts';
-import type { ReplicaHost } from './replica-data.ts';
-import type { RestartIo } from './restart.ts';
+import type { ReplicaHost } from './kinds/leader-override/replica-data.ts';
+import type { RestartIo } from './kinds/restart-brokers/plan.ts';
 import type { ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanKind, PlanOf, PlanParamsByKind, PlanResult } from './types.ts';
 

@@ -2,13 +2,13 @@
 // runner, the backend, the request schema, the Slack commands and the
 // renderers iterate this table; none of them switches on a kind.
 import type { OperationKind, OperationKinds } from './kind.ts';
-import { abortTransaction } from './kinds/abort-transaction.ts';
-import { drainBroker } from './kinds/drain-broker.ts';
-import { leaderOverride } from './kinds/leader-override.ts';
-import { preferredElection } from './kinds/preferred-election.ts';
-import { raiseReplicationFactor } from './kinds/raise-replication-factor.ts';
-import { reassign } from './kinds/reassign.ts';
-import { restartBrokers } from './kinds/restart-brokers.ts';
+import { abortTransaction } from './kinds/abort-transaction/index.ts';
+import { drainBroker } from './kinds/drain-broker/index.ts';
+import { leaderOverride } from './kinds/leader-override/index.ts';
+import { preferredElection } from './kinds/preferred-election/index.ts';
+import { raiseReplicationFactor } from './kinds/raise-replication-factor/index.ts';
+import { reassign } from './kinds/reassign/index.ts';
+import { restartBrokers } from './kinds/restart-brokers/index.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { PlanKind } from './types.ts';
 

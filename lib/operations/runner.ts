@@ -33,8 +33,8 @@ import { handOverLeftovers, LEDGER_NAME, releaseKeepingLiveThrottles } from './t
 import { runStep, type StepContext } from './steps.ts';
 import type { ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanKind, PlanStepAction } from './types.ts';
-import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers.ts';
-import type { RestartIo } from './restart.ts';
+import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers/index.ts';
+import type { RestartIo } from './kinds/restart-brokers/plan.ts';
 
 export type { OperationIo } from './kind.ts';
 export { cancelOwnReassignments, reassignedPartitions } from './compensation.ts';

@@ -15,8 +15,8 @@ import type { Plan, PlanStep, TopicPartition } from './types.ts';
 import type { PartitionAssignment } from './validate.ts';
 import { fatal } from './failures.ts';
 import { listOf } from './lists.ts';
-import { runRestartStep, type RestartIo } from './restart.ts';
-import { abortTransactionStep, checkTransactionsStep, verifyLsoStep } from './transaction-steps.ts';
+import { runRestartStep, type RestartIo } from './kinds/restart-brokers/plan.ts';
+import { abortTransactionStep, checkTransactionsStep, verifyLsoStep } from './kinds/abort-transaction/steps.ts';
 
 export type StepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
 

@@ -9,7 +9,7 @@ import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
 import { followUpJobs, followUpRequestId, proposalsOf } from '../../lib/operations/follow-ups.ts';
 import { opsPlanJobSchema } from '../../lib/operations/requests.ts';
 import type { StepContext } from '../../lib/operations/steps.ts';
-import { CHECK_TRANSACTIONS_WAIT_MS, checkTransactionsStep, type CheckTransactionsStep } from '../../lib/operations/transaction-steps.ts';
+import { CHECK_TRANSACTIONS_WAIT_MS, checkTransactionsStep, type CheckTransactionsStep } from '../../lib/operations/kinds/abort-transaction/steps.ts';
 import type { ApprovalRequest } from '../../lib/approvals/types.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 

@@ -1,13 +1,13 @@
 // The leader override's plan, once the replica is chosen (leader-override.ts):
 // the new assignment, the steps, and the warnings the approvers read.
 
-import type { PartitionState } from '../kafka/types.ts';
-import { tpName } from '../kafka/partitions.ts';
-import { andMore } from '../runtime/format.ts';
+import type { PartitionState } from '../../../kafka/types.ts';
+import { tpName } from '../../../kafka/partitions.ts';
+import { andMore } from '../../../runtime/format.ts';
 import { elrHolders, elrReturnRole } from './elr.ts';
-import type { Notice } from './failures.ts';
-import type { ReplicaTransactions } from './leader-override.ts';
-import type { GroupBeyondEnd, LossUnit, PlanStep, ReplicaData, TopicPartition } from './types.ts';
+import type { Notice } from '../../failures.ts';
+import type { ReplicaTransactions } from './plan.ts';
+import type { GroupBeyondEnd, LossUnit, PlanStep, ReplicaData, TopicPartition } from '../../types.ts';
 
 /** The replica Kafka's own unclean election would take: the first live one in assignment order. */
 export function defaultUncleanChoice(p: PartitionState, live: ReadonlySet<number>): number | null {

@@ -6,18 +6,18 @@
 // Host control goes through RestartIo: the fixed service-control.sh script,
 // the host probe, and can-restart (injected by the composition root).
 
-import type { ClusterSnapshot } from '../kafka/types.ts';
-import { CONSUMER_OFFSETS_TOPIC } from '../kafka/group-partition.ts';
-import type { ProbeReport } from '../hosts/types.ts';
-import { mayHaveRun, type ServiceCall, type ServiceRunResult, type ServiceStatus } from '../hosts/service-control.ts';
-import { fatal, needsHuman, transient, type Notice } from './failures.ts';
-import { listOf } from './lists.ts';
-import { basePreconditions, finishPlan, liveIds, plural } from './planners.ts';
-import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from './types.ts';
-import { andMore } from '../runtime/format.ts';
-import { tpName } from '../kafka/partitions.ts';
-import { registrationOf } from '../kafka/registered-brokers.ts';
-import { nodeField, nodeName, planControllerRestarts, restartTitle, waitControllerReady } from './restart-controllers.ts';
+import type { ClusterSnapshot } from '../../../kafka/types.ts';
+import { CONSUMER_OFFSETS_TOPIC } from '../../../kafka/group-partition.ts';
+import type { ProbeReport } from '../../../hosts/types.ts';
+import { mayHaveRun, type ServiceCall, type ServiceRunResult, type ServiceStatus } from '../../../hosts/service-control.ts';
+import { fatal, needsHuman, transient, type Notice } from '../../failures.ts';
+import { listOf } from '../../lists.ts';
+import { basePreconditions, finishPlan, liveIds, plural } from '../../planners.ts';
+import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from '../../types.ts';
+import { andMore } from '../../../runtime/format.ts';
+import { tpName } from '../../../kafka/partitions.ts';
+import { registrationOf } from '../../../kafka/registered-brokers.ts';
+import { nodeField, nodeName, planControllerRestarts, restartTitle, waitControllerReady } from './controllers.ts';
 
 /** can-restart's answer, as restarts use it (lib/diagnose/can-restart.ts). */
 export interface RestartVerdict {

@@ -6,10 +6,10 @@
 //   verify-lso: the partition's last stable offset (ListOffsets READ_COMMITTED)
 //     moved past the transaction's first offset, so read_committed consumers
 //     stopped there can advance; waits across ticks up to a bound.
-import type { PlanStep } from './types.ts';
-import type { StepContext, StepOutcome } from './steps.ts';
-import { fatal, transient } from './failures.ts';
-import { readTransactions, transactionVerdict } from '../kafka/transactions.ts';
+import type { PlanStep } from '../../types.ts';
+import type { StepContext, StepOutcome } from '../../steps.ts';
+import { fatal, transient } from '../../failures.ts';
+import { readTransactions, transactionVerdict } from '../../../kafka/transactions.ts';
 
 export type AbortStep = Extract<PlanStep, { action: 'abort-transaction' }>;
 export type VerifyLsoStep = Extract<PlanStep, { action: 'verify-lso' }>;

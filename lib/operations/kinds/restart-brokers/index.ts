@@ -5,19 +5,19 @@
 // per-broker facts, and owns the compensation: a run never ends with a broker
 // stopped by us unless a human chose "leave stopped" in the thread.
 
-import { errorMessage } from '../../runtime/errors.ts';
-import type { Notice } from '../failures.ts';
-import { trailingCluster, type CompensationContext, type CompensationResult, type OperationKind } from '../kind.ts';
-import { namesText, type NameList } from '../lists.ts';
-import { plural } from '../planners.ts';
-import { planRestart, restartPreconditions, type RestartParams } from '../restart.ts';
-import { nodeName, restartTargets } from '../restart-controllers.ts';
-import { controllerHeadline, controllerNoticeText, controllerRestartLine, controllerSuccess } from '../render-restart.ts';
-import type { PlanOf, PlanResult, RestartBrokerInfo } from '../types.ts';
-import { RestartRequest } from '../validate.ts';
-import { isHostPath } from '../../hosts/host-paths.ts';
+import { errorMessage } from '../../../runtime/errors.ts';
+import type { Notice } from '../../failures.ts';
+import { trailingCluster, type CompensationContext, type CompensationResult, type OperationKind } from '../../kind.ts';
+import { namesText, type NameList } from '../../lists.ts';
+import { plural } from '../../planners.ts';
+import { planRestart, restartPreconditions, type RestartParams } from './plan.ts';
+import { nodeName, restartTargets } from './controllers.ts';
+import { controllerHeadline, controllerNoticeText, controllerRestartLine, controllerSuccess } from './render.ts';
+import type { PlanOf, PlanResult, RestartBrokerInfo } from '../../types.ts';
+import { RestartRequest } from '../../validate.ts';
+import { isHostPath } from '../../../hosts/host-paths.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'restart-brokers': RestartParams;
   }
@@ -35,7 +35,7 @@ async function plan(io: Parameters<OperationKind<'restart-brokers'>['plan']>[0],
   if (!cluster || cluster.hosts.executor === 'none') return { ok: false, refusal: { code: 'restart-no-host-access', cluster: cluster?.name ?? null } };
   const hosts = (await io.restart?.()) ?? null;
   if (!hosts) return { ok: false, refusal: { code: 'restarts-unavailable' } };
-  const { systemdSeconds } = await import('../../hosts/service-control.ts');
+  const { systemdSeconds } = await import('../../../hosts/service-control.ts');
   const snapshot = await io.snapshot(null);
   const live = snapshot.brokers.map((b) => b.id);
   // KRaft controllers named, or (nothing named) every controller the bot reaches: restarted first (restart-controllers.ts).

@@ -4,21 +4,21 @@
 // ../leader-override-gather.ts; this module is the kind: its schema, command,
 // fingerprint (which binds each replica's measured end), compensation and prose.
 
-import { reassignmentCompensation } from '../compensation.ts';
-import type { Notice } from '../failures.ts';
-import { trailingCluster, type OperationIo, type OperationKind } from '../kind.ts';
-import { leaderOverridePreconditions, measuredEnds, planLeaderOverride, type LeaderOverrideNotice, type LeaderOverrideParams } from '../leader-override.ts';
-import { gatherLeaderOverrideInputs } from '../leader-override-gather.ts';
-import type { LeaderOverrideInputs } from '../leader-override.ts';
-import { ELR_ROLE_TEXT, elrStateText, returnElectionText } from '../elr.ts';
-import { brokerList, candidateLossText, consumerGroupLines, lossHeadline } from '../loss-text.ts';
-import { tpName } from '../../kafka/partitions.ts';
-import { formatBytes, formatCount } from '../../runtime/format.ts';
-import type { LeaderCandidate, PlanOf, PlanResult } from '../types.ts';
-import { LeaderOverrideRequest } from '../validate.ts';
-import { plural } from '../planners.ts';
+import { reassignmentCompensation } from '../../compensation.ts';
+import type { Notice } from '../../failures.ts';
+import { trailingCluster, type OperationIo, type OperationKind } from '../../kind.ts';
+import { leaderOverridePreconditions, measuredEnds, planLeaderOverride, type LeaderOverrideNotice, type LeaderOverrideParams } from './plan.ts';
+import { gatherLeaderOverrideInputs } from './gather.ts';
+import type { LeaderOverrideInputs } from './plan.ts';
+import { ELR_ROLE_TEXT, elrStateText, returnElectionText } from './elr.ts';
+import { brokerList, candidateLossText, consumerGroupLines, lossHeadline } from './loss-text.ts';
+import { tpName } from '../../../kafka/partitions.ts';
+import { formatBytes, formatCount } from '../../../runtime/format.ts';
+import type { LeaderCandidate, PlanOf, PlanResult } from '../../types.ts';
+import { LeaderOverrideRequest } from '../../validate.ts';
+import { plural } from '../../planners.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'leader-override': LeaderOverrideParams;
   }
