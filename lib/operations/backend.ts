@@ -7,6 +7,7 @@
 import type { ClusterConfig } from '../config/schema.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { OperationIo } from './kind.ts';
+import { assertCapabilities } from './capabilities.ts';
 import type { PlanResult } from './types.ts';
 import { hostTargets, type ExecutorFactory } from '../hosts/executors.ts';
 import { toConnectionConfig } from '../kafka/cluster-connection.ts';
@@ -26,6 +27,9 @@ export class OperationsUnavailableError extends Error {
 }
 
 export { DEFAULT_THROTTLE_BYTES_PER_SEC };
+
+/** Only the providers' presence is checked: they are never called with it. */
+const PLACEHOLDER_CLUSTER = {} as ClusterConfig;
 
 export function createDefaultOperations(executorFor: ExecutorFactory, opts: { assessRestart?: AssessRestart } = {}): OperationsBackend {
   const timeoutOf = (cluster: ClusterConfig) => Math.max(20_000, cluster.diagnosisTimeoutMs);
@@ -56,15 +60,25 @@ export function createDefaultOperations(executorFor: ExecutorFactory, opts: { as
     };
   };
 
+  /** The capabilities the kinds ask for (capabilities.ts), for one cluster. */
+  const capabilities = (cluster: ClusterConfig) => ({
+    restart: () => restartIo(cluster),
+    replicaHosts: (replicas: number[]) => replicaHosts(cluster, replicas),
+  });
+  /** Once per backend, on first use (the registry loads lazily): every kind's needs are provided, else a clear error. */
+  let checked: Promise<void> | null = null;
+  const checkNeeds = () => (checked ??= import('./registry.ts').then(({ ALL_KINDS }) => assertCapabilities(capabilities(PLACEHOLDER_CLUSTER), ALL_KINDS)));
+
   const io = (cluster: ClusterConfig): OperationIo => ({
     cluster,
-    restart: () => restartIo(cluster),
-    replicaHosts: (replicas) => replicaHosts(cluster, replicas),
+    ...capabilities(cluster),
     async snapshot(topics: string[] | null): Promise<ClusterSnapshot> {
+      await checkNeeds();
       const { takeSnapshot } = await import('../kafka/snapshot.ts');
       return takeSnapshot(toConnectionConfig(cluster), { topics, timeoutMs: timeoutOf(cluster) });
     },
     async openAdmin() {
+      await checkNeeds();
       const { openAdmin } = await import('../kafka/admin.ts');
       return openAdmin(toConnectionConfig(cluster), { timeoutMs: timeoutOf(cluster) });
     },

@@ -23,7 +23,7 @@ import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import { digestOf } from '../approvals/fingerprint.ts';
 import { classify, type Notice } from './failures.ts';
-import type { CompensationContext, CompensationResult, OperationIo, OperationKind } from './kind.ts';
+import { LEAVE_STOPPED_REASON, type CompensationContext, type CompensationResult, type OperationIo, type OperationKind } from './kind.ts';
 import { listOf } from './lists.ts';
 import { kindOf } from './registry.ts';
 import { noticeText, noticesText } from './render-text.ts';
@@ -32,9 +32,8 @@ import { describeChange } from './describe-change.ts';
 import { handOverLeftovers, LEDGER_NAME, releaseKeepingLiveThrottles } from './throttle-handover.ts';
 import { runStep, type StepContext } from './steps.ts';
 import type { ThrottleLedger } from './throttles.ts';
-import type { Plan, PlanKind, PlanStepAction } from './types.ts';
-import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers/index.ts';
-import type { RestartIo } from './kinds/restart-brokers/plan.ts';
+import type { Plan, PlanKind } from './types.ts';
+import { resolveCapabilities, type RunCapabilities } from './capabilities.ts';
 
 export type { OperationIo } from './kind.ts';
 export { cancelOwnReassignments, reassignedPartitions } from './compensation.ts';
@@ -116,8 +115,6 @@ export const MAX_CONSECUTIVE_ERRORS = 20;
 export const COMPENSATION_NAME = 'compensation';
 /** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
 export const PAUSE_PARK_MS = 15 * 60_000;
-/** Steps that need host control (the rest go over the Kafka protocol only). */
-const HOST_ACTIONS: ReadonlySet<PlanStepAction> = new Set(['restart-check', 'stop-broker', 'start-broker', 'wait-broker-ready', 'wait-controller-ready']);
 
 const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -164,7 +161,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   let admin: KafkaAdmin | null = null;
   // Opened when first needed: a Cancel, and a stopped broker's start, need only the host, never the cluster.
   const openedAdmin = async (): Promise<KafkaAdmin> => (admin ??= await input.io.openAdmin());
-  let restartIo: RestartIo | null = null;
+  let capabilities: RunCapabilities = {};
   const setData = (patch: Record<string, unknown>) => {
     const data = { ...run.data, ...patch };
     for (const k of Object.keys(patch)) if (patch[k] === undefined) delete data[k];
@@ -175,7 +172,7 @@ export async function runTick(input: TickInput): Promise<TickResult> {
     const leaveStopped = request.cancelRequested?.reason === LEAVE_STOPPED_REASON;
     // An unreachable cluster leaves what needs it owed (the sweep retries); the host's part is done anyway.
     const reachable = admin ?? (await openedAdmin().catch(() => null));
-    const compensation = await compensate(kind, { approvals, requestId, plan, status, run, admin: reachable, restart: restartIo, ledger, leaveStopped });
+    const compensation = await compensate(kind, { approvals, requestId, plan, status, run, admin: reachable, capabilities, ledger, leaveStopped });
     const finalRun: RunState = { ...run, ...(compensation.complete ? {} : { cleanupPending: true }) };
     const head = summaryText ?? (notice ? noticeText(notice, plan.kind) : '');
     const text = [head, ...compensation.notices.map((n) => noticeText(n, plan.kind))].filter(Boolean).join('; ');
@@ -216,8 +213,8 @@ export async function runTick(input: TickInput): Promise<TickResult> {
   };
 
   try {
-    if (plan.steps.some((s) => HOST_ACTIONS.has(s.action))) restartIo = (await input.io.restart?.()) ?? null;
-    const ctxFor = (connected: KafkaAdmin, resumedFrom: string | null): StepContext => ({ plan, admin: connected, snapshot: () => input.io.snapshot(topics), run, now, ledger, restart: restartIo, resumedFrom });
+    capabilities = await resolveCapabilities(kind.needs, input.io);
+    const ctxFor = (connected: KafkaAdmin, resumedFrom: string | null): StepContext => ({ plan, admin: connected, snapshot: () => input.io.snapshot(topics), run, now, ledger, capabilities, resumedFrom });
     for (;;) {
       if (input.signal?.aborted) return { kind: 'aborted' };
       const fresh = await approvals.get(requestId);
@@ -340,7 +337,7 @@ async function compensate(kind: OperationKind<PlanKind>, c: CompensationInput): 
   }
   let result: CompensationResult;
   try {
-    result = await kind.compensate({ plan: c.plan, status: c.status, run: c.run, admin: c.admin, restart: c.restart, ledger: c.ledger, done, leaveStopped: c.leaveStopped });
+    result = await kind.compensate({ plan: c.plan, status: c.status, run: c.run, admin: c.admin, capabilities: c.capabilities, ledger: c.ledger, done, leaveStopped: c.leaveStopped });
   } catch (err) {
     result = { notices: [classify(err).notice], complete: false, done: {} };
   }
@@ -357,7 +354,7 @@ export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: O
   const admin = await io.openAdmin().catch(() => null);
   try {
     const plan = request.plan;
-    const restart = plan.steps.some((s) => HOST_ACTIONS.has(s.action)) ? ((await io.restart?.()) ?? null) : null;
+    const capabilities = await resolveCapabilities(kindOfPlan(plan).needs, io);
     // A release that raced a live run's start must not leave that run unthrottled (throttle-handover.ts).
     const result = await releaseKeepingLiveThrottles(approvals, admin, request, () => compensate(kindOfPlan(plan), {
       approvals,
@@ -366,7 +363,7 @@ export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: O
       status: request.outcome?.status ?? 'FAILED',
       run: request.run ?? { cursor: 0, checked: false, startedAt: 0, stepStartedAt: 0, invocations: 0 },
       admin,
-      restart,
+      capabilities,
       ledger: { get: () => approvals.getRunData<ThrottleLedger>(request.id, LEDGER_NAME) },
       leaveStopped: request.cancelRequested?.reason === LEAVE_STOPPED_REASON,
     }));

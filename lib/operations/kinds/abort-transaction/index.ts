@@ -12,6 +12,7 @@ import { PartitionId, TopicName, fromText } from '../../../kafka/names.ts';
 import { groupsAtLso, readTransactions, transactionVerdict } from '../../../kafka/transactions.ts';
 import type { ClusterSnapshot, OpenTransaction, TransactionsView } from '../../../kafka/types.ts';
 import { nothingOwed } from '../../compensation.ts';
+import { ABORT_TRANSACTION_STEPS } from './steps.ts';
 import { trailingCluster, type OperationIo, type OperationKind } from '../../kind.ts';
 import { basePreconditions, findPartition, finishPlan, invalidRequest } from '../../planners.ts';
 import type { PlanOf, PlanResult } from '../../types.ts';
@@ -139,6 +140,7 @@ const WHY: Record<string, string> = {
 
 export const abortTransaction: OperationKind<'abort-transaction'> = {
   kind: 'abort-transaction',
+  steps: ABORT_TRANSACTION_STEPS,
   summary: 'plan aborting a hanging transaction (one no coordinator will close) so read_committed consumers can pass it',
   request: AbortTransactionRequest,
   commands: [

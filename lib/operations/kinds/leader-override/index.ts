@@ -9,6 +9,9 @@ import type { Notice } from '../../failures.ts';
 import { trailingCluster, type OperationIo, type OperationKind } from '../../kind.ts';
 import { leaderOverridePreconditions, measuredEnds, planLeaderOverride, type LeaderOverrideNotice, type LeaderOverrideParams } from './plan.ts';
 import { gatherLeaderOverrideInputs } from './gather.ts';
+import type { ReplicaHost } from './replica-data.ts';
+import { LEADER_OVERRIDE_STEPS } from './run-steps.ts';
+import type { Executor } from '../../../hosts/types.ts';
 import type { LeaderOverrideInputs } from './plan.ts';
 import { ELR_ROLE_TEXT, elrStateText, returnElectionText } from './elr.ts';
 import { brokerList, candidateLossText, consumerGroupLines, lossHeadline } from './loss-text.ts';
@@ -21,6 +24,13 @@ import { plural } from '../../planners.ts';
 declare module '../../types.ts' {
   interface PlanParamsByKind {
     'leader-override': LeaderOverrideParams;
+  }
+}
+
+declare module '../../capabilities.ts' {
+  interface Capabilities {
+    /** Where replicas can be measured on their hosts (kafka-dump-log.sh); null without host access or a Kafka bin dir. */
+    replicaHosts(replicas: number[]): Promise<{ executor: Executor; replicas: ReplicaHost[] } | null>;
   }
 }
 
@@ -106,6 +116,8 @@ function defaultComparison(plan: Plan): string | null {
 
 export const leaderOverride: OperationKind<'leader-override'> = {
   kind: 'leader-override',
+  needs: ['replicaHosts'],
+  steps: LEADER_OVERRIDE_STEPS,
   summary: 'plan a leader override for a partition without a leader (two approvals needed to run it)',
   request: LeaderOverrideRequest,
   commands: [
