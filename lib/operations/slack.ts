@@ -18,7 +18,7 @@ import { describeIssues } from './validate.ts';
 import type { Plan, PlanKind } from './types.ts';
 import type { KindCommand, OperationKind } from './kind.ts';
 import { ALL_KINDS } from './registry.ts';
-import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers/index.ts';
+import { LEAVE_STOPPED_REASON } from './kind.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS } from './render-slack.ts';
