@@ -28,21 +28,14 @@ import { sweepOperations } from './sweep.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 import { oncePoster, type OncePoster } from '../worker/post-once.ts';
-import type { OperationsBackend } from './backend.ts';
-import { line, type ApprovalService } from '../approvals/service.ts';
+import { line } from '../approvals/service.ts';
 
 export { planMessageRef, type PlanMessageRef } from './plan-message.ts';
 export { sweepOperations, APPROVED_START_GRACE_MS } from './sweep.ts';
 
 /** What the operations feature needs beyond the worker's infrastructure; both absent = operations off. */
-export interface OperationsDeps {
-  /** Two-person approvals; operation jobs fail permanently without them. */
-  approvals?: ApprovalService<Plan>;
-  /** Plans and runs operations on a cluster (lib/operations/backend.ts). */
-  operations?: OperationsBackend;
-}
-
-export type OperationsContext = JobContext & OperationsDeps;
+export type { OperationsContext, OperationsDeps } from './jobs-context.ts';
+import type { OperationsContext, OperationsDeps } from './jobs-context.ts';
 
 function needApprovals(ctx: OperationsContext) {
   if (!ctx.approvals) throw new PermanentJobError('approvals are not configured for the worker (APPROVALS_TABLE)');

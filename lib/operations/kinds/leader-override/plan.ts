@@ -54,14 +54,8 @@ export interface LeaderOverrideInputs {
   transactions?: ReplicaTransactions[];
 }
 
-export interface ReplicaTransactions {
-  brokerId: number;
-  /** Transactional producers with state in this replica's log; null when it could not be asked. */
-  producers: number | null;
-  /** Transactions open in this replica's log, each from its first offset. */
-  open: { producerId: number; producerEpoch: number; firstOffset: number }[];
-  error: string | null;
-}
+export type { ReplicaTransactions } from './plan-steps.ts';
+import type { ReplicaTransactions } from './plan-steps.ts';
 
 // ---------------------------------------------------------------- the plan
 

@@ -14,7 +14,7 @@ import type { ClusterSnapshot } from '../../../kafka/types.ts';
 import { QUORUM_FETCH_RECENT_MS, controllerRoleOf, quorumHealth, replicaHealth } from '../../../kafka/quorum-health.ts';
 import { fatal } from '../../failures.ts';
 import type { Notice } from '../../failures.ts';
-import type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome } from './plan.ts';
+import type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome } from './host-io.ts';
 import type { PlanStep, RestartBrokerInfo } from '../../types.ts';
 
 export type ControllerRole = 'leader' | 'follower' | 'observer';

@@ -8,47 +8,18 @@
 
 import type { ClusterSnapshot } from '../../../kafka/types.ts';
 import { CONSUMER_OFFSETS_TOPIC } from '../../../kafka/group-partition.ts';
-import type { ProbeReport } from '../../../hosts/types.ts';
-import { mayHaveRun, type ServiceCall, type ServiceRunResult, type ServiceStatus } from '../../../hosts/service-control.ts';
+import { mayHaveRun } from '../../../hosts/service-control.ts';
 import { fatal, needsHuman, transient, type Notice } from '../../failures.ts';
 import { listOf } from '../../lists.ts';
 import { basePreconditions, finishPlan, liveIds, plural } from '../../planners.ts';
-import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from '../../types.ts';
+import type { PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from '../../types.ts';
 import { andMore } from '../../../runtime/format.ts';
 import { tpName } from '../../../kafka/partitions.ts';
 import { registrationOf } from '../../../kafka/registered-brokers.ts';
 import { nodeField, nodeName, planControllerRestarts, restartTitle, waitControllerReady } from './controllers.ts';
 
-/** can-restart's answer, as restarts use it (lib/diagnose/can-restart.ts). */
-export interface RestartVerdict {
-  verdict: 'yes' | 'no';
-  reasons: string[];
-  wouldGoOffline: TopicPartition[];
-  recovering: boolean | null;
-}
-export type AssessRestart = (snapshot: ClusterSnapshot, brokerId: number, probe: ProbeReport | null) => RestartVerdict;
-
-/** What restart steps reach on the hosts. */
-export interface RestartIo {
-  assess: AssessRestart;
-  /** The broker's host probe; null when the host cannot be probed. */
-  probe(brokerId: number): Promise<ProbeReport | null>;
-  service(brokerId: number, call: ServiceCall): Promise<ServiceRunResult>;
-  /** Parsed `status` of the broker's service. */
-  status(brokerId: number, host: BrokerHostPaths): Promise<ServiceStatus>;
-  /** Whether the bot reaches this node's host (a KRaft controller's, too); absent: every node it is asked about. */
-  hasHost?(nodeId: number): boolean;
-}
-
-/** What the backend measured per broker before planning. */
-export interface RestartFacts {
-  brokerId: number;
-  probe: ProbeReport | null;
-  lastShutdownSeconds: number | null;
-  systemdStopTimeoutSeconds: number | null;
-  pid: number | null;
-  host: BrokerHostPaths;
-}
+export type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome, RestartVerdict } from './host-io.ts';
+import type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome } from './host-io.ts';
 
 /** One node (`rolling: false`) or several, one at a time: `controllers` first (KRaft), then `brokers`, each in its order. */
 export interface RestartParams {
@@ -187,19 +158,6 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
 // ---------------------------------------------------------------- steps
 
 export type RestartStep = Extract<PlanStep, { action: 'restart-check' | 'stop-broker' | 'start-broker' | 'wait-broker-ready' | 'wait-controller-ready' }>;
-
-export type RestartStepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
-
-export interface RestartStepContext {
-  restart: RestartIo | null;
-  snapshot(): Promise<ClusterSnapshot>;
-  /** This step's progress data from earlier polls. */
-  progress: Record<string, unknown> | undefined;
-  stepStartedAt: number;
-  /** An approver pressed Resume on a pause of this step (with that pause's code): carry on past what paused it. */
-  resumedFrom: string | null;
-  now(): number;
-}
 
 const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../../hosts/types.ts';
-import { digestOf } from '../../../approvals/fingerprint.ts';
-import { mergeReplicaData, planLeaderOverride, type CommittedGroup, type LeaderOverrideInputs } from './plan.ts';
-import { gatherLeaderOverrideInputs, type BrokerLogDirs, type LeaderOverrideAdmin } from './gather.ts';
-import { leaderOverride } from './index.ts';
-import { candidateLossText, consumerGroupLines, leaderOverrideLossLines, lossHeadline, lossSummary } from './loss-text.ts';
-import { formatBytes } from '../../../runtime/format.ts';
-import { preconditionsFor } from '../../registry.ts';
-import type { Plan, PlanOf, ReplicaData } from '../../types.ts';
+import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
+import { digestOf } from '../../lib/approvals/fingerprint.ts';
+import { mergeReplicaData, planLeaderOverride, type CommittedGroup, type LeaderOverrideInputs } from '../../lib/operations/kinds/leader-override/plan.ts';
+import { gatherLeaderOverrideInputs, type BrokerLogDirs, type LeaderOverrideAdmin } from '../../lib/operations/kinds/leader-override/gather.ts';
+import { leaderOverride } from '../../lib/operations/kinds/leader-override/index.ts';
+import { candidateLossText, consumerGroupLines, leaderOverrideLossLines, lossHeadline, lossSummary } from '../../lib/operations/kinds/leader-override/loss-text.ts';
+import { formatBytes } from '../../lib/runtime/format.ts';
+import { preconditionsFor } from '../../lib/operations/registry.ts';
+import type { Plan, PlanOf, ReplicaData } from '../../lib/operations/types.ts';
 
-import { codes, plan, reason, refusal, snapshot, warningLines } from '../../../../test/operations/plan-fixtures.ts';
+import { codes, plan, reason, refusal, snapshot, warningLines } from './plan-fixtures.ts';
 
 /** Everything the plan message says, as the renderer words it: headline, sections, warnings. */
 const rendered = (p: PlanOf<'leader-override'>) =>
