@@ -13,7 +13,7 @@
 //     and schedules the next tick (a delayed job);
 //   - a failure's class decides (failures.ts): transient → retry with
 //     backoff; needs-human → pause with Resume and Cancel; fatal → FAILED.
-// Every terminal state runs the kind's compensation (kinds/<kind>.ts); what
+// Every terminal state runs the kind's compensation (kinds/<kind>/); what
 // it could not finish is left for the sweep. Steps are idempotent, so a tick
 // that dies anywhere is simply repeated. Nothing here names a kind.
 

@@ -1,5 +1,5 @@
 // Two-person-approved operations from Slack, ack side: one slash command per
-// entry in each kind's `commands` (kinds/<kind>.ts: elect-leader, drain,
+// entry in each kind's `commands` (kinds/<kind>/: elect-leader, drain,
 // raise-rf, reassign, preferred-election, restart, rolling-restart), and the
 // Approve / Reject / Cancel / Resume / "Plan …" buttons. Each handler
 // validates (zod, Kafka's naming rules), makes at most one conditional write

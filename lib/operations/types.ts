@@ -122,7 +122,7 @@ export interface GroupBeyondEnd {
 }
 
 /**
- * One step, run over the Kafka protocol by the worker (lib/operations/steps.ts):
+ * One step, run by the worker through the step table (lib/operations/steps.ts):
  * no shell, no broker host needed. Every step is idempotent, so a worker that
  * dies mid-way is resumed at the step it was on.
  */
@@ -205,7 +205,7 @@ export type PlanStep =
     }
   | { action: 'start-broker'; description: string; broker: number; host: BrokerHostPaths; role?: 'controller' }
   | {
-      /** The ABORT marker of kafka-transactions.sh abort for the transaction open at startOffset (lib/operations/transaction-steps.ts). */
+      /** The ABORT marker of kafka-transactions.sh abort for the transaction open at startOffset (kinds/abort-transaction/steps.ts). */
       action: 'abort-transaction';
       description: string;
       topic: string;
@@ -217,7 +217,7 @@ export type PlanStep =
       /**
        * Leader override, after the election: open transactions on the partition
        * read again (KIP-664); a hanging one is reported with the abort-transaction
-       * plan to propose (lib/operations/transaction-steps.ts). Changes nothing.
+       * plan to propose (kinds/abort-transaction/steps.ts). Changes nothing.
        */
       action: 'check-transactions';
       description: string;
@@ -242,7 +242,7 @@ export type PlanStep =
       host: BrokerHostPaths;
     }
   | {
-      /** A KRaft controller back in the quorum: fetching from the leader and caught up (DescribeQuorum; restart-controllers.ts). */
+      /** A KRaft controller back in the quorum: fetching from the leader and caught up (DescribeQuorum; kinds/restart-brokers/controllers.ts). */
       action: 'wait-controller-ready';
       description: string;
       /** The controller's node id. */
@@ -307,7 +307,7 @@ export interface PlanImpact {
 
 export interface PlanBase extends ApprovablePlan {
   id: string;
-  /** One line: "make broker 3 lead orders-4". The rest of the prose is rendered from codes and figures (kinds/<kind>.ts render). */
+  /** One line: "make broker 3 lead orders-4". The rest of the prose is rendered from codes and figures (kinds/<kind>/ render). */
   title: string;
   createdAt: string;
   /** sha256 over `preconditions` (canonical JSON); recomputed from the live cluster before running. */

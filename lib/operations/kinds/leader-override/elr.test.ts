@@ -1,6 +1,6 @@
 // ELR (KIP-966) in the leader override: who may hold the acknowledged data,
 // what the plan says about the partition, and when a returning last leader is
-// re-elected, per Kafka line (lib/operations/elr.ts).
+// re-elected, per Kafka line (elr.ts).
 import { describe, expect, it } from 'vitest';
 import { elrHolders, elrStateText, returnElectionText } from './elr.ts';
 import { planLeaderOverride } from './plan.ts';

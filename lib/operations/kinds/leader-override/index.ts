@@ -1,7 +1,7 @@
 // leader-override: put a chosen replica in charge of a leaderless partition,
 // saying honestly what that loses before anyone approves. The planner and the
-// loss arithmetic are in ../leader-override.ts, the measurements in
-// ../leader-override-gather.ts; this module is the kind: its schema, command,
+// loss arithmetic are in ./plan.ts, the measurements in
+// ./gather.ts; this module is the kind: its schema, command,
 // fingerprint (which binds each replica's measured end), compensation and prose.
 
 import { reassignmentCompensation } from '../../compensation.ts';

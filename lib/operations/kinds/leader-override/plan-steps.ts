@@ -1,4 +1,4 @@
-// The leader override's plan, once the replica is chosen (leader-override.ts):
+// The leader override's plan, once the replica is chosen (plan.ts):
 // the new assignment, the steps, and the warnings the approvers read.
 
 import type { PartitionState } from '../../../kafka/types.ts';

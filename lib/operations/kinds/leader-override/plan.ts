@@ -15,9 +15,9 @@
 // with a lower bound from what can be read (other replicas' log ends,
 // checkpointed high watermarks, consumer groups' committed offsets).
 //
-// planLeaderOverride is pure; gatherLeaderOverrideInputs (leader-override-gather.ts)
-// is its I/O edge; leader-override-steps.ts turns the choice into steps and
-// warnings; the prose is kinds/leader-override.ts's renderer.
+// planLeaderOverride is pure; gatherLeaderOverrideInputs (gather.ts)
+// is its I/O edge; plan-steps.ts turns the choice into steps and
+// warnings; the prose is index.ts's renderer.
 
 import type { ClusterSnapshot, PartitionState } from '../../../kafka/types.ts';
 import { elrHolders, type ElrReturnRole } from './elr.ts';

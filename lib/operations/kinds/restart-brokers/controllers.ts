@@ -1,4 +1,4 @@
-// Restarting KRaft controllers, as part of a restart plan (restart.ts): which
+// Restarting KRaft controllers, as part of a restart plan (plan.ts): which
 // nodes are controllers, their order, their steps, and the wait until one is
 // back in the quorum. Pure but for the wait step, which reads the snapshot.
 //

@@ -1,7 +1,7 @@
 // restart-brokers: one broker (`/kafka restart 2`) or a rolling restart
 // (`/kafka rolling-restart [--brokers 1,2,3]`), graceful stops only; KRaft
-// controllers too (named, or every node: ../restart-controllers.ts). The
-// planner and the steps are in ../restart.ts; this module gathers the
+// controllers too (named, or every node: controllers.ts). The
+// planner and the host steps are in plan.ts (registered here); this module gathers the
 // per-broker facts, and owns the compensation: a run never ends with a broker
 // stopped by us unless a human chose "leave stopped" in the thread.
 
@@ -65,7 +65,7 @@ async function plan(io: Parameters<OperationKind<'restart-brokers'>['plan']>[0],
   const { systemdSeconds } = await import('../../../hosts/service-control.ts');
   const snapshot = await io.snapshot(null);
   const live = snapshot.brokers.map((b) => b.id);
-  // KRaft controllers named, or (nothing named) every controller the bot reaches: restarted first (restart-controllers.ts).
+  // KRaft controllers named, or (nothing named) every controller the bot reaches: restarted first (controllers.ts).
   const targets = restartTargets(snapshot, r.brokers, (id) => hosts.hasHost?.(id) ?? true);
   if (targets.refusal) return { ok: false, refusal: targets.refusal };
   const brokers = targets.brokers;

@@ -1,5 +1,5 @@
 // Broker restarts as an operation: one broker, or a rolling restart one broker
-// at a time (KRaft controllers first, one at a time: restart-controllers.ts).
+// at a time (KRaft controllers first, one at a time: controllers.ts).
 // The planner is pure (snapshot + per-broker facts gathered by the
 // backend); the steps run in the operations runner like every other step, and
 // the ones that wait (process exit, broker ready) park across invocations.
@@ -24,7 +24,7 @@ import type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, Restar
 /** One node (`rolling: false`) or several, one at a time: `controllers` first (KRaft), then `brokers`, each in its order. */
 export interface RestartParams {
   brokers: number[];
-  /** KRaft controllers, restarted before the brokers (absent: none; restart-controllers.ts). */
+  /** KRaft controllers, restarted before the brokers (absent: none; controllers.ts). */
   controllers?: number[];
   rolling: boolean;
   unit: string;
@@ -123,7 +123,7 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
 
   const order = input.rolling ? restartOrder(wanted, leaders, input.activeControllerId) : wanted;
   const { unit, stopBoundSeconds, readyTimeoutSeconds } = input.service;
-  // KRaft controllers first, one at a time, the active one last (restart-controllers.ts).
+  // KRaft controllers first, one at a time, the active one last (controllers.ts).
   const controllers = controllerIds.length ? planControllerRestarts(snapshot, { ids: controllerIds, facts: input.controllers!.facts, service: input.service, assess: input.assess }) : null;
   const steps: PlanStep[] = [...(controllers?.steps ?? [])];
   const warnings: Notice[] = [...(controllers?.warnings ?? [])];

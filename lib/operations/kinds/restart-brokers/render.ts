@@ -1,4 +1,4 @@
-// Prose for the KRaft controllers' part of a restart plan (restart-controllers.ts):
+// Prose for the KRaft controllers' part of a restart plan (controllers.ts):
 // its own notice codes, its lines in the restart order, the plan's opening lines.
 import type { Notice } from '../../failures.ts';
 import type { RestartParams } from './plan.ts';
