@@ -10,6 +10,29 @@ import type { PlanStep } from '../../types.ts';
 import type { StepContext, StepHandlers, StepOutcome } from '../../step-context.ts';
 import { fatal, transient } from '../../failures.ts';
 
+declare module '../../types.ts' {
+  interface PlanStepsByAction {
+    'abort-transaction': {
+      /** The ABORT marker of kafka-transactions.sh abort for the transaction open at startOffset. */
+      action: 'abort-transaction';
+      description: string;
+      topic: string;
+      partition: number;
+      startOffset: number;
+      producerId: number;
+    };
+    'verify-lso': {
+      /** The last stable offset moved past startOffset; the groups stopped there are reported. */
+      action: 'verify-lso';
+      description: string;
+      topic: string;
+      partition: number;
+      startOffset: number;
+      groups: string[];
+    };
+  }
+}
+
 export type AbortStep = Extract<PlanStep, { action: 'abort-transaction' }>;
 export type VerifyLsoStep = Extract<PlanStep, { action: 'verify-lso' }>;
 

@@ -7,6 +7,35 @@ import { fatal } from '../../failures.ts';
 import { tpName } from '../../../kafka/partitions.ts';
 import { readTransactions, transactionVerdict } from '../../../kafka/transactions.ts';
 
+declare module '../../types.ts' {
+  interface PlanStepsByAction {
+    'commit-offsets': {
+      /**
+       * Leader override: groups whose committed offset lies beyond the new log
+       * end are committed at the new end (read live, after the election), so
+       * they do not reset per auto.offset.reset. Only groups without active
+       * members; verified by reading the offsets back.
+       */
+      action: 'commit-offsets';
+      description: string;
+      topic: string;
+      partition: number;
+      groups: string[];
+    };
+    'check-transactions': {
+      /**
+       * Leader override, after the election: open transactions on the partition
+       * read again (KIP-664); a hanging one is reported with the abort-transaction
+       * plan to propose (kinds/abort-transaction/steps.ts). Changes nothing.
+       */
+      action: 'check-transactions';
+      description: string;
+      topic: string;
+      partition: number;
+    };
+  }
+}
+
 export type CheckTransactionsStep = Extract<PlanStep, { action: 'check-transactions' }>;
 
 /** An abort-transaction request this check proposes (posted for two approvals by the run's report). */

@@ -6,6 +6,54 @@ import type { ServiceCall, ServiceRunResult, ServiceStatus } from '../../../host
 import type { ClusterSnapshot } from '../../../kafka/types.ts';
 import type { BrokerHostPaths, TopicPartition } from '../../types.ts';
 
+declare module '../../types.ts' {
+  interface PlanStepsByAction {
+    'restart-check': {
+      /**
+       * Restart: can-restart, live, right before this broker stops. On "no" the run
+       * pauses (nothing stops) and says why; an approver's Resume checks again.
+       */
+      action: 'restart-check';
+      description: string;
+      broker: number;
+      /** A KRaft controller's step (`broker` is then its node id); absent: a broker's. */
+      role?: 'controller';
+    };
+    'stop-broker': {
+      /**
+       * Graceful stop through the host's service (never SIGKILL), then waits,
+       * across invocations, for the process to exit, up to `boundSeconds`. Past the
+       * bound the run stops and reports: the broker is left stopping. Once it has
+       * exited, the clean-shutdown marker must be in every visible log dir.
+       */
+      action: 'stop-broker';
+      description: string;
+      broker: number;
+      boundSeconds: number;
+      host: BrokerHostPaths;
+      role?: 'controller';
+    };
+    'start-broker': { action: 'start-broker'; description: string; broker: number; host: BrokerHostPaths; role?: 'controller' };
+    'wait-broker-ready': {
+      /** Registered again, log loading done, and back in the ISR of every partition it hosts. */
+      action: 'wait-broker-ready';
+      description: string;
+      broker: number;
+      timeoutSeconds: number;
+      host: BrokerHostPaths;
+    };
+    'wait-controller-ready': {
+      /** A KRaft controller back in the quorum: fetching from the leader and caught up (DescribeQuorum; kinds/restart-brokers/controllers.ts). */
+      action: 'wait-controller-ready';
+      description: string;
+      /** The controller's node id. */
+      broker: number;
+      timeoutSeconds: number;
+      host: BrokerHostPaths;
+    };
+  }
+}
+
 /** can-restart's answer, as restarts use it (lib/diagnose/can-restart.ts). */
 export interface RestartVerdict {
   verdict: 'yes' | 'no';
