@@ -26,7 +26,7 @@ declare module '../../types.ts' {
       /**
        * Leader override, after the election: open transactions on the partition
        * read again (KIP-664); a hanging one is reported with the abort-transaction
-       * plan to propose (kinds/abort-transaction/steps.ts). Changes nothing.
+       * plan to propose. Changes nothing.
        */
       action: 'check-transactions';
       description: string;
