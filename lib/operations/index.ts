@@ -1,5 +1,11 @@
 export * from './types.ts';
 export * from './validate.ts';
+export { LeaderOverrideRequest } from './kinds/leader-override/request.ts';
+export { DrainRequest } from './kinds/drain-broker/request.ts';
+export { RaiseReplicationFactorRequest } from './kinds/raise-replication-factor/request.ts';
+export { RestartRequest } from './kinds/restart-brokers/request.ts';
+export { ExplicitReassignmentRequest } from './kinds/reassign/request.ts';
+export { PreferredElectionRequest } from './kinds/preferred-election/request.ts';
 export { canonicalJson, digestOf, sha256Hex } from '../approvals/fingerprint.ts';
 export { OperationError, classify, fatal, needsHuman, transient, type FailureClass, type Notice } from './failures.ts';
 export type { OperationKind, OperationKinds, CompensationContext, CompensationResult } from './kind.ts';

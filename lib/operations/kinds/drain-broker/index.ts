@@ -9,7 +9,8 @@ import { trailingCluster, type OperationKind, type OperationIo } from '../../kin
 import { assignmentOf, basePreconditions, byTp, finishPlan, formatRate, inProgress, invalidRequest, isLeaderless, liveIds, pickBroker, plural, reassignmentSteps, replicaLoad, throttleOf, type ReassignmentOptions } from '../../planners.ts';
 import { listOf, namesText, type NameList } from '../../lists.ts';
 import type { PlanOf, PlanResult, TopicPartition } from '../../types.ts';
-import { DrainRequest, type PartitionAssignment } from '../../validate.ts';
+import { DrainRequest } from './request.ts';
+import type { PartitionAssignment } from '../../validate.ts';
 import { throttleSetting } from '../../throttle-setting.ts';
 import { registrationOf } from '../../../kafka/registered-brokers.ts';
 

@@ -18,7 +18,7 @@ import { brokerList, candidateLossText, consumerGroupLines, lossHeadline } from 
 import { tpName } from '../../../kafka/partitions.ts';
 import { formatBytes, formatCount } from '../../../runtime/format.ts';
 import type { LeaderCandidate, PlanOf, PlanResult } from '../../types.ts';
-import { LeaderOverrideRequest } from '../../validate.ts';
+import { LeaderOverrideRequest } from './request.ts';
 import { plural } from '../../planners.ts';
 
 declare module '../../types.ts' {

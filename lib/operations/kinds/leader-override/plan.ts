@@ -35,7 +35,7 @@ import type {
   TopicPartition,
   UnseenHolder,
 } from '../../types.ts';
-import { LeaderOverrideRequest } from '../../validate.ts';
+import { LeaderOverrideRequest } from './request.ts';
 import { groupsBeyondEnd, groupsUnreadText, type CommittedGroup } from './groups.ts';
 import { defaultUncleanChoice, lostMarkerWarnings, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './plan-steps.ts';
 

@@ -9,7 +9,7 @@ import { trailingCluster, type OperationKind } from '../../kind.ts';
 import { basePreconditions, byTp, findPartition, finishPlan, invalidRequest, liveIds, plural } from '../../planners.ts';
 import { partitionLookup, tpName } from '../../../kafka/partitions.ts';
 import type { PlanOf, PlanResult, TopicPartition } from '../../types.ts';
-import { PreferredElectionRequest } from '../../validate.ts';
+import { PreferredElectionRequest } from './request.ts';
 import { andMore } from '../../../runtime/format.ts';
 
 declare module '../../types.ts' {

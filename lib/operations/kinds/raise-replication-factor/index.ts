@@ -9,7 +9,8 @@ import { trailingCluster, type OperationKind } from '../../kind.ts';
 import { listOf, namesText, type NameList } from '../../lists.ts';
 import { assignmentOf, basePreconditions, finishPlan, formatRate, inProgress, invalidRequest, isLeaderless, liveIds, pickBroker, plural, reassignmentSteps, replicaLoad, throttleOf, type ReassignmentOptions } from '../../planners.ts';
 import type { PlanResult } from '../../types.ts';
-import { RaiseReplicationFactorRequest, type PartitionAssignment } from '../../validate.ts';
+import { RaiseReplicationFactorRequest } from './request.ts';
+import type { PartitionAssignment } from '../../validate.ts';
 import { throttleSetting } from '../../throttle-setting.ts';
 
 declare module '../../types.ts' {

@@ -11,7 +11,8 @@ import { listOf } from '../../lists.ts';
 import { assignmentOf, basePreconditions, byTp, findPartition, finishPlan, formatRate, inProgress, invalidRequest, liveIds, plural, reassignmentSteps, throttleOf, type ReassignmentOptions } from '../../planners.ts';
 import { tpName } from '../../../kafka/partitions.ts';
 import type { PlanResult, TopicPartition } from '../../types.ts';
-import { ExplicitReassignmentRequest, type PartitionAssignment } from '../../validate.ts';
+import { ExplicitReassignmentRequest } from './request.ts';
+import type { PartitionAssignment } from '../../validate.ts';
 import { throttleSetting } from '../../throttle-setting.ts';
 
 declare module '../../types.ts' {

@@ -15,7 +15,7 @@ import type { StepContext, StepHandlers } from '../../step-context.ts';
 import { nodeName, restartTargets } from './controllers.ts';
 import { controllerHeadline, controllerNoticeText, controllerRestartLine, controllerSuccess } from './render.ts';
 import type { PlanOf, PlanResult, RestartBrokerInfo } from '../../types.ts';
-import { RestartRequest } from '../../validate.ts';
+import { RestartRequest } from './request.ts';
 import { isHostPath } from '../../../hosts/host-paths.ts';
 
 declare module '../../types.ts' {
