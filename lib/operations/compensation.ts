@@ -7,7 +7,7 @@ import type { KafkaAdmin, OngoingReassignment } from '../kafka/admin.ts';
 import { KafkaErrorCode } from '../kafka/errors.ts';
 import type { Notice } from './failures.ts';
 import type { CompensationContext, CompensationResult } from './kind.ts';
-import { stillMoving } from './steps.ts';
+import { stillMoving } from './reassignment-steps.ts';
 import { removeThrottles } from './throttles.ts';
 import type { Plan, TopicPartition } from './types.ts';
 import type { PartitionAssignment } from './validate.ts';

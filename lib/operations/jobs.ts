@@ -28,21 +28,14 @@ import { sweepOperations } from './sweep.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
 import { oncePoster, type OncePoster } from '../worker/post-once.ts';
-import type { OperationsBackend } from './backend.ts';
-import { line, type ApprovalService } from '../approvals/service.ts';
+import { line } from '../approvals/service.ts';
 
 export { planMessageRef, type PlanMessageRef } from './plan-message.ts';
 export { sweepOperations, APPROVED_START_GRACE_MS } from './sweep.ts';
 
 /** What the operations feature needs beyond the worker's infrastructure; both absent = operations off. */
-export interface OperationsDeps {
-  /** Two-person approvals; operation jobs fail permanently without them. */
-  approvals?: ApprovalService<Plan>;
-  /** Plans and runs operations on a cluster (lib/operations/backend.ts). */
-  operations?: OperationsBackend;
-}
-
-export type OperationsContext = JobContext & OperationsDeps;
+export type { OperationsContext, OperationsDeps } from './jobs-context.ts';
+import type { OperationsContext, OperationsDeps } from './jobs-context.ts';
 
 function needApprovals(ctx: OperationsContext) {
   if (!ctx.approvals) throw new PermanentJobError('approvals are not configured for the worker (APPROVALS_TABLE)');
@@ -90,56 +83,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
   const plan: JobHandler<OpsPlanJob> = {
     kind: OPS_JOB_KINDS.plan,
     schema: opsPlanJobSchema,
-    async run(payload, jobCtx) {
-      const ctx = withDeps(jobCtx);
-      const { log, job } = ctx;
-      const origin = payload.origin;
-      const where = { channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}) };
-      try {
-        const approvals = needApprovals(ctx);
-        const operations = needOperations(ctx);
-        const cluster = findCluster(ctx.config, payload.cluster);
-        if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
-        // The request's id is the proposal's (stable per run and proposal) or the job's: a retry of this
-        // job or a step reported twice finds the request, and what was posted for it by purpose.
-        const requestId = payload.requestId ?? job.id;
-        const once = await oncePoster(ctx, `ops-plan:${requestId}`);
-        let earlier = await approvals.get(requestId);
-        if (earlier) {
-          log.info('operation plan already requested (job retried); posting only what is missing', { requestId });
-          // Asked again with the stored plan: the store completes what the dead attempt left (its audit record, its plan pieces).
-          const again = await approvals.request(earlier.plan, earlier.requester, { id: requestId, ...(earlier.context ? { context: earlier.context } : {}) });
-          if (again.ok) earlier = again.request;
-          // The line the first attempt would have posted: the request's own "requested" event.
-          const asked = earlier.events.find((e) => e.type === 'requested');
-          await postPlan(ctx, once, earlier, where, origin, cluster.name, asked ? line(asked) : 'approval request recorded');
-          return;
-        }
-        let planned;
-        try {
-          planned = await operations.plan(cluster, payload.request);
-        } catch (err) {
-          await once.post('failed', { ...where, ...renderFailure(`Planning ${describeOpsRequest(payload.request)}`, errorMessage(err), job.correlationId) });
-          throw new PermanentJobError(errorMessage(err));
-        }
-        if (!planned.ok) {
-          log.info('operation not planned', { code: planned.refusal.code });
-          await once.post('refused', { ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
-          return;
-        }
-        const requested = await approvals.request(planned.plan, origin.userId, {
-          id: requestId,
-          context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId, ...(payload.proposedBy ? { proposedBy: payload.proposedBy } : {}) },
-        });
-        if (!requested.ok) {
-          await once.post('refused', { ...where, ...refusedPlan(payload, requested.message) });
-          return;
-        }
-        await postPlan(ctx, once, requested.request, where, origin, cluster.name, requested.message);
-      } finally {
-        await finishActivity(ctx.store, job.id, log);
-      }
-    },
+    run: (payload, jobCtx) => planJob(payload, withDeps(jobCtx)),
   };
 
   const refresh: JobHandler<OpsRefreshJob> = {
@@ -159,50 +103,7 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
   const execute: JobHandler<OpsExecuteJob> = {
     kind: OPS_JOB_KINDS.execute,
     schema: opsExecuteJobSchema,
-    async run(payload, jobCtx) {
-      const ctx = withDeps(jobCtx);
-      const { log, job } = ctx;
-      const approvals = needApprovals(ctx);
-      const operations = needOperations(ctx);
-      // The cluster is the one the plan was made and approved for, as stored with the request; never the message's.
-      const stored = await approvals.get(payload.requestId);
-      if (!stored) throw new PermanentJobError(`no approval request ${payload.requestId}`);
-      const clusterName = stored.context?.cluster;
-      if (!clusterName) throw new PermanentJobError(`request ${payload.requestId} has no cluster recorded`);
-      if (payload.cluster && payload.cluster !== clusterName) log.warn('execute job names another cluster than its request; using the request\'s', { requestId: payload.requestId, job: payload.cluster, request: clusterName });
-      const cluster = findCluster(ctx.config, clusterName);
-      if (!cluster) throw new PermanentJobError(`cluster "${clusterName}" is not configured`);
-      const ref = await planMessageRef(ctx.store, payload.requestId);
-      // Unique per attempt: two workers handed the same job must not share a lease owner.
-      const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
-      const remaining = ctx.remainingMs?.() ?? DEFAULT_TICK_BUDGET_MS;
-      const deadline = Date.now() + remaining - TICK_MARGIN_MS;
-      const reporter = await threadReporter(ctx, payload.requestId, ref);
-      const result = await runTick({
-        approvals,
-        io: operations.io(cluster),
-        requestId: payload.requestId,
-        workerId,
-        deadline,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        pollMs: ctx.config.operations.pollSeconds * 1000,
-        scheduleNext: async (delayMs) => {
-          if (!ctx.queue) throw new Error('no queue to schedule the next step on');
-          await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, job.correlationId, `ops-${payload.requestId}`), { delayMs });
-        },
-        report: reporter,
-      });
-      log.info('operation tick', { requestId: payload.requestId, result: result.kind, ...(result.kind === 'not-run' ? { code: result.code } : {}), ...(result.kind === 'finished' ? { status: result.status } : {}) });
-      if (result.kind === 'not-run' && CLOSED_REFUSALS.has(result.code)) {
-        // Quiet, unless the tick that closed the run died before its summary: then it is owed, once.
-        const closed = await approvals.get(payload.requestId).catch(() => null);
-        if (closed) await settleClosedRun(ctx, approvals, closed, reporter);
-      } else if (result.kind === 'not-run' && !QUIET_REFUSALS.has(result.code)) {
-        await reporter.say(`not-run-${result.code}`, { text: `:no_entry: Not run: ${clip(result.message, 1500)}` });
-        const now = await approvals.get(payload.requestId).catch(() => null);
-        if (now) await refreshPlanMessage(ctx, now, ref);
-      }
-    },
+    run: (payload, jobCtx) => executeJob(payload, withDeps(jobCtx)),
   };
 
   const sweep: JobHandler<Record<string, unknown>> = {
@@ -215,6 +116,102 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
     },
   };
   return [plan, refresh, execute, sweep];
+}
+
+/** Plans a request and posts it for two approvals (or says why not); a retry posts only what is missing. */
+async function planJob(payload: OpsPlanJob, ctx: OperationsContext): Promise<void> {
+  const { log, job } = ctx;
+  const origin = payload.origin;
+  const where = { channel: origin.channelId, ...(origin.threadTs ? { thread_ts: origin.threadTs } : {}) };
+  try {
+    const approvals = needApprovals(ctx);
+    const operations = needOperations(ctx);
+    const cluster = findCluster(ctx.config, payload.cluster);
+    if (!cluster) throw new PermanentJobError(`cluster "${payload.cluster}" is not configured`);
+    // The request's id is the proposal's (stable per run and proposal) or the job's: a retry of this
+    // job or a step reported twice finds the request, and what was posted for it by purpose.
+    const requestId = payload.requestId ?? job.id;
+    const once = await oncePoster(ctx, `ops-plan:${requestId}`);
+    let earlier = await approvals.get(requestId);
+    if (earlier) {
+      log.info('operation plan already requested (job retried); posting only what is missing', { requestId });
+      // Asked again with the stored plan: the store completes what the dead attempt left (its audit record, its plan pieces).
+      const again = await approvals.request(earlier.plan, earlier.requester, { id: requestId, ...(earlier.context ? { context: earlier.context } : {}) });
+      if (again.ok) earlier = again.request;
+      // The line the first attempt would have posted: the request's own "requested" event.
+      const asked = earlier.events.find((e) => e.type === 'requested');
+      await postPlan(ctx, once, earlier, where, origin, cluster.name, asked ? line(asked) : 'approval request recorded');
+      return;
+    }
+    let planned;
+    try {
+      planned = await operations.plan(cluster, payload.request);
+    } catch (err) {
+      await once.post('failed', { ...where, ...renderFailure(`Planning ${describeOpsRequest(payload.request)}`, errorMessage(err), job.correlationId) });
+      throw new PermanentJobError(errorMessage(err));
+    }
+    if (!planned.ok) {
+      log.info('operation not planned', { code: planned.refusal.code });
+      await once.post('refused', { ...where, ...refusedPlan(payload, refusalText(planned.refusal, payload.request.kind), planned.refusal) });
+      return;
+    }
+    const requested = await approvals.request(planned.plan, origin.userId, {
+      id: requestId,
+      context: { cluster: cluster.name, channel: origin.channelId, correlationId: job.correlationId, ...(payload.proposedBy ? { proposedBy: payload.proposedBy } : {}) },
+    });
+    if (!requested.ok) {
+      await once.post('refused', { ...where, ...refusedPlan(payload, requested.message) });
+      return;
+    }
+    await postPlan(ctx, once, requested.request, where, origin, cluster.name, requested.message);
+  } finally {
+    await finishActivity(ctx.store, job.id, log);
+  }
+}
+
+/** One tick of an approved run, on the cluster stored with its request; what the thread hears of a tick not run. */
+async function executeJob(payload: OpsExecuteJob, ctx: OperationsContext): Promise<void> {
+  const { log, job } = ctx;
+  const approvals = needApprovals(ctx);
+  const operations = needOperations(ctx);
+  // The cluster is the one the plan was made and approved for, as stored with the request; never the message's.
+  const stored = await approvals.get(payload.requestId);
+  if (!stored) throw new PermanentJobError(`no approval request ${payload.requestId}`);
+  const clusterName = stored.context?.cluster;
+  if (!clusterName) throw new PermanentJobError(`request ${payload.requestId} has no cluster recorded`);
+  if (payload.cluster && payload.cluster !== clusterName) log.warn('execute job names another cluster than its request; using the request\'s', { requestId: payload.requestId, job: payload.cluster, request: clusterName });
+  const cluster = findCluster(ctx.config, clusterName);
+  if (!cluster) throw new PermanentJobError(`cluster "${clusterName}" is not configured`);
+  const ref = await planMessageRef(ctx.store, payload.requestId);
+  // Unique per attempt: two workers handed the same job must not share a lease owner.
+  const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
+  const remaining = ctx.remainingMs?.() ?? DEFAULT_TICK_BUDGET_MS;
+  const deadline = Date.now() + remaining - TICK_MARGIN_MS;
+  const reporter = await threadReporter(ctx, payload.requestId, ref);
+  const result = await runTick({
+    approvals,
+    io: operations.io(cluster),
+    requestId: payload.requestId,
+    workerId,
+    deadline,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    pollMs: ctx.config.operations.pollSeconds * 1000,
+    scheduleNext: async (delayMs) => {
+      if (!ctx.queue) throw new Error('no queue to schedule the next step on');
+      await ctx.queue.enqueue(newJob(OPS_JOB_KINDS.execute, payload, job.correlationId, `ops-${payload.requestId}`), { delayMs });
+    },
+    report: reporter,
+  });
+  log.info('operation tick', { requestId: payload.requestId, result: result.kind, ...(result.kind === 'not-run' ? { code: result.code } : {}), ...(result.kind === 'finished' ? { status: result.status } : {}) });
+  if (result.kind === 'not-run' && CLOSED_REFUSALS.has(result.code)) {
+    // Quiet, unless the tick that closed the run died before its summary: then it is owed, once.
+    const closed = await approvals.get(payload.requestId).catch(() => null);
+    if (closed) await settleClosedRun(ctx, approvals, closed, reporter);
+  } else if (result.kind === 'not-run' && !QUIET_REFUSALS.has(result.code)) {
+    await reporter.say(`not-run-${result.code}`, { text: `:no_entry: Not run: ${clip(result.message, 1500)}` });
+    const now = await approvals.get(payload.requestId).catch(() => null);
+    if (now) await refreshPlanMessage(ctx, now, ref);
+  }
 }
 
 /** A tick that was not run for these reasons has nothing to tell the thread: another tick has (or had) the run. */

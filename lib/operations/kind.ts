@@ -5,23 +5,22 @@
 import type { z } from 'zod';
 import type { FinalOutcome, RunState } from '../approvals/types.ts';
 import type { ClusterConfig } from '../config/schema.ts';
-import type { Executor } from '../hosts/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { Notice } from './failures.ts';
-import type { ReplicaHost } from './replica-data.ts';
-import type { RestartIo } from './restart.ts';
+import type { CapabilityName, Capabilities, RunCapabilities } from './capabilities.ts';
+import type { StepHandlers } from './step-context.ts';
 import type { ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanKind, PlanOf, PlanParamsByKind, PlanResult } from './types.ts';
 
-/** The cluster as planning and a run reach it. Only openAdmin and snapshot are required (tests pass small fakes). */
-export interface OperationIo {
+/**
+ * The cluster as planning and a run reach it. Only openAdmin and snapshot are
+ * required (tests pass small fakes); the capabilities some kinds need are
+ * declared by those kinds (capabilities.ts) and checked at the composition edge.
+ */
+export interface OperationIo extends Partial<Capabilities> {
   openAdmin(): Promise<KafkaAdmin>;
   snapshot(topics: string[] | null): Promise<ClusterSnapshot>;
-  /** Broker restarts: host control; absent or null without host access. */
-  restart?(): Promise<RestartIo | null>;
-  /** Where replicas can be measured on their hosts (kafka-dump-log.sh); null without host access or a Kafka bin dir. */
-  replicaHosts?(replicas: number[]): Promise<{ executor: Executor; replicas: ReplicaHost[] } | null>;
   /** The cluster's configuration (throttle, service unit, host access); absent in tests that need none of it. */
   cluster?: ClusterConfig;
 }
@@ -43,6 +42,9 @@ export function trailingCluster(args: string[], isCluster: (word: string) => boo
   return { rest: args };
 }
 
+/** The cancel reason of the 'leave-stopped' pause choice: the compensation then leaves a stopped broker stopped. */
+export const LEAVE_STOPPED_REASON = 'leave the broker stopped';
+
 /** What a run owes when it ends in any state other than SUCCEEDED (and, for some kinds, also then). */
 export interface CompensationContext {
   plan: Plan;
@@ -50,7 +52,8 @@ export interface CompensationContext {
   run: RunState;
   /** Null when the cluster could not be reached: what needs it stays owed (the sweep retries). */
   admin: KafkaAdmin | null;
-  restart: RestartIo | null;
+  /** What the kind asked for (its `needs`), resolved: null members where the cluster cannot provide them. */
+  capabilities: RunCapabilities;
   ledger: { get(): Promise<ThrottleLedger | null> };
   /** What earlier attempts of this compensation already finished (kept beside the run). */
   done: Record<string, unknown>;
@@ -103,6 +106,10 @@ export interface OperationKind<K extends PlanKind> {
   refusalOffer?(request: Record<string, unknown>, refusal: Notice): { label: string; request: Record<string, unknown> } | null;
   /** Choices a paused run of this kind offers beside Resume and Cancel. */
   pauseChoices?: readonly ('leave-stopped')[];
+  /** The handlers of the step actions only this kind plans (the shared reassignment steps are registered once). */
+  steps?: StepHandlers;
+  /** Capabilities beyond the Kafka protocol this kind asks for (declared in capabilities.ts by the kind itself). */
+  needs?: readonly CapabilityName[];
   render: KindRenderer<K>;
 }
 

@@ -1,6 +1,6 @@
 // What the planners of every kind share (pure, no I/O): lookups, the common
 // part of a fingerprint, finishing a plan, and the reassignment helpers the
-// replica-moving kinds use. Each kind's planner lives in kinds/<kind>.ts; its
+// replica-moving kinds use. Each kind's planner lives in kinds/<kind>/; its
 // `preconditions` is the slice of cluster state the plan depends on. The plan
 // carries its sha256; the runner recomputes it from the live cluster with the
 // same function and refuses on any change.

@@ -1,5 +1,5 @@
 // Prose for coded notices: the shared codes here, each kind's own codes in
-// its module's renderer (kinds/<kind>.ts). Plain text; Slack escapes it.
+// its module's renderer (kinds/<kind>/). Plain text; Slack escapes it.
 // A code nobody knows is shown as itself with its fields, never dropped.
 
 import type { Notice } from './failures.ts';

@@ -12,7 +12,7 @@ export const OPS_JOB_KINDS = { plan: 'ops.plan', execute: 'ops.execute', refresh
 /**
  * What someone asked for: one schema, the same rules whether the request comes
  * as Slack text (numbers as digits), a button's value or a queue message.
- * Each kind's fields are its own request schema (kinds/<kind>.ts).
+ * Each kind's fields are its own request schema (kinds/<kind>/).
  */
 const requestSchemas = ALL_KINDS.map((k) => k.request.extend({ kind: z.literal(k.kind) }));
 export const opsRequestSchema = z.discriminatedUnion('kind', requestSchemas as unknown as [z.ZodObject, ...z.ZodObject[]]) as unknown as z.ZodType<OpsRequest>;

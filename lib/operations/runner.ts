@@ -13,7 +13,7 @@
 //     and schedules the next tick (a delayed job);
 //   - a failure's class decides (failures.ts): transient → retry with
 //     backoff; needs-human → pause with Resume and Cancel; fatal → FAILED.
-// Every terminal state runs the kind's compensation (kinds/<kind>.ts); what
+// Every terminal state runs the kind's compensation (kinds/<kind>/); what
 // it could not finish is left for the sweep. Steps are idempotent, so a tick
 // that dies anywhere is simply repeated. Nothing here names a kind.
 
@@ -23,23 +23,24 @@ import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import { digestOf } from '../approvals/fingerprint.ts';
 import { classify, type Notice } from './failures.ts';
-import type { CompensationContext, CompensationResult, OperationIo, OperationKind } from './kind.ts';
+import { LEAVE_STOPPED_REASON, type OperationIo, type OperationKind } from './kind.ts';
 import { listOf } from './lists.ts';
 import { kindOf } from './registry.ts';
-import { noticeText, noticesText } from './render-text.ts';
+import { noticeText } from './render-text.ts';
 import { quorumRefusal } from './quorum-gate.ts';
 import { describeChange } from './describe-change.ts';
-import { handOverLeftovers, LEDGER_NAME, releaseKeepingLiveThrottles } from './throttle-handover.ts';
+import { handOverLeftovers, LEDGER_NAME } from './throttle-handover.ts';
+import { compensate } from './run-compensation.ts';
 import { runStep, type StepContext } from './steps.ts';
 import type { ThrottleLedger } from './throttles.ts';
-import type { Plan, PlanKind, PlanStepAction } from './types.ts';
-import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers.ts';
-import type { RestartIo } from './restart.ts';
+import type { Plan, PlanKind } from './types.ts';
+import { resolveCapabilities, type RunCapabilities } from './capabilities.ts';
 
 export type { OperationIo } from './kind.ts';
 export { cancelOwnReassignments, reassignedPartitions } from './compensation.ts';
 export { describeChange } from './describe-change.ts';
 export { LEDGER_NAME } from './throttle-handover.ts';
+export { COMPENSATION_NAME, cleanupFinishedRun } from './run-compensation.ts';
 
 /** What the thread hears about a run. Failures to post never stop the run. */
 export interface RunReporter {
@@ -112,12 +113,8 @@ export const PARK_GRACE_MS = 60_000;
 const PARK_MARGIN_MS = 5_000;
 /** Transient failures (cluster unreachable...) are retried on later ticks; this many in a row are fatal. */
 export const MAX_CONSECUTIVE_ERRORS = 20;
-/** What the compensation has finished so far (so the sweep repeats only what is still owed). */
-export const COMPENSATION_NAME = 'compensation';
 /** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
 export const PAUSE_PARK_MS = 15 * 60_000;
-/** Steps that need host control (the rest go over the Kafka protocol only). */
-const HOST_ACTIONS: ReadonlySet<PlanStepAction> = new Set(['restart-check', 'stop-broker', 'start-broker', 'wait-broker-ready', 'wait-controller-ready']);
 
 const sleeper = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -137,178 +134,226 @@ export function snapshotTopics(plan: Plan): string[] | null {
 
 export async function runTick(input: TickInput): Promise<TickResult> {
   const now = input.now ?? Date.now;
-  const sleep = input.sleep ?? sleeper;
-  const { approvals, requestId, workerId, report } = input;
-  const leaseUntil = () => Math.max(now(), input.deadline) + LEASE_GRACE_MS;
-
-  const acquired = await approvals.acquireExecution(requestId, workerId, leaseUntil() - now());
+  const acquired = await input.approvals.acquireExecution(input.requestId, input.workerId, Math.max(now(), input.deadline) + LEASE_GRACE_MS - now());
   if (!acquired.ok) return { kind: 'not-run', code: acquired.code, message: acquired.message };
-  let request = acquired.request;
-  const plan = request.plan;
-  const kind = kindOfPlan(plan);
-  const clusterName = request.context?.cluster ?? '';
-  // Exclusive kinds (moving replicas, stopping brokers) hold the cluster's operation lock while they run.
-  // The approvals table's lock unless the caller passes its own (null: none, only the reassignment check).
-  const lock = input.lock === undefined ? operationLockOf(approvals) : input.lock;
-  const locks = Boolean(lock && kind.exclusive && clusterName);
-  let run: RunState = request.run ?? { cursor: 0, checked: false, startedAt: now(), stepStartedAt: now(), invocations: 1 };
-  if (acquired.resumedAfterDeath) await quietly(report.resumed?.(request));
-  else if (run.invocations === 1 && run.cursor === 0 && !run.checked) await quietly(report.started?.(request));
+  return new Tick(input, acquired.request).go(Boolean(acquired.resumedAfterDeath));
+}
 
-  const lease = (parked = false, until = leaseUntil()): Lease => ({ owner: workerId, claimedAt: request.lease?.claimedAt ?? now(), until, ...(parked ? { parked: true } : {}) });
-  const ledger = {
-    get: () => approvals.getRunData<ThrottleLedger>(requestId, LEDGER_NAME),
-    put: (l: ThrottleLedger) => approvals.putRunData(requestId, LEDGER_NAME, l),
-  };
-  const topics = snapshotTopics(plan);
-  let admin: KafkaAdmin | null = null;
-  // Opened when first needed: a Cancel, and a stopped broker's start, need only the host, never the cluster.
-  const openedAdmin = async (): Promise<KafkaAdmin> => (admin ??= await input.io.openAdmin());
-  let restartIo: RestartIo | null = null;
-  const setData = (patch: Record<string, unknown>) => {
-    const data = { ...run.data, ...patch };
+/** One tick of one run: its state, and what it does at each turn (check, step, park, pause, finish). */
+class Tick {
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly plan: Plan;
+  private readonly kind: OperationKind<PlanKind>;
+  private readonly clusterName: string;
+  private readonly lock: OperationLock | null;
+  /** Exclusive kinds (moving replicas, stopping brokers) hold the cluster's operation lock while they run. */
+  private readonly locks: boolean;
+  private readonly topics: string[] | null;
+  private readonly ledger: StepContext['ledger'];
+  private run: RunState;
+  private admin: KafkaAdmin | null = null;
+  private capabilities: RunCapabilities = {};
+
+  constructor(
+    private readonly input: TickInput,
+    private request: ApprovalRequest<Plan>,
+  ) {
+    this.now = input.now ?? Date.now;
+    this.sleep = input.sleep ?? sleeper;
+    this.plan = request.plan;
+    this.kind = kindOfPlan(this.plan);
+    this.clusterName = request.context?.cluster ?? '';
+    // The approvals table's lock unless the caller passes its own (null: none, only the reassignment check).
+    this.lock = input.lock === undefined ? operationLockOf(input.approvals) : input.lock;
+    this.locks = Boolean(this.lock && this.kind.exclusive && this.clusterName);
+    this.run = request.run ?? { cursor: 0, checked: false, startedAt: this.now(), stepStartedAt: this.now(), invocations: 1 };
+    this.topics = snapshotTopics(this.plan);
+    const { approvals, requestId } = input;
+    this.ledger = {
+      get: () => approvals.getRunData<ThrottleLedger>(requestId, LEDGER_NAME),
+      put: (l: ThrottleLedger) => approvals.putRunData(requestId, LEDGER_NAME, l),
+    };
+  }
+
+  private leaseUntil = () => Math.max(this.now(), this.input.deadline) + LEASE_GRACE_MS;
+  private lease = (parked = false, until = this.leaseUntil()): Lease => ({ owner: this.input.workerId, claimedAt: this.request.lease?.claimedAt ?? this.now(), until, ...(parked ? { parked: true } : {}) });
+  /** Opened when first needed: a Cancel, and a stopped broker's start, need only the host, never the cluster. */
+  private openedAdmin = async (): Promise<KafkaAdmin> => (this.admin ??= await this.input.io.openAdmin());
+  private text = (notice: Notice) => noticeText(notice, this.plan.kind);
+  private setData(patch: Record<string, unknown>) {
+    const data = { ...this.run.data, ...patch };
     for (const k of Object.keys(patch)) if (patch[k] === undefined) delete data[k];
-    run = { ...run, data };
-  };
+    this.run = { ...this.run, data };
+  }
 
-  const finish = async (status: FinalOutcome, notice: Notice | null, summaryText?: string): Promise<TickResult> => {
-    const leaveStopped = request.cancelRequested?.reason === LEAVE_STOPPED_REASON;
+  async go(resumedAfterDeath: boolean): Promise<TickResult> {
+    const { report } = this.input;
+    if (resumedAfterDeath) await quietly(report.resumed?.(this.request));
+    else if (this.run.invocations === 1 && this.run.cursor === 0 && !this.run.checked) await quietly(report.started?.(this.request));
+    try {
+      this.capabilities = await resolveCapabilities(this.kind.needs, this.input.io);
+      for (;;) {
+        const ended = await this.turn();
+        if (ended) return ended;
+      }
+    } catch (err) {
+      return await this.retryLater(err);
+    } finally {
+      await this.admin?.close().catch(() => undefined);
+    }
+  }
+
+  /** One turn of the loop: a result ends the tick, null goes on. */
+  private async turn(): Promise<TickResult | null> {
+    const { approvals, requestId, workerId } = this.input;
+    if (this.input.signal?.aborted) return { kind: 'aborted' };
+    const fresh = await approvals.get(requestId);
+    if (!fresh || fresh.status !== 'EXECUTING' || fresh.lease?.owner !== workerId) {
+      return { kind: 'not-run', code: 'lease-lost', message: `the run is ${fresh?.status ?? 'gone'}${fresh?.lease ? ` on ${fresh.lease.owner}` : ''}` };
+    }
+    this.request = fresh;
+    if (fresh.cancelRequested) {
+      const who = fresh.cancelRequested;
+      return this.finish('CANCELLED', null, `cancelled by <@${who.user}>${who.reason ? ` (${who.reason})` : ''} at step ${this.run.cursor + 1} of ${this.plan.steps.length}`);
+    }
+    const pause = this.run.data?.pause as Pause | undefined;
+    if (pause) {
+      // Only an approver's Resume goes on; a sweep's or a scheduled tick parks it again, quietly.
+      if ((fresh.resumeRequested?.at ?? 0) <= pause.at) return this.park(PAUSE_PARK_MS);
+      this.setData({ pause: undefined, resumedFrom: pause.notice.code });
+      if (this.kind.recheckOnResume(this.plan as never, pause.cursor)) this.run = { ...this.run, checked: false };
+    }
+    const connected = await this.openedAdmin();
+    if (!this.run.checked) return this.check(connected);
+    if (this.run.cursor >= this.plan.steps.length) return this.finish('SUCCEEDED', null, this.kind.render.success(this.plan as never));
+    const ended = await this.step(connected);
+    if (ended) return ended;
+    if (this.now() + PARK_MARGIN_MS >= this.input.deadline) return this.park(1_000);
+    return null;
+  }
+
+  /** Before step 1 (and on a resume that asks for it): the cluster (and what the kind measures) must be as planned. */
+  private async check(connected: KafkaAdmin): Promise<TickResult | null> {
+    const { approvals, requestId, workerId, report } = this.input;
+    if (this.locks && !this.run.data?.locked) {
+      // Of two approved runs, one takes the lock, checks and starts; the other waits for it.
+      const taken = await this.lock!.take(this.clusterName, requestId);
+      if (!taken.ok) return this.park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
+      this.setData({ locked: true });
+    }
+    const snapshot = await this.input.io.snapshot(this.topics);
+    // While the KRaft quorum has no leader nothing a run asks for can happen: it pauses, and Resume checks again.
+    const quorumLost = quorumRefusal(snapshot, 'run');
+    if (quorumLost) return this.pauseFor(quorumLost);
+    const refusal = await preconditionCheck(this.kind, this.plan, this.input.io, connected, snapshot);
+    const reassigns = this.plan.steps.some((s) => s.action === 'reassign');
+    const detail = refusal ? this.text(refusal.notice) : `fingerprint ${this.plan.fingerprint.slice(0, 12)} unchanged${reassigns ? '; no other reassignment running' : ''}`;
+    const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail };
+    this.run = { ...this.run, checked: true, stepStartedAt: this.now() };
+    const recorded = await approvals.recordStep(requestId, workerId, checkReport, this.run, this.leaseUntil() - this.now());
+    if (!recorded.ok) throw new Error(`audit of the precondition check failed: ${recorded.message}`);
+    await quietly(report.step(checkReport, recorded.request));
+    if (!refusal) return null;
+    const head = this.run.cursor > 0 ? `stopped before step ${this.run.cursor + 1} (steps 1–${this.run.cursor} had run)` : 'not run';
+    return this.finish(refusal.status, refusal.notice, `${head}: ${this.text(refusal.notice)}`);
+  }
+
+  /** The step at the cursor: done (audited, the cursor moves), waiting (progress saved, poll or park), or a failure's class decides. */
+  private async step(connected: KafkaAdmin): Promise<TickResult | null> {
+    const { approvals, requestId, workerId, report } = this.input;
+    const step = this.plan.steps[this.run.cursor]!;
+    const resumedFrom = typeof this.run.data?.resumedFrom === 'string' ? this.run.data.resumedFrom : null;
+    const snapshot = () => this.input.io.snapshot(this.topics);
+    let outcome;
+    try {
+      // What our finished runs still owe where this step throttles is theirs to release, not the operator's.
+      await handOverLeftovers(step, { approvals, requestId, cluster: this.clusterName, admin: connected, snapshot, ledger: this.ledger });
+      outcome = await runStep(step, { plan: this.plan, admin: connected, snapshot, run: this.run, now: this.now, ledger: this.ledger, capabilities: this.capabilities, resumedFrom });
+    } catch (err) {
+      const c = classify(err);
+      if (c.failure === 'fatal') return this.failStep(this.run.cursor, c.notice);
+      if (c.failure === 'needs-human') return this.pauseFor(c.notice);
+      throw err;
+    }
+    if (this.input.signal?.aborted) return { kind: 'aborted' };
+    if (outcome.status === 'done') {
+      const done: StepReport = { index: this.run.cursor, name: step.action, status: 'ok', detail: outcome.detail, ...(outcome.data ? { data: outcome.data } : {}) };
+      const { progress: _finished, ...rest } = this.run;
+      this.run = { ...rest, cursor: this.run.cursor + 1, stepStartedAt: this.now() };
+      this.setData({ errors: 0, resumedFrom: undefined });
+      const recorded = await approvals.recordStep(requestId, workerId, done, this.run, this.leaseUntil() - this.now());
+      // No audit record, no next step: the lease may be gone or the table unreachable.
+      if (!recorded.ok) throw new Error(`audit of step ${done.index + 1} failed: ${recorded.message}`);
+      await quietly(report.step(done, recorded.request));
+      return null;
+    }
+    this.run = { ...this.run, progress: { text: outcome.progress, at: this.now(), ...(outcome.data ? { data: outcome.data } : {}) } };
+    this.setData({ errors: 0, resumedFrom: undefined });
+    if (!(await approvals.saveRun(requestId, workerId, this.run, this.lease()))) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
+    await quietly(report.progress(outcome.progress, this.request));
+    if (this.now() + this.input.pollMs + PARK_MARGIN_MS >= this.input.deadline) return this.park(this.input.pollMs);
+    await this.sleep(this.input.pollMs);
+    return null;
+  }
+
+  /** Transient trouble (the cluster, a host or a table unreachable): the run keeps its place and tries again later. */
+  private async retryLater(err: unknown): Promise<TickResult> {
+    if (this.input.signal?.aborted) return { kind: 'aborted' };
+    const c = classify(err);
+    const errors = Number(this.run.data?.errors ?? 0) + 1;
+    this.setData({ errors });
+    if (c.failure !== 'transient' || errors >= MAX_CONSECUTIVE_ERRORS) {
+      return await this.finish('FAILED', c.notice, `stopped after ${errors === 1 ? '1 failed attempt' : `${errors} failed attempts in a row`} at step ${this.run.cursor + 1}: ${c.message}`).catch(() => ({ kind: 'aborted' as const }));
+    }
+    return await this.park(Math.min(60_000, this.input.pollMs * 2 ** Math.min(errors, 5)), `:warning: step ${this.run.cursor + 1}: ${c.message} — retrying (${errors}/${MAX_CONSECUTIVE_ERRORS})`).catch(() => ({ kind: 'aborted' as const }));
+  }
+
+  private async finish(status: FinalOutcome, notice: Notice | null, summaryText?: string): Promise<TickResult> {
+    const { approvals, requestId, workerId, report } = this.input;
+    const leaveStopped = this.request.cancelRequested?.reason === LEAVE_STOPPED_REASON;
     // An unreachable cluster leaves what needs it owed (the sweep retries); the host's part is done anyway.
-    const reachable = admin ?? (await openedAdmin().catch(() => null));
-    const compensation = await compensate(kind, { approvals, requestId, plan, status, run, admin: reachable, restart: restartIo, ledger, leaveStopped });
+    const reachable = this.admin ?? (await this.openedAdmin().catch(() => null));
+    const { plan, run } = this;
+    const compensation = await compensate(this.kind, { approvals, requestId, plan, status, run, admin: reachable, capabilities: this.capabilities, ledger: this.ledger, leaveStopped });
     const finalRun: RunState = { ...run, ...(compensation.complete ? {} : { cleanupPending: true }) };
-    const head = summaryText ?? (notice ? noticeText(notice, plan.kind) : '');
-    const text = [head, ...compensation.notices.map((n) => noticeText(n, plan.kind))].filter(Boolean).join('; ');
+    const head = summaryText ?? (notice ? this.text(notice) : '');
+    const text = [head, ...compensation.notices.map(this.text)].filter(Boolean).join('; ');
     const done = await approvals.finish(requestId, workerId, status, text, { cursor: run.cursor, invocations: run.invocations, ...(notice ? { code: notice.code } : {}) }, finalRun);
-    const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? request);
+    const after = done.ok ? done.request : ((await approvals.get(requestId)) ?? this.request);
     // Only once the run is closed: released before, a death in between would leave an open run (resumed with
     // run.data.locked set, never taking the lock again) beside another run that took it. Closed and still
     // held, the lock is stale: the next run takes it over, and a retry of this tick releases it.
-    if (locks && run.data?.locked && after.status !== 'EXECUTING') await lock!.release(clusterName, requestId).catch(() => undefined);
+    if (this.locks && run.data?.locked && after.status !== 'EXECUTING') await this.lock!.release(this.clusterName, requestId).catch(() => undefined);
     await quietly(report.finished(after, { status, summary: text }));
     return { kind: 'finished', status, summary: text };
-  };
+  }
 
-  const park = async (delayMs: number, note?: string): Promise<TickResult> => {
-    const until = now() + delayMs + PARK_GRACE_MS;
-    const saved = await approvals.saveRun(requestId, workerId, run, lease(true, until));
+  private async park(delayMs: number, note?: string): Promise<TickResult> {
+    const until = this.now() + delayMs + PARK_GRACE_MS;
+    const saved = await this.input.approvals.saveRun(this.input.requestId, this.input.workerId, this.run, this.lease(true, until));
     if (!saved) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
     // If this enqueue fails the parked lease runs out and the sweep schedules the tick instead.
-    await input.scheduleNext(delayMs).catch(() => undefined);
-    if (note) await quietly(report.progress(note, request));
-    return { kind: 'parked', cursor: run.cursor, nextInMs: delayMs };
-  };
+    await this.input.scheduleNext(delayMs).catch(() => undefined);
+    if (note) await quietly(this.input.report.progress(note, this.request));
+    return { kind: 'parked', cursor: this.run.cursor, nextInMs: delayMs };
+  }
 
   /** Waits for a human: the thread says why, with Resume and Cancel; only Resume goes on. */
-  const pauseFor = async (notice: Notice): Promise<TickResult> => {
-    setData({ errors: 0, resumedFrom: undefined, pause: { at: now(), cursor: run.cursor, notice } satisfies Pause });
-    run = { ...run, progress: { text: `paused: ${noticeText(notice, plan.kind)}`, at: now(), ...(run.progress?.data ? { data: run.progress.data } : {}) } };
-    const parked = await park(PAUSE_PARK_MS);
-    if (parked.kind === 'parked') await quietly(report.paused?.(noticeText(notice, plan.kind), (await approvals.get(requestId)) ?? request, notice));
+  private async pauseFor(notice: Notice): Promise<TickResult> {
+    this.setData({ errors: 0, resumedFrom: undefined, pause: { at: this.now(), cursor: this.run.cursor, notice } satisfies Pause });
+    this.run = { ...this.run, progress: { text: `paused: ${this.text(notice)}`, at: this.now(), ...(this.run.progress?.data ? { data: this.run.progress.data } : {}) } };
+    const parked = await this.park(PAUSE_PARK_MS);
+    if (parked.kind === 'parked') await quietly(this.input.report.paused?.(this.text(notice), (await this.input.approvals.get(this.input.requestId)) ?? this.request, notice));
     return parked;
-  };
+  }
 
-  const failStep = async (step: number, notice: Notice): Promise<TickResult> => {
-    const failed: StepReport = { index: step, name: plan.steps[step]?.action ?? 'step', status: 'failed', detail: noticeText(notice, plan.kind) };
-    const recorded = await approvals.recordStep(requestId, workerId, failed, run, leaseUntil() - now());
-    await quietly(report.step(failed, recorded.ok ? recorded.request : request));
-    return finish('FAILED', notice, `failed at step ${step + 1} (${plan.steps[step]?.description ?? ''}): ${noticeText(notice, plan.kind)}`);
-  };
-
-  try {
-    if (plan.steps.some((s) => HOST_ACTIONS.has(s.action))) restartIo = (await input.io.restart?.()) ?? null;
-    const ctxFor = (connected: KafkaAdmin, resumedFrom: string | null): StepContext => ({ plan, admin: connected, snapshot: () => input.io.snapshot(topics), run, now, ledger, restart: restartIo, resumedFrom });
-    for (;;) {
-      if (input.signal?.aborted) return { kind: 'aborted' };
-      const fresh = await approvals.get(requestId);
-      if (!fresh || fresh.status !== 'EXECUTING' || fresh.lease?.owner !== workerId) {
-        return { kind: 'not-run', code: 'lease-lost', message: `the run is ${fresh?.status ?? 'gone'}${fresh?.lease ? ` on ${fresh.lease.owner}` : ''}` };
-      }
-      request = fresh;
-      if (fresh.cancelRequested) {
-        const who = fresh.cancelRequested;
-        return await finish('CANCELLED', null, `cancelled by <@${who.user}>${who.reason ? ` (${who.reason})` : ''} at step ${run.cursor + 1} of ${plan.steps.length}`);
-      }
-      const pause = run.data?.pause as Pause | undefined;
-      if (pause) {
-        // Only an approver's Resume goes on; a sweep's or a scheduled tick parks it again, quietly.
-        if ((fresh.resumeRequested?.at ?? 0) <= pause.at) return await park(PAUSE_PARK_MS);
-        setData({ pause: undefined, resumedFrom: pause.notice.code });
-        if (kind.recheckOnResume(plan as never, pause.cursor)) run = { ...run, checked: false };
-      }
-      const connected = await openedAdmin();
-      if (!run.checked) {
-        // The cluster (and what the kind measures) must be as planned; a lock or another reassignment refuses.
-        if (locks && !run.data?.locked) {
-          // Of two approved runs, one takes the lock, checks and starts; the other waits for it.
-          const taken = await lock!.take(clusterName, requestId);
-          if (!taken.ok) return await park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
-          setData({ locked: true });
-        }
-        const snapshot = await input.io.snapshot(topics);
-        // While the KRaft quorum has no leader nothing a run asks for can happen: it pauses, and Resume checks again.
-        const quorumLost = quorumRefusal(snapshot, 'run');
-        if (quorumLost) return await pauseFor(quorumLost);
-        const refusal = await preconditionCheck(kind, plan, input.io, connected, snapshot);
-        const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail: refusal ? noticeText(refusal.notice, plan.kind) : `fingerprint ${plan.fingerprint.slice(0, 12)} unchanged${plan.steps.some((s) => s.action === 'reassign') ? '; no other reassignment running' : ''}` };
-        run = { ...run, checked: true, stepStartedAt: now() };
-        const recorded = await approvals.recordStep(requestId, workerId, checkReport, run, leaseUntil() - now());
-        if (!recorded.ok) throw new Error(`audit of the precondition check failed: ${recorded.message}`);
-        await quietly(report.step(checkReport, recorded.request));
-        if (refusal) {
-          const head = run.cursor > 0 ? `stopped before step ${run.cursor + 1} (steps 1–${run.cursor} had run)` : 'not run';
-          return await finish(refusal.status, refusal.notice, `${head}: ${noticeText(refusal.notice, plan.kind)}`);
-        }
-        continue;
-      }
-      if (run.cursor >= plan.steps.length) return await finish('SUCCEEDED', null, kind.render.success(plan as never));
-
-      const step = plan.steps[run.cursor]!;
-      const resumedFrom = typeof run.data?.resumedFrom === 'string' ? run.data.resumedFrom : null;
-      let outcome;
-      try {
-        // What our finished runs still owe where this step throttles is theirs to release, not the operator's.
-        await handOverLeftovers(step, { approvals, requestId, cluster: clusterName, admin: connected, snapshot: () => input.io.snapshot(topics), ledger });
-        outcome = await runStep(step, ctxFor(connected, resumedFrom));
-      } catch (err) {
-        const c = classify(err);
-        if (c.failure === 'fatal') return await failStep(run.cursor, c.notice);
-        if (c.failure === 'needs-human') return await pauseFor(c.notice);
-        throw err;
-      }
-      if (input.signal?.aborted) return { kind: 'aborted' };
-      if (outcome.status === 'done') {
-        const done: StepReport = { index: run.cursor, name: step.action, status: 'ok', detail: outcome.detail, ...(outcome.data ? { data: outcome.data } : {}) };
-        const { progress: _finished, ...rest } = run;
-        run = { ...rest, cursor: run.cursor + 1, stepStartedAt: now() };
-        setData({ errors: 0, resumedFrom: undefined });
-        const recorded = await approvals.recordStep(requestId, workerId, done, run, leaseUntil() - now());
-        // No audit record, no next step: the lease may be gone or the table unreachable.
-        if (!recorded.ok) throw new Error(`audit of step ${done.index + 1} failed: ${recorded.message}`);
-        await quietly(report.step(done, recorded.request));
-      } else {
-        run = { ...run, progress: { text: outcome.progress, at: now(), ...(outcome.data ? { data: outcome.data } : {}) } };
-        setData({ errors: 0, resumedFrom: undefined });
-        if (!(await approvals.saveRun(requestId, workerId, run, lease()))) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
-        await quietly(report.progress(outcome.progress, request));
-        if (now() + input.pollMs + PARK_MARGIN_MS >= input.deadline) return await park(input.pollMs);
-        await sleep(input.pollMs);
-      }
-      if (now() + PARK_MARGIN_MS >= input.deadline) return await park(1_000);
-    }
-  } catch (err) {
-    if (input.signal?.aborted) return { kind: 'aborted' };
-    const c = classify(err);
-    // Transient trouble (the cluster, a host or a table unreachable): the run keeps its place and tries again later.
-    const errors = Number(run.data?.errors ?? 0) + 1;
-    setData({ errors });
-    if (c.failure !== 'transient' || errors >= MAX_CONSECUTIVE_ERRORS) {
-      return await finish('FAILED', c.notice, `stopped after ${errors === 1 ? '1 failed attempt' : `${errors} failed attempts in a row`} at step ${run.cursor + 1}: ${c.message}`).catch(() => ({ kind: 'aborted' as const }));
-    }
-    return await park(Math.min(60_000, input.pollMs * 2 ** Math.min(errors, 5)), `:warning: step ${run.cursor + 1}: ${c.message} — retrying (${errors}/${MAX_CONSECUTIVE_ERRORS})`).catch(() => ({ kind: 'aborted' as const }));
-  } finally {
-    // Assigned inside closures, which TypeScript's narrowing does not follow.
-    await (admin as KafkaAdmin | null)?.close().catch(() => undefined);
+  private async failStep(step: number, notice: Notice): Promise<TickResult> {
+    const { approvals, requestId, workerId, report } = this.input;
+    const failed: StepReport = { index: step, name: this.plan.steps[step]?.action ?? 'step', status: 'failed', detail: this.text(notice) };
+    const recorded = await approvals.recordStep(requestId, workerId, failed, this.run, this.leaseUntil() - this.now());
+    await quietly(report.step(failed, recorded.ok ? recorded.request : this.request));
+    return this.finish('FAILED', notice, `failed at step ${step + 1} (${this.plan.steps[step]?.description ?? ''}): ${this.text(notice)}`);
   }
 }
 
@@ -323,59 +368,6 @@ async function preconditionCheck(kind: OperationKind<PlanKind>, plan: Plan, io: 
     if (running.length > 0) return { status: 'FAILED', notice: { code: 'other-reassignment', partitions: listOf(running.map((r) => `${r.topic}-${r.partition}`)) } };
   }
   return null;
-}
-
-interface CompensationInput extends Omit<CompensationContext, 'done'> {
-  approvals: ApprovalService<Plan>;
-  requestId: string;
-}
-
-/** Runs the kind's compensation with what earlier attempts finished, and records what this one did. */
-async function compensate(kind: OperationKind<PlanKind>, c: CompensationInput): Promise<CompensationResult> {
-  let done: Record<string, unknown> = {};
-  try {
-    done = (await c.approvals.getRunData<Record<string, unknown>>(c.requestId, COMPENSATION_NAME)) ?? {};
-  } catch {
-    // Unreadable: the compensation's own checks (target, pid, ledger) keep a repeat harmless.
-  }
-  let result: CompensationResult;
-  try {
-    result = await kind.compensate({ plan: c.plan, status: c.status, run: c.run, admin: c.admin, restart: c.restart, ledger: c.ledger, done, leaveStopped: c.leaveStopped });
-  } catch (err) {
-    result = { notices: [classify(err).notice], complete: false, done: {} };
-  }
-  if (Object.keys(result.done).length) await c.approvals.putRunData(c.requestId, COMPENSATION_NAME, { ...done, ...result.done }).catch(() => undefined);
-  return result;
-}
-
-/**
- * The sweep's cleanup of a finished (or abandoned) run that still owes some:
- * the kind's compensation again, with what earlier attempts finished.
- */
-export async function cleanupFinishedRun(approvals: ApprovalService<Plan>, io: OperationIo, request: ApprovalRequest<Plan>, options: { clear?: boolean } = {}): Promise<{ complete: boolean; text: string }> {
-  // Unreachable, what needs the cluster stays owed; a stopped broker is still started.
-  const admin = await io.openAdmin().catch(() => null);
-  try {
-    const plan = request.plan;
-    const restart = plan.steps.some((s) => HOST_ACTIONS.has(s.action)) ? ((await io.restart?.()) ?? null) : null;
-    // A release that raced a live run's start must not leave that run unthrottled (throttle-handover.ts).
-    const result = await releaseKeepingLiveThrottles(approvals, admin, request, () => compensate(kindOfPlan(plan), {
-      approvals,
-      requestId: request.id,
-      plan,
-      status: request.outcome?.status ?? 'FAILED',
-      run: request.run ?? { cursor: 0, checked: false, startedAt: 0, stepStartedAt: 0, invocations: 0 },
-      admin,
-      restart,
-      ledger: { get: () => approvals.getRunData<ThrottleLedger>(request.id, LEDGER_NAME) },
-      leaveStopped: request.cancelRequested?.reason === LEAVE_STOPPED_REASON,
-    }));
-    // The sweep clears it itself after saying so in the thread (clear: false), so a death in between is retried.
-    if (result.complete && options.clear !== false) await approvals.clearCleanup(request.id);
-    return { complete: result.complete, text: noticesText(result.notices, plan.kind) };
-  } finally {
-    await admin?.close().catch(() => undefined);
-  }
 }
 
 async function quietly(p: Promise<void> | undefined): Promise<void> {

@@ -1,5 +1,5 @@
 // Two-person-approved operations from Slack, ack side: one slash command per
-// entry in each kind's `commands` (kinds/<kind>.ts: elect-leader, drain,
+// entry in each kind's `commands` (kinds/<kind>/: elect-leader, drain,
 // raise-rf, reassign, preferred-election, restart, rolling-restart), and the
 // Approve / Reject / Cancel / Resume / "Plan …" buttons. Each handler
 // validates (zod, Kafka's naming rules), makes at most one conditional write
@@ -18,7 +18,7 @@ import { describeIssues } from './validate.ts';
 import type { Plan, PlanKind } from './types.ts';
 import type { KindCommand, OperationKind } from './kind.ts';
 import { ALL_KINDS } from './registry.ts';
-import { LEAVE_STOPPED_REASON } from './kinds/restart-brokers.ts';
+import { LEAVE_STOPPED_REASON } from './kind.ts';
 import { ephemeral } from '../slack/commands.ts';
 import { clip, escapeMrkdwn } from '../slack/limits.ts';
 import { OPS_ACTIONS } from './render-slack.ts';

@@ -122,134 +122,57 @@ export interface GroupBeyondEnd {
 }
 
 /**
- * One step, run over the Kafka protocol by the worker (lib/operations/steps.ts):
- * no shell, no broker host needed. Every step is idempotent, so a worker that
- * dies mid-way is resumed at the step it was on.
+ * Each step action's JSON shape, by action: the steps shared by the
+ * replica-moving kinds here, each kind's own declared in its folder (module
+ * augmentation), beside the handler it registers (OperationKind.steps).
  */
-export type PlanStep =
-  | {
-      /** AlterPartitionReassignments (KIP-455); with a throttle, this operation's throttles are recorded, then set, first. */
-      action: 'reassign';
-      description: string;
-      partitions: PartitionAssignment[];
-      throttleBytesPerSec: number | null;
-    }
-  | {
-      /** ElectLeaders (KIP-460) for exactly these partitions. */
-      action: 'elect-leaders';
-      description: string;
-      electionType: 'unclean' | 'preferred';
-      partitions: TopicPartition[];
-    }
-  | {
-      /** Waits (across worker invocations) until none of the reassign step's partitions is still moving. */
-      action: 'wait-reassignment';
-      description: string;
-      /** Index in `steps` of the reassign step whose partitions this waits for (not repeated: plans stay small). */
-      reassignStep: number;
-    }
-  | {
-      /** Removes the replication throttles this operation set, and only those. */
-      action: 'remove-throttles';
-      description: string;
-    }
-  | {
-      action: 'verify-leaders';
-      description: string;
-      /** Each partition must end with this leader, in its ISR. */
-      expected: { topic: string; partition: number; leader: number }[];
-    }
-  | {
-      action: 'verify-assignment';
-      description: string;
-      /** Index in `steps` of the reassign step whose target assignment must now be in place. */
-      reassignStep: number;
-    }
-  | {
-      /**
-       * Leader override: groups whose committed offset lies beyond the new log
-       * end are committed at the new end (read live, after the election), so
-       * they do not reset per auto.offset.reset. Only groups without active
-       * members; verified by reading the offsets back.
-       */
-      action: 'commit-offsets';
-      description: string;
-      topic: string;
-      partition: number;
-      groups: string[];
-    }
-  | {
-      /**
-       * Restart: can-restart, live, right before this broker stops. On "no" the run
-       * pauses (nothing stops) and says why; an approver's Resume checks again.
-       */
-      action: 'restart-check';
-      description: string;
-      broker: number;
-      /** A KRaft controller's step (`broker` is then its node id); absent: a broker's. */
-      role?: 'controller';
-    }
-  | {
-      /**
-       * Graceful stop through the host's service (never SIGKILL), then waits,
-       * across invocations, for the process to exit, up to `boundSeconds`. Past the
-       * bound the run stops and reports: the broker is left stopping. Once it has
-       * exited, the clean-shutdown marker must be in every visible log dir.
-       */
-      action: 'stop-broker';
-      description: string;
-      broker: number;
-      boundSeconds: number;
-      host: BrokerHostPaths;
-      role?: 'controller';
-    }
-  | { action: 'start-broker'; description: string; broker: number; host: BrokerHostPaths; role?: 'controller' }
-  | {
-      /** The ABORT marker of kafka-transactions.sh abort for the transaction open at startOffset (lib/operations/transaction-steps.ts). */
-      action: 'abort-transaction';
-      description: string;
-      topic: string;
-      partition: number;
-      startOffset: number;
-      producerId: number;
-    }
-  | {
-      /**
-       * Leader override, after the election: open transactions on the partition
-       * read again (KIP-664); a hanging one is reported with the abort-transaction
-       * plan to propose (lib/operations/transaction-steps.ts). Changes nothing.
-       */
-      action: 'check-transactions';
-      description: string;
-      topic: string;
-      partition: number;
-    }
-  | {
-      /** The last stable offset moved past startOffset; the groups stopped there are reported. */
-      action: 'verify-lso';
-      description: string;
-      topic: string;
-      partition: number;
-      startOffset: number;
-      groups: string[];
-    }
-  | {
-      /** Registered again, log loading done, and back in the ISR of every partition it hosts. */
-      action: 'wait-broker-ready';
-      description: string;
-      broker: number;
-      timeoutSeconds: number;
-      host: BrokerHostPaths;
-    }
-  | {
-      /** A KRaft controller back in the quorum: fetching from the leader and caught up (DescribeQuorum; restart-controllers.ts). */
-      action: 'wait-controller-ready';
-      description: string;
-      /** The controller's node id. */
-      broker: number;
-      timeoutSeconds: number;
-      host: BrokerHostPaths;
-    };
+export interface PlanStepsByAction {
+  reassign: {
+    /** AlterPartitionReassignments (KIP-455); with a throttle, this operation's throttles are recorded, then set, first. */
+    action: 'reassign';
+    description: string;
+    partitions: PartitionAssignment[];
+    throttleBytesPerSec: number | null;
+  };
+  'elect-leaders': {
+    /** ElectLeaders (KIP-460) for exactly these partitions. */
+    action: 'elect-leaders';
+    description: string;
+    electionType: 'unclean' | 'preferred';
+    partitions: TopicPartition[];
+  };
+  'wait-reassignment': {
+    /** Waits (across worker invocations) until none of the reassign step's partitions is still moving. */
+    action: 'wait-reassignment';
+    description: string;
+    /** Index in `steps` of the reassign step whose partitions this waits for (not repeated: plans stay small). */
+    reassignStep: number;
+  };
+  'remove-throttles': {
+    /** Removes the replication throttles this operation set, and only those. */
+    action: 'remove-throttles';
+    description: string;
+  };
+  'verify-leaders': {
+    action: 'verify-leaders';
+    description: string;
+    /** Each partition must end with this leader, in its ISR. */
+    expected: { topic: string; partition: number; leader: number }[];
+  };
+  'verify-assignment': {
+    action: 'verify-assignment';
+    description: string;
+    /** Index in `steps` of the reassign step whose target assignment must now be in place. */
+    reassignStep: number;
+  };
+}
+
+/**
+ * One step, run by the worker through the step table (lib/operations/steps.ts).
+ * Every step is idempotent, so a worker that dies mid-way is resumed at the
+ * step it was on.
+ */
+export type PlanStep = PlanStepsByAction[keyof PlanStepsByAction];
 
 /** What a restart step passes to the host's service script (from the planning-time probe). */
 export interface BrokerHostPaths {
@@ -280,7 +203,7 @@ export interface RestartBrokerInfo {
   pid: number | null;
 }
 
-export type PlanStepAction = PlanStep['action'];
+export type PlanStepAction = keyof PlanStepsByAction;
 
 export interface PlanImpact {
   risk: 'low' | 'medium' | 'high';
@@ -307,7 +230,7 @@ export interface PlanImpact {
 
 export interface PlanBase extends ApprovablePlan {
   id: string;
-  /** One line: "make broker 3 lead orders-4". The rest of the prose is rendered from codes and figures (kinds/<kind>.ts render). */
+  /** One line: "make broker 3 lead orders-4". The rest of the prose is rendered from codes and figures (kinds/<kind>/ render). */
   title: string;
   createdAt: string;
   /** sha256 over `preconditions` (canonical JSON); recomputed from the live cluster before running. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
 import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
-import { planRaiseReplicationFactor } from '../../lib/operations/kinds/raise-replication-factor.ts';
+import { planRaiseReplicationFactor } from '../../lib/operations/kinds/raise-replication-factor/index.ts';
 import { runTick, type RunReporter, type TickResult } from '../../lib/operations/runner.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { FakeCluster } from '../operations/fake-cluster.ts';

@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mayHaveRun, parseServiceStatus, runServiceControl } from '../../lib/hosts/service-control.ts';
 import { SsmExecutor } from '../../lib/hosts/ssm-executor.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
-import { runRestartStep, type RestartIo, type RestartStep } from '../../lib/operations/restart.ts';
+import { runRestartStep, type RestartIo, type RestartStep } from '../../lib/operations/kinds/restart-brokers/plan.ts';
 
 const ssm = mockClient(SSMClient);
 const client = new SSMClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });

@@ -16,7 +16,7 @@ import { sandboxSettings } from '../../sandbox/layout.ts';
 import { hasSandbox, testSandbox } from '../sandbox/helpers.ts';
 import { parseConfig, type ClusterConfig } from '../../lib/config/schema.ts';
 import { createDefaultOperations } from '../../lib/operations/backend.ts';
-import { leaderOverrideLossLines } from '../../lib/operations/loss-text.ts';
+import { leaderOverrideLossLines } from '../../lib/operations/kinds/leader-override/loss-text.ts';
 import { refusalText } from '../../lib/operations/render-text.ts';
 import { groupReport, lagRows, parseDescribeState, type ToolGroupState } from './consumer-groups-tool.ts';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON, NOT_AVAILABLE_REASON, readTransactions, transactionVerdict } from '../../lib/kafka/transactions.ts';
 import type { PartitionProducers } from '../../lib/kafka/api/describe-producers/call.ts';
-import { planAbortTransaction, planWhenCoordinatorsAnswer } from '../../lib/operations/kinds/abort-transaction.ts';
+import { planAbortTransaction, planWhenCoordinatorsAnswer } from '../../lib/operations/kinds/abort-transaction/index.ts';
 import { snapshot } from '../operations/plan-fixtures.ts';
 
 const tp = { topic: 'orders', partition: 0 };

@@ -7,7 +7,7 @@ import type { KafkaAdmin, OngoingReassignment, PartitionResult, TopicPartition }
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import type { ProducerStateEntry } from '../../lib/kafka/transactions-admin.ts';
 import type { OperationIo } from '../../lib/operations/runner.ts';
-import type { RestartIo } from '../../lib/operations/restart.ts';
+import type { RestartIo } from '../../lib/operations/kinds/restart-brokers/plan.ts';
 
 interface FakePartition {
   leader: number;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
-import { mergeReplicaData, planLeaderOverride, type CommittedGroup, type LeaderOverrideInputs } from '../../lib/operations/leader-override.ts';
-import { gatherLeaderOverrideInputs, type BrokerLogDirs, type LeaderOverrideAdmin } from '../../lib/operations/leader-override-gather.ts';
-import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
-import { candidateLossText, consumerGroupLines, leaderOverrideLossLines, lossHeadline, lossSummary } from '../../lib/operations/loss-text.ts';
+import { mergeReplicaData, planLeaderOverride, type CommittedGroup, type LeaderOverrideInputs } from '../../lib/operations/kinds/leader-override/plan.ts';
+import { gatherLeaderOverrideInputs, type BrokerLogDirs, type LeaderOverrideAdmin } from '../../lib/operations/kinds/leader-override/gather.ts';
+import { leaderOverride } from '../../lib/operations/kinds/leader-override/index.ts';
+import { candidateLossText, consumerGroupLines, leaderOverrideLossLines, lossHeadline, lossSummary } from '../../lib/operations/kinds/leader-override/loss-text.ts';
 import { formatBytes } from '../../lib/runtime/format.ts';
 import { preconditionsFor } from '../../lib/operations/registry.ts';
 import type { Plan, PlanOf, ReplicaData } from '../../lib/operations/types.ts';

@@ -6,8 +6,8 @@ import { assessRestart } from '../../lib/diagnose/can-restart.ts';
 import type { ServiceStatus } from '../../lib/hosts/service-control.ts';
 import type { ProbeReport } from '../../lib/hosts/types.ts';
 import { OperationError } from '../../lib/operations/failures.ts';
-import { restartBrokers } from '../../lib/operations/kinds/restart-brokers.ts';
-import { planRestart, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/restart.ts';
+import { restartBrokers } from '../../lib/operations/kinds/restart-brokers/index.ts';
+import { planRestart, restartOrder, runRestartStep, type RestartFacts, type RestartIo, type RestartStep, type RestartStepContext } from '../../lib/operations/kinds/restart-brokers/plan.ts';
 import { parseOpsCommand } from '../../lib/operations/slack.ts';
 import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
 import type { Plan } from '../../lib/operations/types.ts';
@@ -214,7 +214,7 @@ describe('a restart that ends early: its compensation', () => {
   const ledger = { get: async () => null };
   const run = (cursor: number, progress?: Record<string, unknown>) => ({ cursor, checked: true, startedAt: 0, stepStartedAt: 0, invocations: 1, ...(progress ? { progress: { text: '', at: 0, data: progress } } : {}) });
   const settle = (io: RestartIo, cursor: number, status: 'CANCELLED' | 'FAILED' | 'STALE' = 'CANCELLED', progress?: Record<string, unknown>, leaveStopped = false) =>
-    restartBrokers.compensate({ plan: p, status, run: run(cursor, progress), admin, restart: io, ledger, done: {}, leaveStopped });
+    restartBrokers.compensate({ plan: p, status, run: run(cursor, progress), admin, capabilities: { restart: io }, ledger, done: {}, leaveStopped });
 
   it('cancelled between stop and start: starts the broker (which also removes the drop-in)', async () => {
     const { io, calls } = scriptedHost([{ pid: null, state: 'inactive' }]);
@@ -248,7 +248,7 @@ describe('a restart that ends early: its compensation', () => {
   it('nothing to do before a stop or after success; a running broker only gets its drop-in removed', async () => {
     const { io, calls } = scriptedHost([{ pid: 77, state: 'active' }]);
     expect(await settle(io, 0)).toEqual({ notices: [], complete: true, done: {} });
-    expect(await restartBrokers.compensate({ plan: p, status: 'SUCCEEDED', run: run(4), admin, restart: io, ledger, done: {}, leaveStopped: false })).toEqual({ notices: [], complete: true, done: {} });
+    expect(await restartBrokers.compensate({ plan: p, status: 'SUCCEEDED', run: run(4), admin, capabilities: { restart: io }, ledger, done: {}, leaveStopped: false })).toEqual({ notices: [], complete: true, done: {} });
     expect(await settle(io, 3, 'FAILED')).toMatchObject({ notices: [{ code: 'broker-running' }], complete: true });
     expect(calls).toEqual(['start']);
     // systemd's 90 s stop timeout against the 60 s bound: said once, as a code.

@@ -5,13 +5,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import type { ServiceCall, ServiceStatus } from '../../lib/hosts/service-control.ts';
-import { planDrain } from '../../lib/operations/kinds/drain-broker.ts';
-import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
-import { LEAVE_STOPPED_REASON } from '../../lib/operations/kinds/restart-brokers.ts';
+import { planDrain } from '../../lib/operations/kinds/drain-broker/index.ts';
+import { leaderOverride } from '../../lib/operations/kinds/leader-override/index.ts';
+import { LEAVE_STOPPED_REASON } from '../../lib/operations/kinds/restart-brokers/index.ts';
 import { listOf } from '../../lib/operations/lists.ts';
 import { renderPlanDetails, renderPlanMessage } from '../../lib/operations/render-slack.ts';
 import { refusalText } from '../../lib/operations/render-text.ts';
-import { planRestart, type RestartIo } from '../../lib/operations/restart.ts';
+import { planRestart, type RestartIo } from '../../lib/operations/kinds/restart-brokers/plan.ts';
 import { MAX_CONSECUTIVE_ERRORS, cancelOwnReassignments, cleanupFinishedRun, runTick, type RunReporter, type TickInput } from '../../lib/operations/runner.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import type { ApprovalRequest } from '../../lib/approvals/types.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalService } from '../../lib/approvals/index.ts';
 import { parseConfig, type ClusterConfig } from '../../lib/config/schema.ts';
 import { createDefaultOperations } from '../../lib/operations/backend.ts';
-import { leaderOverrideLossLines } from '../../lib/operations/loss-text.ts';
+import { leaderOverrideLossLines } from '../../lib/operations/kinds/leader-override/loss-text.ts';
 import { runTick, type TickResult } from '../../lib/operations/runner.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { openAdmin } from '../../lib/kafka/admin.ts';

@@ -2,17 +2,18 @@
 // 1 → 3), new replicas on the least-loaded live brokers, throttled. Existing
 // replicas and leaders stay.
 
-import type { ClusterSnapshot } from '../../kafka/types.ts';
-import { reassignmentCompensation } from '../compensation.ts';
-import type { Notice } from '../failures.ts';
-import { trailingCluster, type OperationKind } from '../kind.ts';
-import { listOf, namesText, type NameList } from '../lists.ts';
-import { assignmentOf, basePreconditions, finishPlan, formatRate, inProgress, invalidRequest, isLeaderless, liveIds, pickBroker, plural, reassignmentSteps, replicaLoad, throttleOf, type ReassignmentOptions } from '../planners.ts';
-import type { PlanResult } from '../types.ts';
-import { RaiseReplicationFactorRequest, type PartitionAssignment } from '../validate.ts';
-import { throttleSetting } from './common.ts';
+import type { ClusterSnapshot } from '../../../kafka/types.ts';
+import { reassignmentCompensation } from '../../compensation.ts';
+import type { Notice } from '../../failures.ts';
+import { trailingCluster, type OperationKind } from '../../kind.ts';
+import { listOf, namesText, type NameList } from '../../lists.ts';
+import { assignmentOf, basePreconditions, finishPlan, formatRate, inProgress, invalidRequest, isLeaderless, liveIds, pickBroker, plural, reassignmentSteps, replicaLoad, throttleOf, type ReassignmentOptions } from '../../planners.ts';
+import type { PlanResult } from '../../types.ts';
+import { RaiseReplicationFactorRequest } from './request.ts';
+import type { PartitionAssignment } from '../../validate.ts';
+import { throttleSetting } from '../../throttle-setting.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'raise-replication-factor': RaiseReplicationFactorParams;
   }

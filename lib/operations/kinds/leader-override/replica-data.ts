@@ -5,11 +5,11 @@
 // replication-offset-checkpoint, and the size of the segments.
 
 import * as z from 'zod';
-import type { Executor, HostTarget } from '../hosts/types.ts';
-import { isHostPath } from '../hosts/host-paths.ts';
-import type { ReplicaData } from './types.ts';
-import { isTopicName } from '../kafka/names.ts';
-import { errorMessage } from '../runtime/errors.ts';
+import type { Executor, HostTarget } from '../../../hosts/types.ts';
+import { isHostPath } from '../../../hosts/host-paths.ts';
+import type { ReplicaData } from '../../types.ts';
+import { isTopicName } from '../../../kafka/names.ts';
+import { errorMessage } from '../../../runtime/errors.ts';
 
 // The script itself is a fixed host script: lib/hosts/scripts.ts HOST_SCRIPTS['replica-data'].
 

@@ -15,15 +15,15 @@
 // with a lower bound from what can be read (other replicas' log ends,
 // checkpointed high watermarks, consumer groups' committed offsets).
 //
-// planLeaderOverride is pure; gatherLeaderOverrideInputs (leader-override-gather.ts)
-// is its I/O edge; leader-override-steps.ts turns the choice into steps and
-// warnings; the prose is kinds/leader-override.ts's renderer.
+// planLeaderOverride is pure; gatherLeaderOverrideInputs (gather.ts)
+// is its I/O edge; plan-steps.ts turns the choice into steps and
+// warnings; the prose is index.ts's renderer.
 
-import type { ClusterSnapshot, PartitionState } from '../kafka/types.ts';
+import type { ClusterSnapshot, PartitionState } from '../../../kafka/types.ts';
 import { elrHolders, type ElrReturnRole } from './elr.ts';
-import type { Notice } from './failures.ts';
-import { basePreconditions, findPartition, finishPlan, invalidRequest, isLeaderless, liveIds } from './planners.ts';
-import { tpName } from '../kafka/partitions.ts';
+import type { Notice } from '../../failures.ts';
+import { basePreconditions, findPartition, finishPlan, invalidRequest, isLeaderless, liveIds } from '../../planners.ts';
+import { tpName } from '../../../kafka/partitions.ts';
 import type {
   LeaderCandidate,
   LossBasis,
@@ -34,14 +34,14 @@ import type {
   ReplicaData,
   TopicPartition,
   UnseenHolder,
-} from './types.ts';
-import { LeaderOverrideRequest } from './validate.ts';
-import { groupsBeyondEnd, groupsUnreadText, type CommittedGroup } from './leader-override-groups.ts';
-import { defaultUncleanChoice, lostMarkerWarnings, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './leader-override-steps.ts';
+} from '../../types.ts';
+import { LeaderOverrideRequest } from './request.ts';
+import { groupsBeyondEnd, groupsUnreadText, type CommittedGroup } from './groups.ts';
+import { defaultUncleanChoice, lostMarkerWarnings, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './plan-steps.ts';
 
 // ---------------------------------------------------------------- inputs
 
-export type { CommittedGroup } from './leader-override-groups.ts';
+export type { CommittedGroup } from './groups.ts';
 
 export interface LeaderOverrideInputs {
   /** What each replica holds; several entries per broker (host, DescribeLogDirs) are merged. A missing broker is unmeasured. */
@@ -54,14 +54,8 @@ export interface LeaderOverrideInputs {
   transactions?: ReplicaTransactions[];
 }
 
-export interface ReplicaTransactions {
-  brokerId: number;
-  /** Transactional producers with state in this replica's log; null when it could not be asked. */
-  producers: number | null;
-  /** Transactions open in this replica's log, each from its first offset. */
-  open: { producerId: number; producerEpoch: number; firstOffset: number }[];
-  error: string | null;
-}
+export type { ReplicaTransactions } from './plan-steps.ts';
+import type { ReplicaTransactions } from './plan-steps.ts';
 
 // ---------------------------------------------------------------- the plan
 

@@ -1,4 +1,4 @@
-// The abort-transaction plan's steps (lib/operations/kinds/abort-transaction.ts):
+// The abort-transaction plan's steps (registered by ./index.ts):
 //   abort-transaction: the ABORT marker `kafka-transactions.sh abort` writes
 //     (WriteTxnMarkers at the partition's leader). Idempotent: it first asks the
 //     leader (DescribeProducers) whether that transaction is still open at
@@ -6,62 +6,35 @@
 //   verify-lso: the partition's last stable offset (ListOffsets READ_COMMITTED)
 //     moved past the transaction's first offset, so read_committed consumers
 //     stopped there can advance; waits across ticks up to a bound.
-import type { PlanStep } from './types.ts';
-import type { StepContext, StepOutcome } from './steps.ts';
-import { fatal, transient } from './failures.ts';
-import { readTransactions, transactionVerdict } from '../kafka/transactions.ts';
+import type { PlanStep } from '../../types.ts';
+import type { StepContext, StepHandlers, StepOutcome } from '../../step-context.ts';
+import { fatal, transient } from '../../failures.ts';
+
+declare module '../../types.ts' {
+  interface PlanStepsByAction {
+    'abort-transaction': {
+      /** The ABORT marker of kafka-transactions.sh abort for the transaction open at startOffset. */
+      action: 'abort-transaction';
+      description: string;
+      topic: string;
+      partition: number;
+      startOffset: number;
+      producerId: number;
+    };
+    'verify-lso': {
+      /** The last stable offset moved past startOffset; the groups stopped there are reported. */
+      action: 'verify-lso';
+      description: string;
+      topic: string;
+      partition: number;
+      startOffset: number;
+      groups: string[];
+    };
+  }
+}
 
 export type AbortStep = Extract<PlanStep, { action: 'abort-transaction' }>;
 export type VerifyLsoStep = Extract<PlanStep, { action: 'verify-lso' }>;
-export type CheckTransactionsStep = Extract<PlanStep, { action: 'check-transactions' }>;
-
-/** An abort-transaction request this check proposes (posted for two approvals by the run's report). */
-export interface ProposedAbort {
-  kind: 'abort-transaction';
-  topic: string;
-  partition: number;
-  startOffset: number;
-}
-
-/** How long the check after an election waits for coordinators that cannot answer yet (the old leader may host them). */
-export const CHECK_TRANSACTIONS_WAIT_MS = 5 * 60_000;
-
-/**
- * After a leader override's election: reads the partition's open transactions
- * and their coordinators. Never fails the run (the election is done). While a
- * transaction's coordinator cannot be asked (its `__transaction_state`
- * partition leaderless, typically on the broker that was lost) it waits, up to
- * CHECK_TRANSACTIONS_WAIT_MS, so that the hanging verdict comes from the
- * coordinator's view and never from silence. Hanging ones come back in
- * `data.proposals` as abort-transaction requests: the run's report posts each
- * as a new plan for two approvals (lib/operations/follow-ups.ts).
- */
-export async function checkTransactionsStep(step: CheckTransactionsStep, ctx: StepContext): Promise<StepOutcome> {
-  const name = `${step.topic}-${step.partition}`;
-  const view = await readTransactions(ctx.admin, { partitions: [{ topic: step.topic, partition: step.partition }], sampleWindowMs: 0 });
-  if (view.status !== 'ok') return { status: 'done', detail: `transactions of ${name} could not be checked: ${view.reason}`, data: { proposals: [] } };
-  const p = view.partitions.find((x) => x.topic === step.topic && x.partition === step.partition);
-  const open = p?.openTransactions ?? [];
-  if (open.length === 0) return { status: 'done', detail: `no open transaction on ${name}`, data: { proposals: [] } };
-  const verdicts = open.map((t) => ({ t, v: transactionVerdict(t, view.maxTransactionTimeoutMs, view.at) }));
-  const started = ctx.run.stepStartedAt || ctx.now();
-  const unknown = verdicts.filter((x) => x.v.verdict === 'unknown');
-  if (unknown.length > 0 && ctx.now() - started < CHECK_TRANSACTIONS_WAIT_MS) {
-    const why = unknown[0]!.v.verdict === 'unknown' ? unknown[0]!.v.why : '';
-    return { status: 'waiting', progress: `${name}: producer ${unknown[0]!.t.producerId} from offset ${unknown[0]!.t.firstOffset}: cannot tell yet (${why}); waiting for its coordinator` };
-  }
-  const proposals: ProposedAbort[] = [];
-  const lines: string[] = [];
-  for (const { t, v } of verdicts) {
-    if (v.verdict === 'hanging') {
-      proposals.push({ kind: 'abort-transaction', topic: step.topic, partition: step.partition, startOffset: t.firstOffset });
-      lines.push(`HANGING: producer ${t.producerId} from offset ${t.firstOffset} (${v.why}); its abort is proposed for two approvals`);
-    } else if (v.verdict === 'unknown') lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: cannot tell yet (${v.why}); run /kafka transactions ${step.topic} once its coordinator answers`);
-    else lines.push(`producer ${t.producerId} from offset ${t.firstOffset}: live (its coordinator will write the marker)`);
-  }
-  const lso = p?.samples.at(-1);
-  return { status: 'done', detail: `${name}: LSO ${lso?.lastStableOffset ?? '?'}, high watermark ${lso?.highWatermark ?? '?'}; ${lines.join('; ')}`, data: { proposals } };
-}
 
 export const VERIFY_LSO_TIMEOUT_MS = 60_000;
 
@@ -118,3 +91,6 @@ async function groupsAtOldLso(step: VerifyLsoStep, ctx: StepContext, lso: number
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
+
+/** The abort's own step actions, registered with the kind. */
+export const ABORT_TRANSACTION_STEPS: StepHandlers = { 'abort-transaction': abortTransactionStep, 'verify-lso': verifyLsoStep };

@@ -3,16 +3,16 @@
 // one broker leading nothing. No data moves, nothing is lost.
 // `/kafka preferred-election [topic|topic:partition …] [cluster]`.
 
-import type { ClusterSnapshot } from '../../kafka/types.ts';
-import { nothingOwed } from '../compensation.ts';
-import { trailingCluster, type OperationKind } from '../kind.ts';
-import { basePreconditions, byTp, findPartition, finishPlan, invalidRequest, liveIds, plural } from '../planners.ts';
-import { partitionLookup, tpName } from '../../kafka/partitions.ts';
-import type { PlanOf, PlanResult, TopicPartition } from '../types.ts';
-import { PreferredElectionRequest } from '../validate.ts';
-import { andMore } from '../../runtime/format.ts';
+import type { ClusterSnapshot } from '../../../kafka/types.ts';
+import { nothingOwed } from '../../compensation.ts';
+import { trailingCluster, type OperationKind } from '../../kind.ts';
+import { basePreconditions, byTp, findPartition, finishPlan, invalidRequest, liveIds, plural } from '../../planners.ts';
+import { partitionLookup, tpName } from '../../../kafka/partitions.ts';
+import type { PlanOf, PlanResult, TopicPartition } from '../../types.ts';
+import { PreferredElectionRequest } from './request.ts';
+import { andMore } from '../../../runtime/format.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'preferred-election': PreferredElectionParams;
   }

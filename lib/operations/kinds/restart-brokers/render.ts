@@ -1,8 +1,8 @@
-// Prose for the KRaft controllers' part of a restart plan (restart-controllers.ts):
+// Prose for the KRaft controllers' part of a restart plan (controllers.ts):
 // its own notice codes, its lines in the restart order, the plan's opening lines.
-import type { Notice } from './failures.ts';
-import type { RestartParams } from './restart.ts';
-import type { RestartBrokerInfo } from './types.ts';
+import type { Notice } from '../../failures.ts';
+import type { RestartParams } from './plan.ts';
+import type { RestartBrokerInfo } from '../../types.ts';
 
 type ControllerNotice =
   | { code: 'restart-controller-no-host'; controllers: number[] }

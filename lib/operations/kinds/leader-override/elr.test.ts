@@ -1,14 +1,14 @@
 // ELR (KIP-966) in the leader override: who may hold the acknowledged data,
 // what the plan says about the partition, and when a returning last leader is
-// re-elected, per Kafka line (lib/operations/elr.ts).
+// re-elected, per Kafka line (elr.ts).
 import { describe, expect, it } from 'vitest';
-import { elrHolders, elrStateText, returnElectionText } from '../../lib/operations/elr.ts';
-import { planLeaderOverride } from '../../lib/operations/leader-override.ts';
-import { lossHeadline } from '../../lib/operations/loss-text.ts';
-import type { PartitionState } from '../../lib/kafka/types.ts';
-import type { ReplicaData } from '../../lib/operations/types.ts';
-import { leaderOverride } from '../../lib/operations/kinds/leader-override.ts';
-import { plan, snapshot, warningLines } from './plan-fixtures.ts';
+import { elrHolders, elrStateText, returnElectionText } from './elr.ts';
+import { planLeaderOverride } from './plan.ts';
+import { lossHeadline } from './loss-text.ts';
+import type { PartitionState } from '../../../kafka/types.ts';
+import type { ReplicaData } from '../../types.ts';
+import { leaderOverride } from './index.ts';
+import { plan, snapshot, warningLines } from '../../../../test/operations/plan-fixtures.ts';
 
 const part = (isr: number[], elr?: number[], lastKnownElr?: number[]): PartitionState => ({
   partition: 0,

@@ -2,18 +2,19 @@
 // over the other live brokers, throttled. `partial` moves what can keep its
 // replication factor elsewhere and leaves the rest, online but under-replicated.
 
-import type { ClusterSnapshot, PartitionState } from '../../kafka/types.ts';
-import { reassignmentCompensation } from '../compensation.ts';
-import type { Notice } from '../failures.ts';
-import { trailingCluster, type OperationKind, type OperationIo } from '../kind.ts';
-import { assignmentOf, basePreconditions, byTp, finishPlan, formatRate, inProgress, invalidRequest, isLeaderless, liveIds, pickBroker, plural, reassignmentSteps, replicaLoad, throttleOf, type ReassignmentOptions } from '../planners.ts';
-import { listOf, namesText, type NameList } from '../lists.ts';
-import type { PlanOf, PlanResult, TopicPartition } from '../types.ts';
-import { DrainRequest, type PartitionAssignment } from '../validate.ts';
-import { throttleSetting } from './common.ts';
-import { registrationOf } from '../../kafka/registered-brokers.ts';
+import type { ClusterSnapshot, PartitionState } from '../../../kafka/types.ts';
+import { reassignmentCompensation } from '../../compensation.ts';
+import type { Notice } from '../../failures.ts';
+import { trailingCluster, type OperationKind, type OperationIo } from '../../kind.ts';
+import { assignmentOf, basePreconditions, byTp, finishPlan, formatRate, inProgress, invalidRequest, isLeaderless, liveIds, pickBroker, plural, reassignmentSteps, replicaLoad, throttleOf, type ReassignmentOptions } from '../../planners.ts';
+import { listOf, namesText, type NameList } from '../../lists.ts';
+import type { PlanOf, PlanResult, TopicPartition } from '../../types.ts';
+import { DrainRequest } from './request.ts';
+import type { PartitionAssignment } from '../../validate.ts';
+import { throttleSetting } from '../../throttle-setting.ts';
+import { registrationOf } from '../../../kafka/registered-brokers.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'drain-broker': DrainParams;
   }

@@ -7,16 +7,17 @@
 // transaction (lso-stalled) is refused: its producer or coordinator ends it.
 // `/kafka abort-transaction <topic> <partition> <start-offset> [cluster]`.
 import * as z from 'zod';
-import type { KafkaAdmin } from '../../kafka/admin.ts';
-import { PartitionId, TopicName, fromText } from '../../kafka/names.ts';
-import { groupsAtLso, readTransactions, transactionVerdict } from '../../kafka/transactions.ts';
-import type { ClusterSnapshot, OpenTransaction, TransactionsView } from '../../kafka/types.ts';
-import { nothingOwed } from '../compensation.ts';
-import { trailingCluster, type OperationIo, type OperationKind } from '../kind.ts';
-import { basePreconditions, findPartition, finishPlan, invalidRequest } from '../planners.ts';
-import type { PlanOf, PlanResult } from '../types.ts';
+import type { KafkaAdmin } from '../../../kafka/admin.ts';
+import { PartitionId, TopicName, fromText } from '../../../kafka/names.ts';
+import { groupsAtLso, readTransactions, transactionVerdict } from '../../../kafka/transactions.ts';
+import type { ClusterSnapshot, OpenTransaction, TransactionsView } from '../../../kafka/types.ts';
+import { nothingOwed } from '../../compensation.ts';
+import { ABORT_TRANSACTION_STEPS } from './steps.ts';
+import { trailingCluster, type OperationIo, type OperationKind } from '../../kind.ts';
+import { basePreconditions, findPartition, finishPlan, invalidRequest } from '../../planners.ts';
+import type { PlanOf, PlanResult } from '../../types.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'abort-transaction': AbortTransactionParams;
   }
@@ -139,6 +140,7 @@ const WHY: Record<string, string> = {
 
 export const abortTransaction: OperationKind<'abort-transaction'> = {
   kind: 'abort-transaction',
+  steps: ABORT_TRANSACTION_STEPS,
   summary: 'plan aborting a hanging transaction (one no coordinator will close) so read_committed consumers can pass it',
   request: AbortTransactionRequest,
   commands: [

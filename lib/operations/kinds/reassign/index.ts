@@ -3,18 +3,19 @@
 // (a colon cannot appear in a topic name, so the syntax is unambiguous; at most
 // MAX_FROM_SLACK partitions per command: larger moves are drains or raise-rf).
 
-import type { ClusterSnapshot } from '../../kafka/types.ts';
-import { reassignmentCompensation } from '../compensation.ts';
-import type { Notice } from '../failures.ts';
-import { trailingCluster, type OperationKind } from '../kind.ts';
-import { listOf } from '../lists.ts';
-import { assignmentOf, basePreconditions, byTp, findPartition, finishPlan, formatRate, inProgress, invalidRequest, liveIds, plural, reassignmentSteps, throttleOf, type ReassignmentOptions } from '../planners.ts';
-import { tpName } from '../../kafka/partitions.ts';
-import type { PlanResult, TopicPartition } from '../types.ts';
-import { ExplicitReassignmentRequest, type PartitionAssignment } from '../validate.ts';
-import { throttleSetting } from './common.ts';
+import type { ClusterSnapshot } from '../../../kafka/types.ts';
+import { reassignmentCompensation } from '../../compensation.ts';
+import type { Notice } from '../../failures.ts';
+import { trailingCluster, type OperationKind } from '../../kind.ts';
+import { listOf } from '../../lists.ts';
+import { assignmentOf, basePreconditions, byTp, findPartition, finishPlan, formatRate, inProgress, invalidRequest, liveIds, plural, reassignmentSteps, throttleOf, type ReassignmentOptions } from '../../planners.ts';
+import { tpName } from '../../../kafka/partitions.ts';
+import type { PlanResult, TopicPartition } from '../../types.ts';
+import { ExplicitReassignmentRequest } from './request.ts';
+import type { PartitionAssignment } from '../../validate.ts';
+import { throttleSetting } from '../../throttle-setting.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     reassign: ReassignParams;
   }

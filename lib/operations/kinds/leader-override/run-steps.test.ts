@@ -4,14 +4,14 @@
 // abort once the coordinator's view says hanging, gives up waiting after its
 // bound; and the proposals become plan jobs a worker accepts (follow-ups.ts).
 import { describe, expect, it } from 'vitest';
-import type { StepReport } from '../../lib/approvals/types.ts';
-import type { KafkaAdmin } from '../../lib/kafka/admin.ts';
-import { followUpJobs, followUpRequestId, proposalsOf } from '../../lib/operations/follow-ups.ts';
-import { opsPlanJobSchema } from '../../lib/operations/requests.ts';
-import type { StepContext } from '../../lib/operations/steps.ts';
-import { CHECK_TRANSACTIONS_WAIT_MS, checkTransactionsStep, type CheckTransactionsStep } from '../../lib/operations/transaction-steps.ts';
-import type { ApprovalRequest } from '../../lib/approvals/types.ts';
-import type { Plan } from '../../lib/operations/types.ts';
+import type { StepReport } from '../../../approvals/types.ts';
+import type { KafkaAdmin } from '../../../kafka/admin.ts';
+import { followUpJobs, followUpRequestId, proposalsOf } from '../../follow-ups.ts';
+import { opsPlanJobSchema } from '../../requests.ts';
+import type { StepContext } from '../../step-context.ts';
+import { CHECK_TRANSACTIONS_WAIT_MS, checkTransactionsStep, type CheckTransactionsStep } from './run-steps.ts';
+import type { ApprovalRequest } from '../../../approvals/types.ts';
+import type { Plan } from '../../types.ts';
 
 const tp = { topic: 'orders', partition: 0 };
 const step: CheckTransactionsStep = { action: 'check-transactions', description: 'check', ...tp };

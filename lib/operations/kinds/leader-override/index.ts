@@ -1,26 +1,36 @@
 // leader-override: put a chosen replica in charge of a leaderless partition,
 // saying honestly what that loses before anyone approves. The planner and the
-// loss arithmetic are in ../leader-override.ts, the measurements in
-// ../leader-override-gather.ts; this module is the kind: its schema, command,
+// loss arithmetic are in ./plan.ts, the measurements in
+// ./gather.ts; this module is the kind: its schema, command,
 // fingerprint (which binds each replica's measured end), compensation and prose.
 
-import { reassignmentCompensation } from '../compensation.ts';
-import type { Notice } from '../failures.ts';
-import { trailingCluster, type OperationIo, type OperationKind } from '../kind.ts';
-import { leaderOverridePreconditions, measuredEnds, planLeaderOverride, type LeaderOverrideNotice, type LeaderOverrideParams } from '../leader-override.ts';
-import { gatherLeaderOverrideInputs } from '../leader-override-gather.ts';
-import type { LeaderOverrideInputs } from '../leader-override.ts';
-import { ELR_ROLE_TEXT, elrStateText, returnElectionText } from '../elr.ts';
-import { brokerList, candidateLossText, consumerGroupLines, lossHeadline } from '../loss-text.ts';
-import { tpName } from '../../kafka/partitions.ts';
-import { formatBytes, formatCount } from '../../runtime/format.ts';
-import type { LeaderCandidate, PlanOf, PlanResult } from '../types.ts';
-import { LeaderOverrideRequest } from '../validate.ts';
-import { plural } from '../planners.ts';
+import { reassignmentCompensation } from '../../compensation.ts';
+import type { Notice } from '../../failures.ts';
+import { trailingCluster, type OperationIo, type OperationKind } from '../../kind.ts';
+import { leaderOverridePreconditions, measuredEnds, planLeaderOverride, type LeaderOverrideNotice, type LeaderOverrideParams } from './plan.ts';
+import { gatherLeaderOverrideInputs } from './gather.ts';
+import type { ReplicaHost } from './replica-data.ts';
+import { LEADER_OVERRIDE_STEPS } from './run-steps.ts';
+import type { Executor } from '../../../hosts/types.ts';
+import type { LeaderOverrideInputs } from './plan.ts';
+import { ELR_ROLE_TEXT, elrStateText, returnElectionText } from './elr.ts';
+import { brokerList, candidateLossText, consumerGroupLines, lossHeadline } from './loss-text.ts';
+import { tpName } from '../../../kafka/partitions.ts';
+import { formatBytes, formatCount } from '../../../runtime/format.ts';
+import type { LeaderCandidate, PlanOf, PlanResult } from '../../types.ts';
+import { LeaderOverrideRequest } from './request.ts';
+import { plural } from '../../planners.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'leader-override': LeaderOverrideParams;
+  }
+}
+
+declare module '../../capabilities.ts' {
+  interface Capabilities {
+    /** Where replicas can be measured on their hosts (kafka-dump-log.sh); null without host access or a Kafka bin dir. */
+    replicaHosts(replicas: number[]): Promise<{ executor: Executor; replicas: ReplicaHost[] } | null>;
   }
 }
 
@@ -106,6 +116,8 @@ function defaultComparison(plan: Plan): string | null {
 
 export const leaderOverride: OperationKind<'leader-override'> = {
   kind: 'leader-override',
+  needs: ['replicaHosts'],
+  steps: LEADER_OVERRIDE_STEPS,
   summary: 'plan a leader override for a partition without a leader (two approvals needed to run it)',
   request: LeaderOverrideRequest,
   commands: [

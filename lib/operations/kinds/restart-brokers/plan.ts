@@ -1,59 +1,30 @@
 // Broker restarts as an operation: one broker, or a rolling restart one broker
-// at a time (KRaft controllers first, one at a time: restart-controllers.ts).
+// at a time (KRaft controllers first, one at a time: controllers.ts).
 // The planner is pure (snapshot + per-broker facts gathered by the
 // backend); the steps run in the operations runner like every other step, and
 // the ones that wait (process exit, broker ready) park across invocations.
 // Host control goes through RestartIo: the fixed service-control.sh script,
 // the host probe, and can-restart (injected by the composition root).
 
-import type { ClusterSnapshot } from '../kafka/types.ts';
-import { CONSUMER_OFFSETS_TOPIC } from '../kafka/group-partition.ts';
-import type { ProbeReport } from '../hosts/types.ts';
-import { mayHaveRun, type ServiceCall, type ServiceRunResult, type ServiceStatus } from '../hosts/service-control.ts';
-import { fatal, needsHuman, transient, type Notice } from './failures.ts';
-import { listOf } from './lists.ts';
-import { basePreconditions, finishPlan, liveIds, plural } from './planners.ts';
-import type { BrokerHostPaths, PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from './types.ts';
-import { andMore } from '../runtime/format.ts';
-import { tpName } from '../kafka/partitions.ts';
-import { registrationOf } from '../kafka/registered-brokers.ts';
-import { nodeField, nodeName, planControllerRestarts, restartTitle, waitControllerReady } from './restart-controllers.ts';
+import type { ClusterSnapshot } from '../../../kafka/types.ts';
+import { CONSUMER_OFFSETS_TOPIC } from '../../../kafka/group-partition.ts';
+import { mayHaveRun } from '../../../hosts/service-control.ts';
+import { fatal, needsHuman, transient, type Notice } from '../../failures.ts';
+import { listOf } from '../../lists.ts';
+import { basePreconditions, finishPlan, liveIds, plural } from '../../planners.ts';
+import type { PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from '../../types.ts';
+import { andMore } from '../../../runtime/format.ts';
+import { tpName } from '../../../kafka/partitions.ts';
+import { registrationOf } from '../../../kafka/registered-brokers.ts';
+import { nodeField, nodeName, planControllerRestarts, restartTitle, waitControllerReady } from './controllers.ts';
 
-/** can-restart's answer, as restarts use it (lib/diagnose/can-restart.ts). */
-export interface RestartVerdict {
-  verdict: 'yes' | 'no';
-  reasons: string[];
-  wouldGoOffline: TopicPartition[];
-  recovering: boolean | null;
-}
-export type AssessRestart = (snapshot: ClusterSnapshot, brokerId: number, probe: ProbeReport | null) => RestartVerdict;
-
-/** What restart steps reach on the hosts. */
-export interface RestartIo {
-  assess: AssessRestart;
-  /** The broker's host probe; null when the host cannot be probed. */
-  probe(brokerId: number): Promise<ProbeReport | null>;
-  service(brokerId: number, call: ServiceCall): Promise<ServiceRunResult>;
-  /** Parsed `status` of the broker's service. */
-  status(brokerId: number, host: BrokerHostPaths): Promise<ServiceStatus>;
-  /** Whether the bot reaches this node's host (a KRaft controller's, too); absent: every node it is asked about. */
-  hasHost?(nodeId: number): boolean;
-}
-
-/** What the backend measured per broker before planning. */
-export interface RestartFacts {
-  brokerId: number;
-  probe: ProbeReport | null;
-  lastShutdownSeconds: number | null;
-  systemdStopTimeoutSeconds: number | null;
-  pid: number | null;
-  host: BrokerHostPaths;
-}
+export type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome, RestartVerdict } from './host-io.ts';
+import type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome } from './host-io.ts';
 
 /** One node (`rolling: false`) or several, one at a time: `controllers` first (KRaft), then `brokers`, each in its order. */
 export interface RestartParams {
   brokers: number[];
-  /** KRaft controllers, restarted before the brokers (absent: none; restart-controllers.ts). */
+  /** KRaft controllers, restarted before the brokers (absent: none; controllers.ts). */
   controllers?: number[];
   rolling: boolean;
   unit: string;
@@ -152,7 +123,7 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
 
   const order = input.rolling ? restartOrder(wanted, leaders, input.activeControllerId) : wanted;
   const { unit, stopBoundSeconds, readyTimeoutSeconds } = input.service;
-  // KRaft controllers first, one at a time, the active one last (restart-controllers.ts).
+  // KRaft controllers first, one at a time, the active one last (controllers.ts).
   const controllers = controllerIds.length ? planControllerRestarts(snapshot, { ids: controllerIds, facts: input.controllers!.facts, service: input.service, assess: input.assess }) : null;
   const steps: PlanStep[] = [...(controllers?.steps ?? [])];
   const warnings: Notice[] = [...(controllers?.warnings ?? [])];
@@ -187,19 +158,6 @@ export function planRestart(snapshot: ClusterSnapshot, input: RestartPlanInput):
 // ---------------------------------------------------------------- steps
 
 export type RestartStep = Extract<PlanStep, { action: 'restart-check' | 'stop-broker' | 'start-broker' | 'wait-broker-ready' | 'wait-controller-ready' }>;
-
-export type RestartStepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
-
-export interface RestartStepContext {
-  restart: RestartIo | null;
-  snapshot(): Promise<ClusterSnapshot>;
-  /** This step's progress data from earlier polls. */
-  progress: Record<string, unknown> | undefined;
-  stepStartedAt: number;
-  /** An approver pressed Resume on a pause of this step (with that pause's code): carry on past what paused it. */
-  resumedFrom: string | null;
-  now(): number;
-}
 
 const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
 

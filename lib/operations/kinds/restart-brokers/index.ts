@@ -1,33 +1,60 @@
 // restart-brokers: one broker (`/kafka restart 2`) or a rolling restart
 // (`/kafka rolling-restart [--brokers 1,2,3]`), graceful stops only; KRaft
-// controllers too (named, or every node: ../restart-controllers.ts). The
-// planner and the steps are in ../restart.ts; this module gathers the
+// controllers too (named, or every node: controllers.ts). The
+// planner and the host steps are in plan.ts (registered here); this module gathers the
 // per-broker facts, and owns the compensation: a run never ends with a broker
 // stopped by us unless a human chose "leave stopped" in the thread.
 
-import { errorMessage } from '../../runtime/errors.ts';
-import type { Notice } from '../failures.ts';
-import { trailingCluster, type CompensationContext, type CompensationResult, type OperationKind } from '../kind.ts';
-import { namesText, type NameList } from '../lists.ts';
-import { plural } from '../planners.ts';
-import { planRestart, restartPreconditions, type RestartParams } from '../restart.ts';
-import { nodeName, restartTargets } from '../restart-controllers.ts';
-import { controllerHeadline, controllerNoticeText, controllerRestartLine, controllerSuccess } from '../render-restart.ts';
-import type { PlanOf, PlanResult, RestartBrokerInfo } from '../types.ts';
-import { RestartRequest } from '../validate.ts';
-import { isHostPath } from '../../hosts/host-paths.ts';
+import { errorMessage } from '../../../runtime/errors.ts';
+import type { Notice } from '../../failures.ts';
+import { trailingCluster, type CompensationContext, type CompensationResult, type OperationKind } from '../../kind.ts';
+import { namesText, type NameList } from '../../lists.ts';
+import { plural } from '../../planners.ts';
+import { planRestart, restartPreconditions, runRestartStep, type RestartIo, type RestartParams, type RestartStep } from './plan.ts';
+import type { StepContext, StepHandlers } from '../../step-context.ts';
+import { nodeName, restartTargets } from './controllers.ts';
+import { controllerHeadline, controllerNoticeText, controllerRestartLine, controllerSuccess } from './render.ts';
+import type { PlanOf, PlanResult, RestartBrokerInfo } from '../../types.ts';
+import { RestartRequest } from './request.ts';
+import { isHostPath } from '../../../hosts/host-paths.ts';
 
-declare module '../types.ts' {
+declare module '../../types.ts' {
   interface PlanParamsByKind {
     'restart-brokers': RestartParams;
   }
 }
 
+declare module '../../capabilities.ts' {
+  interface Capabilities {
+    /** Host control for broker restarts (the service script, the probe); null without host access. */
+    restart(): Promise<RestartIo | null>;
+  }
+}
+
+/** Every host step runs through runRestartStep with the run's host control. */
+const hostStep = (step: RestartStep, ctx: StepContext) =>
+  runRestartStep(step, {
+    restart: ctx.capabilities?.restart ?? null,
+    snapshot: ctx.snapshot,
+    progress: ctx.run.progress?.data,
+    stepStartedAt: ctx.run.stepStartedAt,
+    resumedFrom: ctx.resumedFrom ?? null,
+    now: ctx.now,
+  });
+
+const RESTART_STEPS: StepHandlers = {
+  'restart-check': hostStep,
+  'stop-broker': hostStep,
+  'start-broker': hostStep,
+  'wait-broker-ready': hostStep,
+  'wait-controller-ready': hostStep,
+};
+
 
 type Plan = PlanOf<'restart-brokers'>;
 
 /** The reason a "leave stopped" press records on the run's cancel: the compensation then does not start the broker. */
-export const LEAVE_STOPPED_REASON = 'leave the broker stopped';
+export { LEAVE_STOPPED_REASON } from '../../kind.ts';
 
 async function plan(io: Parameters<OperationKind<'restart-brokers'>['plan']>[0], request: Record<string, unknown>): Promise<PlanResult> {
   const r = RestartRequest.parse(request);
@@ -35,10 +62,10 @@ async function plan(io: Parameters<OperationKind<'restart-brokers'>['plan']>[0],
   if (!cluster || cluster.hosts.executor === 'none') return { ok: false, refusal: { code: 'restart-no-host-access', cluster: cluster?.name ?? null } };
   const hosts = (await io.restart?.()) ?? null;
   if (!hosts) return { ok: false, refusal: { code: 'restarts-unavailable' } };
-  const { systemdSeconds } = await import('../../hosts/service-control.ts');
+  const { systemdSeconds } = await import('../../../hosts/service-control.ts');
   const snapshot = await io.snapshot(null);
   const live = snapshot.brokers.map((b) => b.id);
-  // KRaft controllers named, or (nothing named) every controller the bot reaches: restarted first (restart-controllers.ts).
+  // KRaft controllers named, or (nothing named) every controller the bot reaches: restarted first (controllers.ts).
   const targets = restartTargets(snapshot, r.brokers, (id) => hosts.hasHost?.(id) ?? true);
   if (targets.refusal) return { ok: false, refusal: targets.refusal };
   const brokers = targets.brokers;
@@ -74,23 +101,24 @@ async function compensate(ctx: CompensationContext): Promise<CompensationResult>
   const broker = step.broker;
   // A controller's notices name it as one.
   const node = (ctx.plan.params as RestartParams).controllers?.includes(broker) ? { node: 'controller' as const } : {};
-  if (!ctx.restart) return { notices: [{ code: 'broker-not-restarted', broker, ...node, detail: 'no host access in this worker' }], complete: false, done: {} };
+  const restart = ctx.capabilities.restart ?? null;
+  if (!restart) return { notices: [{ code: 'broker-not-restarted', broker, ...node, detail: 'no host access in this worker' }], complete: false, done: {} };
   const host = step.host;
   try {
-    const status = await ctx.restart.status(broker, host);
+    const status = await restart.status(broker, host);
     const stoppingPid = step.action === 'stop-broker' ? (ctx.run.progress?.data?.pid as number | null | undefined) : undefined;
     if (status.pid !== null && stoppingPid !== undefined && stoppingPid !== null && status.pid === stoppingPid) {
       return { notices: [{ code: 'broker-still-stopping', broker, ...node, pid: status.pid }], complete: false, done: {} };
     }
     if (ctx.leaveStopped) {
       // Left stopped as a human chose, but never with our drop-in (no stop timeout, no SIGKILL) in place.
-      const released = await ctx.restart.service(broker, { action: 'release', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
+      const released = await restart.service(broker, { action: 'release', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
       if (!released.ok || !/^released=1$/m.test(released.stdout)) return { notices: [{ code: 'drop-in-not-removed', broker, ...node, detail: released.detail || 'still stopping' }], complete: false, done: {} };
       // Chosen while it was being started again: it runs, and the thread must not say otherwise.
       return { notices: [{ code: status.pid === null ? 'broker-left-stopped' : 'broker-running', broker, ...node }], complete: true, done: { brokerSettled: true } };
     }
     // Start is idempotent: a running broker stays as it is, and the drop-in is removed either way.
-    const started = await ctx.restart.service(broker, { action: 'start', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
+    const started = await restart.service(broker, { action: 'start', unit: host.unit, logsDir: host.logsDir, logDirs: host.logDirs });
     if (!started.ok) return { notices: [{ code: 'broker-not-restarted', broker, ...node, detail: started.detail }], complete: false, done: {} };
     return { notices: [{ code: status.pid === null ? 'broker-started' : 'broker-running', broker, ...node }], complete: true, done: { brokerSettled: true } };
   } catch (err) {
@@ -196,6 +224,8 @@ function restartLine(b: RestartBrokerInfo, i: number): string {
 
 export const restartBrokers: OperationKind<'restart-brokers'> = {
   kind: 'restart-brokers',
+  needs: ['restart'],
+  steps: RESTART_STEPS,
   summary: 'plan a safe restart of one broker (graceful stop, never kill -9)',
   request: RestartRequest,
   commands: [

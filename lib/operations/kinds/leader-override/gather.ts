@@ -3,14 +3,14 @@
 // offset on the partition). Each source is bounded and fails soft: what could
 // not be read is recorded as unknown, never as 0.
 
-import type { Executor } from '../hosts/types.ts';
-import { mapLimit, withTimeout } from '../kafka/limits.ts';
-import { PartitionId, TopicName } from '../kafka/names.ts';
-import { errorMessage } from '../runtime/errors.ts';
-import { mergeReplicaData, type CommittedGroup, type LeaderOverrideInputs, type ReplicaTransactions } from './leader-override.ts';
+import type { Executor } from '../../../hosts/types.ts';
+import { mapLimit, withTimeout } from '../../../kafka/limits.ts';
+import { PartitionId, TopicName } from '../../../kafka/names.ts';
+import { errorMessage } from '../../../runtime/errors.ts';
+import { mergeReplicaData, type CommittedGroup, type LeaderOverrideInputs, type ReplicaTransactions } from './plan.ts';
 import { measureReplicas, type ReplicaHost } from './replica-data.ts';
-import type { ReplicaData, TopicPartition } from './types.ts';
-import { andMore } from '../runtime/format.ts';
+import type { ReplicaData, TopicPartition } from '../../types.ts';
+import { andMore } from '../../../runtime/format.ts';
 
 // ---------------------------------------------------------------- gathering the inputs
 

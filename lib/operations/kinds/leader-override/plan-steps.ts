@@ -1,13 +1,22 @@
-// The leader override's plan, once the replica is chosen (leader-override.ts):
+// The leader override's plan, once the replica is chosen (plan.ts):
 // the new assignment, the steps, and the warnings the approvers read.
 
-import type { PartitionState } from '../kafka/types.ts';
-import { tpName } from '../kafka/partitions.ts';
-import { andMore } from '../runtime/format.ts';
+import type { PartitionState } from '../../../kafka/types.ts';
+import { tpName } from '../../../kafka/partitions.ts';
+import { andMore } from '../../../runtime/format.ts';
 import { elrHolders, elrReturnRole } from './elr.ts';
-import type { Notice } from './failures.ts';
-import type { ReplicaTransactions } from './leader-override.ts';
-import type { GroupBeyondEnd, LossUnit, PlanStep, ReplicaData, TopicPartition } from './types.ts';
+import type { Notice } from '../../failures.ts';
+import type { GroupBeyondEnd, LossUnit, PlanStep, ReplicaData, TopicPartition } from '../../types.ts';
+
+/** What one replica's log says about transactions (DescribeProducers on it). */
+export interface ReplicaTransactions {
+  brokerId: number;
+  /** Transactional producers with state in this replica's log; null when it could not be asked. */
+  producers: number | null;
+  /** Transactions open in this replica's log, each from its first offset. */
+  open: { producerId: number; producerEpoch: number; firstOffset: number }[];
+  error: string | null;
+}
 
 /** The replica Kafka's own unclean election would take: the first live one in assignment order. */
 export function defaultUncleanChoice(p: PartitionState, live: ReadonlySet<number>): number | null {

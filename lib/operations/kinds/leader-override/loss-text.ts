@@ -4,8 +4,8 @@
 // An unknown loss is always said to be unknown, with the lower bound that is
 // known, never shown as 0.
 
-import { andMore, formatBytes, formatCount } from '../runtime/format.ts';
-import type { GroupBeyondEnd, LeaderCandidate, LossBasis, LossEstimate, LossUnit, Plan, UnseenHolder } from './types.ts';
+import { andMore, formatBytes, formatCount } from '../../../runtime/format.ts';
+import type { GroupBeyondEnd, LeaderCandidate, LossBasis, LossEstimate, LossUnit, Plan, UnseenHolder } from '../../types.ts';
 
 /** How many names a line lists before "and N more". */
 const MAX_NAMED = 10;

@@ -1,4 +1,4 @@
-// Restarting KRaft controllers, as part of a restart plan (restart.ts): which
+// Restarting KRaft controllers, as part of a restart plan (plan.ts): which
 // nodes are controllers, their order, their steps, and the wait until one is
 // back in the quorum. Pure but for the wait step, which reads the snapshot.
 //
@@ -10,12 +10,12 @@
 // A controller is back when the leader's DescribeQuorum shows it fetching and
 // caught up (lib/kafka/quorum-health.ts), read after the fetch window has
 // passed since its start, so the old process's last fetch cannot count.
-import type { ClusterSnapshot } from '../kafka/types.ts';
-import { QUORUM_FETCH_RECENT_MS, controllerRoleOf, quorumHealth, replicaHealth } from '../kafka/quorum-health.ts';
-import { fatal } from './failures.ts';
-import type { Notice } from './failures.ts';
-import type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome } from './restart.ts';
-import type { PlanStep, RestartBrokerInfo } from './types.ts';
+import type { ClusterSnapshot } from '../../../kafka/types.ts';
+import { QUORUM_FETCH_RECENT_MS, controllerRoleOf, quorumHealth, replicaHealth } from '../../../kafka/quorum-health.ts';
+import { fatal } from '../../failures.ts';
+import type { Notice } from '../../failures.ts';
+import type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome } from './host-io.ts';
+import type { PlanStep, RestartBrokerInfo } from '../../types.ts';
 
 export type ControllerRole = 'leader' | 'follower' | 'observer';
 

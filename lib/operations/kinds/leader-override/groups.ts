@@ -1,8 +1,8 @@
 // The consumer groups a leader override touches: which are committed beyond
 // the new leader's end, whether the plan commits them at that end, and what
 // Kafka answers an admin offset commit into each as it is now.
-import type { GroupBeyondEnd, LossEstimate } from './types.ts';
-import { andMore } from '../runtime/format.ts';
+import type { GroupBeyondEnd, LossEstimate } from '../../types.ts';
+import { andMore } from '../../../runtime/format.ts';
 
 /** A consumer group's committed offset on the partition being overridden. */
 export interface CommittedGroup {
