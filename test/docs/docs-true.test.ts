@@ -24,12 +24,6 @@ import { SlackRegistry } from '../../lib/slack/registry.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/**
- * Paths the docs describe that issue 33 is creating now in other branches (the
- * layout map names the structure being built). Each must be absent here; once
- * it exists (after the merge) this test says so, and the entry goes.
- */
-const PENDING_ISSUE_33 = ['lib/operations/kinds/<kind>/', 'lib/diagnose/checks/', 'lib/kafka/api/<name>/'];
 
 /** Top-level folders whose names in the docs are repository paths. */
 const ROOT_FOLDERS = ['lib', 'test', 'bench', 'docs', 'runbooks', 'sandbox', 'scripts', 'bin', 'handlers', '.ci'];
@@ -169,7 +163,6 @@ describe('the docs name only what exists', () => {
     const stale: string[] = [];
     for (const s of all(['inline'])) {
       for (const path of pathsIn(s.code)) {
-        if (PENDING_ISSUE_33.includes(path)) continue;
         if (!exists(path)) stale.push(`${at(s)}: \`${path}\` names no file or folder of the repository`);
       }
     }
@@ -184,14 +177,6 @@ describe('the docs name only what exists', () => {
       }
     }
     expect(stale).toEqual([]);
-  });
-
-  it('the paths issue 33 is building are still pending here (once they exist, drop them from PENDING_ISSUE_33)', () => {
-    const named = new Set(all(['inline']).flatMap((s) => pathsIn(s.code)));
-    for (const path of PENDING_ISSUE_33) {
-      expect(named.has(path), `${path} is named in the docs`).toBe(true);
-      expect(exists(path), `${path} exists now: remove it from PENDING_ISSUE_33 in ${relative(ROOT, fileURLToPath(import.meta.url))}`).toBe(false);
-    }
   });
 
   it('every link to a heading resolves', () => {

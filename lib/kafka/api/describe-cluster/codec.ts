@@ -9,7 +9,7 @@
 //      broker in the answer: with it, a KRaft broker lists every registered
 //      broker, fenced ones included.
 // Read in the jars: 3.9.1's schema has v0-v1 (listeners zkBroker, broker,
-// controller), 4.4.0's v0-v2 (broker, controller); 2.8.2's is in the README notes.
+// controller), 4.4.0's v0-v2 (broker, controller); 2.8.2's is in docs/kafka-lines.md.
 import { type ApiDefinition, assertVersion, readerFor, writerFor } from '../../protocol/api.ts';
 
 export const DESCRIBE_CLUSTER_API_KEY = 60;
