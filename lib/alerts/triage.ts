@@ -27,9 +27,9 @@ import { PermanentJobError } from '../worker/worker.ts';
 import { isSpilled, readSpilled, spilledPayloadSchema } from '../queue/oversize.ts';
 import { alertDigestSchema } from './digest.ts';
 import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
-import { renderDigestReply } from './render-digest.ts';
+import { renderDigestReply } from './big-group-reply.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
-import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './render.ts';
+import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './thread-messages.ts';
 import { routeAlert } from './routing.ts';
 import type { ClusterConfig } from '../config/schema.ts';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { decide } from './machine.ts';
 import { createRequest, sameRequest } from './new-request.ts';
 import type { ApprovalPolicy } from './policy.ts';
-import { ActionTs, LockKey, Reason, RequestId, UserId, UserIds, WorkerId, invalid, refused, type InputRefusal, type ServiceResult } from './service-input.ts';
+import { ActionTs, LockKey, Reason, RequestId, UserId, UserIds, WorkerId, invalid, refused, type InputRefusal, type ServiceResult } from './inputs.ts';
 import type { ApprovalStore } from './store.ts';
 import type { ClusterLockStore } from './cluster-lock.ts';
 import type { RateLimitStore, RateWindow } from './rate-limit.ts';
@@ -25,7 +25,7 @@ import type {
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 /** Large plans are stored gzipped in chunks (see ApprovalStore); beyond this, split the operation. */
 export const MAX_PLAN_JSON_CHARS = 32_000_000;
-export type { ServiceResult } from './service-input.ts';
+export type { ServiceResult } from './inputs.ts';
 
 export type PlanAdmission = { ok: true } | { ok: false; scope: 'user' | 'cluster'; limit: RateWindow; retryAfterSeconds: number };
 

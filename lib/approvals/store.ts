@@ -13,7 +13,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import * as z from 'zod';
-import { SWEEP_INDEX, SWEEP_VALUE, decodeSweepCursor, encodeSweepCursor, ensureApprovalsTable } from './store-table.ts';
+import { SWEEP_INDEX, SWEEP_VALUE, decodeSweepCursor, encodeSweepCursor, ensureApprovalsTable } from './table-shape.ts';
 import { AuditLog } from './audit-log.ts';
 import { ClusterLockStore } from './cluster-lock.ts';
 import { KEY_ATTRS, pkOf } from './records.ts';

@@ -21,7 +21,7 @@ export async function run(argv: string[]): Promise<number> {
   const unavailable = await kafkaTool(sandbox.binDir, 'kafka-topics.sh', ['--bootstrap-server', sandbox.bootstrapServers, '--describe', '--unavailable-partitions']);
   console.log(unavailable.trim() || '  (none)');
   console.log('\n== kafka-responder diagnose');
-  const diagnose = await import('../diagnose/cli.ts');
+  const diagnose = await import('../diagnose/cli-diagnose.ts');
   const { sandboxTarget } = await import('./sandbox-target.ts');
   const code = await diagnose.run(rest, { noFlagTarget: sandboxTarget });
   // Findings are the point of the demo; a non-zero "problems found" code is not a failure here.

@@ -39,7 +39,7 @@ const COMMANDS: Record<string, { summary: string; load: (opts: MainOptions) => P
   },
   diagnose: {
     summary: 'diagnose a cluster: [--config FILE [--cluster NAME] | --bootstrap LIST] [--topic T] [--format text|json|markdown]',
-    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'diagnose' ? withSandboxDefault(() => import('../diagnose/cli.ts')) : elsewhere,
+    load: typeof KR_BUNDLE_COMMAND !== 'string' || KR_BUNDLE_COMMAND === 'diagnose' ? withSandboxDefault(() => import('../diagnose/cli-diagnose.ts')) : elsewhere,
   },
   audit: {
     summary: 'read-only risk audit (settings, host state, drift): [--config FILE [--cluster NAME] | --bootstrap LIST] [--format …]',

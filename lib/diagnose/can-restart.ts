@@ -11,7 +11,7 @@ import type { ProbeReport } from '../hosts/types.ts';
 import type { TopicPartitionRef } from './types.ts';
 import { isUnavailable, minIsrOf } from './partition-filters.ts';
 import { plural } from './finding.ts';
-import { registrationOf } from '../kafka/registered-brokers.ts';
+import { registrationOf } from '../kafka/registered-brokers-view.ts';
 import { assessControllerRestart, quorumPartOfBrokerRestart } from './controller-restart.ts';
 import type { CoordinatorMove, RestartAssessment } from './restart-assessment.ts';
 

@@ -5,7 +5,7 @@
 // Exit codes: 0 nothing hangs or stalls, 3 findings, 1 could not read, 2 usage.
 import { isTopicName, TOPIC_NAME_RULE } from '../kafka/names.ts';
 import { transactionVerdict } from '../kafka/transactions.ts';
-import { isRegisteredBrokersSkippedCheck } from '../kafka/registered-brokers.ts';
+import { isRegisteredBrokersSkippedCheck } from '../kafka/registered-brokers-view.ts';
 import type { TransactionsView } from '../kafka/types.ts';
 import { TARGET_USAGE, parseCommandArgs, resolveClusterTarget, terminalStyle } from './cli-support.ts';
 import { formatDuration, TRANSACTION_FINDING_KINDS } from './checks/transactions.ts';

@@ -7,7 +7,7 @@ import type { ClusterSnapshot, TransactionsView } from '../kafka/types.ts';
 import type { SharedConnections, SnapshotOptions } from '../kafka/snapshot.ts';
 import type { ConnectionConfig } from '../kafka/connection.ts';
 import { COORDINATOR_VIEW_NOT_AVAILABLE_REASON } from '../kafka/transactions.ts';
-import { registeredBrokersSkippedCheck } from '../kafka/registered-brokers.ts';
+import { registeredBrokersSkippedCheck } from '../kafka/registered-brokers-view.ts';
 import { tpKey } from '../kafka/partitions.ts';
 import type { Executor, HostProbeOutcome, HostTarget } from '../hosts/types.ts';
 import { diagnosisInputFor, startHostProbes, type ProbeHostsFn } from './host-probes.ts';

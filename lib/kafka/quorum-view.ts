@@ -2,7 +2,7 @@
 // log (__cluster_metadata-0) in which epoch, its high watermark, and each voter
 // (controller) and observer (broker, or a controller not yet a voter) with its
 // log end offset, its lag and when it last fetched. Pure: built from one
-// DescribeQuorum answer (lib/kafka/quorum.ts asks it), no I/O here.
+// DescribeQuorum answer (lib/kafka/quorum-read.ts asks it), no I/O here.
 //
 // kraft.version (static voters from controller.quorum.voters = 0, dynamic voters
 // in the metadata log = 1, KIP-853) is read off the answer rather than ApiVersions'

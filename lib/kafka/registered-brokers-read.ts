@@ -5,7 +5,7 @@
 // line cannot say, which is not an error.
 
 import { DESCRIBE_CLUSTER_API_KEY, DESCRIBE_CLUSTER_FENCED_VERSION, DescribeCluster, ENDPOINT_TYPE_BROKERS } from './api/describe-cluster/codec.ts';
-import type { RegisteredBrokersView } from './registered-brokers.ts';
+import type { RegisteredBrokersView } from './registered-brokers-view.ts';
 import { kafkaError } from './errors.ts';
 import { withTimeout } from './limits.ts';
 import { type WireBroker, UnsupportedVersionError } from './wire.ts';

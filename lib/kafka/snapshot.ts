@@ -12,14 +12,14 @@ import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS } from './grou
 import { type RawMetadata, WireBroker } from './wire.ts';
 import { withTimeout } from './limits.ts';
 import { readElrInto } from './partition-details.ts';
-import { describeConfigs, listGroupsPass, readGroupsAndLag, readReassignmentsInto, topicsOf, type SnapshotPass } from './snapshot-reads.ts';
+import { describeConfigs, listGroupsPass, readGroupsAndLag, readReassignmentsInto, topicsOf, type SnapshotPass } from './cluster-reads.ts';
 import { readRegisteredBrokers } from './registered-brokers-read.ts';
-import { NO_QUORUM_LEADER, QUORUM_READ_TIMEOUT_MS, readQuorum, whenQuorumLost } from './quorum.ts';
-import type { RegisteredBrokersView } from './registered-brokers.ts';
+import { NO_QUORUM_LEADER, QUORUM_READ_TIMEOUT_MS, readQuorum, whenQuorumLost } from './quorum-read.ts';
+import type { RegisteredBrokersView } from './registered-brokers-view.ts';
 import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
-export { SNAPSHOT_CONFIG_NAMES } from './snapshot-reads.ts';
+export { SNAPSHOT_CONFIG_NAMES } from './cluster-reads.ts';
 
 export interface SnapshotOptions {
   /** Limit to these topics (__consumer_offsets is always added, for group attribution). */

@@ -2,7 +2,7 @@
 // planners are pure functions of this (plus host probe reports).
 import type { QuorumView } from './quorum-view.ts';
 
-/** A registered broker, fenced or not (KIP-1073; the pure side is registered-brokers.ts). */
+/** A registered broker, fenced or not (KIP-1073; the pure side is registered-brokers-view.ts). */
 export interface RegisteredBroker {
   id: number;
   host: string;
@@ -180,11 +180,11 @@ export interface ClusterSnapshot {
   transactions?: TransactionsView;
   /**
    * Every registered broker, fenced ones included (DescribeCluster v2, KIP-1073, Kafka 4.0 KRaft;
-   * lib/kafka/registered-brokers.ts). Absent in snapshots made before it was read.
+   * lib/kafka/registered-brokers-view.ts). Absent in snapshots made before it was read.
    */
   registeredBrokers?: RegisteredBrokersView;
   /**
-   * The KRaft controller quorum (DescribeQuorum through the brokers, lib/kafka/quorum.ts): leader, epoch,
+   * The KRaft controller quorum (DescribeQuorum through the brokers, lib/kafka/quorum-read.ts): leader, epoch,
    * high watermark, voters and observers with their lag. Absent in snapshots made before it was read.
    */
   quorum?: QuorumView;

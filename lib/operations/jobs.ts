@@ -34,8 +34,8 @@ export { planMessageRef, type PlanMessageRef } from './plan-message.ts';
 export { sweepOperations, APPROVED_START_GRACE_MS } from './sweep.ts';
 
 /** What the operations feature needs beyond the worker's infrastructure; both absent = operations off. */
-export type { OperationsContext, OperationsDeps } from './jobs-context.ts';
-import type { OperationsContext, OperationsDeps } from './jobs-context.ts';
+export type { OperationsContext, OperationsDeps } from './job-context.ts';
+import type { OperationsContext, OperationsDeps } from './job-context.ts';
 
 function needApprovals(ctx: OperationsContext) {
   if (!ctx.approvals) throw new PermanentJobError('approvals are not configured for the worker (APPROVALS_TABLE)');

@@ -14,7 +14,7 @@ import { recordFinishedOperation } from '../state/cluster-ops.ts';
 import { oncePoster, type OncePoster } from '../worker/post-once.ts';
 import { postedByJob } from '../worker/posted.ts';
 import { followUpJobs } from './follow-ups.ts';
-import type { OperationsContext } from './jobs-context.ts';
+import type { OperationsContext } from './job-context.ts';
 import { refreshPlanMessage, type PlanMessageRef } from './plan-message.ts';
 import { renderFollowUps, renderPaused, renderStep, renderSummary } from './render-slack.ts';
 import { describeOpsRequest, type OpsPlanJob } from './requests.ts';

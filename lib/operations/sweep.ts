@@ -9,7 +9,7 @@ import { findCluster } from '../config/schema.ts';
 import { newJob } from '../queue/job.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { oncePoster } from '../worker/post-once.ts';
-import type { OperationsContext } from './jobs-context.ts';
+import type { OperationsContext } from './job-context.ts';
 import { planMessageRef, refreshPlanMessage } from './plan-message.ts';
 import { OPS_JOB_KINDS, type OpsExecuteJob } from './requests.ts';
 import { runScope } from './run-thread.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { GetCommandInvocationCommand, SendCommandCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { run as diagnose } from '../../lib/diagnose/cli.ts';
+import { run as diagnose } from '../../lib/diagnose/cli-diagnose.ts';
 import { run as canRestart } from '../../lib/diagnose/cli-can-restart.ts';
 import type { RestartAssessment } from '../../lib/diagnose/can-restart.ts';
 import type { DiagnosisReport } from '../../lib/diagnose/types.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../helpers/net.ts';
-import { run as diagnose } from '../../lib/diagnose/cli.ts';
+import { run as diagnose } from '../../lib/diagnose/cli-diagnose.ts';
 import { run as canRestart } from '../../lib/diagnose/cli-can-restart.ts';
 import { main } from '../../lib/cli/main.ts';
 import { renderReport, renderRestart } from '../../lib/diagnose/render-terminal.ts';

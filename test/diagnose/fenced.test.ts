@@ -7,7 +7,7 @@ import { detect } from '../../lib/diagnose/detect.ts';
 import { detectFencedBrokers, unregisterCommand } from '../../lib/diagnose/checks/fenced.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
 import type { HostProbeOutcome } from '../../lib/hosts/types.ts';
-import { registeredBrokersSkippedCheck, registrationOf } from '../../lib/kafka/registered-brokers.ts';
+import { registeredBrokersSkippedCheck, registrationOf } from '../../lib/kafka/registered-brokers-view.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
 import { execution, okProbe, part, snapshot, topic } from './fixtures.ts';
 

@@ -1,5 +1,5 @@
 // quorum-at-risk, quorum-lost and metadata-log-lag: pure functions of the
-// snapshot's quorum view (lib/kafka/quorum.ts reads it through the brokers).
+// snapshot's quorum view (lib/kafka/quorum-read.ts reads it through the brokers).
 import { describe, expect, it } from 'vitest';
 import { detectQuorumFindings, followHealth, quorumSkippedCheck } from '../../lib/diagnose/checks/quorum.ts';
 import { detect } from '../../lib/diagnose/detect.ts';

@@ -14,7 +14,7 @@
 // It also holds the issue-33 budget: README under 250 lines, each docs page
 // under 400, no paragraph over 120 words; and the README's two set-up commands.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join, posix, relative } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../lib/cli/main.ts';

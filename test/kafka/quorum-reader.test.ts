@@ -1,7 +1,7 @@
 // readQuorum: DescribeQuorum through two brokers under a short bound; what
 // each way of not answering becomes (no leader, ZooKeeper mode, a failure).
 import { describe, expect, it } from 'vitest';
-import { afterQuorum, readQuorum, whenQuorumLost } from '../../lib/kafka/quorum.ts';
+import { afterQuorum, readQuorum, whenQuorumLost } from '../../lib/kafka/quorum-read.ts';
 import type { WireBroker } from '../../lib/kafka/wire.ts';
 import type { DescribeQuorumResult } from '../../lib/kafka/api/describe-quorum/codec.ts';
 

@@ -5,7 +5,7 @@
 // controlled. Reassignments finish after `pollsToFinish` listings.
 import type { KafkaAdmin, OngoingReassignment, PartitionResult, TopicPartition } from '../../lib/kafka/admin.ts';
 import type { ClusterSnapshot } from '../../lib/kafka/types.ts';
-import type { ProducerStateEntry } from '../../lib/kafka/transactions-admin.ts';
+import type { ProducerStateEntry } from '../../lib/kafka/api/describe-producers/call.ts';
 import type { OperationIo } from '../../lib/operations/runner.ts';
 import type { RestartIo } from '../../lib/operations/kinds/restart-brokers/plan.ts';
 

@@ -30,7 +30,7 @@ import { Sandbox } from '../../sandbox/cluster.ts';
 import { createTopic, kafkaClient, offsetsPartitionFor, waitFor, withAdmin } from '../../sandbox/client.ts';
 import { binDir, bootstrapServers, nodeLayout, sandboxSettings } from '../../sandbox/layout.ts';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
-import { lostMarkerWarnings } from '../../lib/operations/kinds/leader-override/plan-steps.ts';
+import { lostMarkerWarnings } from '../../lib/operations/kinds/leader-override/assignment-steps.ts';
 import { measureReplicas } from '../../lib/operations/kinds/leader-override/replica-data.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
 import { approvalsOn } from '../approvals/two-approvers.ts';

@@ -3,12 +3,12 @@
 // command added to the table (lib/root/slack.ts) fails here until the manifest says it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_FILE, SLASH_COMMAND_LIMITS, manifestSlashCommand, slashCommandText, withSlashCommand } from '../../lib/root/slack-manifest.ts';
+import { MANIFEST_FILE, SLASH_COMMAND_LIMITS, manifestSlashCommand, slashCommandText, withSlashCommand } from '../../lib/root/manifest.ts';
 import { registerFeatures } from '../../lib/slack/app.ts';
 import { SlackRegistry } from '../../lib/slack/registry.ts';
 import { slackFeatures } from '../../lib/root/slack.ts';
 
-const FIX = 'slack-app-manifest.yml is out of date: run `npx tsx lib/root/slack-manifest.ts`';
+const FIX = 'slack-app-manifest.yml is out of date: run `npx tsx lib/root/manifest.ts`';
 const registered = registerFeatures(new SlackRegistry(), slackFeatures(undefined)).listCommands();
 
 describe('the Slack app manifest', () => {

@@ -4,7 +4,7 @@
 // Web API stub, and per renderer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertmanagerHandler } from '../../lib/alerts/intake.ts';
-import { renderTriageParent } from '../../lib/alerts/render.ts';
+import { renderTriageParent } from '../../lib/alerts/thread-messages.ts';
 import type { AlertEvent } from '../../lib/alerts/event.ts';
 import { renderCanRestart, renderDiagnosis } from '../../lib/diagnose/render-slack.ts';
 import { renderFailure } from '../../lib/slack/blocks.ts';

@@ -11,7 +11,7 @@
 // get no finding here; the diagnosis says so among its skipped checks.
 
 import type { ClusterSnapshot } from '../../kafka/types.ts';
-import { fencedBrokers, type RegisteredBroker } from '../../kafka/registered-brokers.ts';
+import { fencedBrokers, type RegisteredBroker } from '../../kafka/registered-brokers-view.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding } from '../types.ts';

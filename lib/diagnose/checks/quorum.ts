@@ -1,5 +1,5 @@
 // The KRaft controller quorum, a pure function of the snapshot's `quorum` view
-// (lib/kafka/quorum.ts reads it through the brokers):
+// (lib/kafka/quorum-read.ts reads it through the brokers):
 //   quorum-lost: no leader. Brokers keep serving with the leaders they have, but
 //     nothing that needs the controller happens until a majority of voters is back.
 //   quorum-at-risk: the voters still fetching are exactly a majority (or fewer):

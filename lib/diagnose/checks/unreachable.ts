@@ -6,7 +6,7 @@ import type { ClusterSnapshot } from '../../kafka/types.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
-import { fencedBrokers, registrationOf } from '../../kafka/registered-brokers.ts';
+import { fencedBrokers, registrationOf } from '../../kafka/registered-brokers-view.ts';
 import { goneButNotFenced, unfencedSilentNote } from './fenced.ts';
 
 /** What the metadata view classified: the live brokers and the replicas held by brokers not live. */

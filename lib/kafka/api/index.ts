@@ -67,7 +67,7 @@ export interface KafkaApi {
 export const KAFKA_APIS = {
   Metadata: { folder: 'metadata', wire: MetadataWire, call: Metadata }, // any broker
   DescribeCluster: { folder: 'describe-cluster', wire: DescribeCluster }, // snapshot: any broker (registered-brokers-read.ts)
-  DescribeQuorum: { folder: 'describe-quorum', wire: DescribeQuorum }, // snapshot: a KRaft broker or controller (quorum.ts)
+  DescribeQuorum: { folder: 'describe-quorum', wire: DescribeQuorum }, // snapshot: a KRaft broker or controller (quorum-read.ts)
   DescribeTopicPartitions: { folder: 'describe-topic-partitions', wire: DescribeTopicPartitions }, // snapshot: any broker (partition-details.ts)
   ListOffsets: { folder: 'list-offsets', wire: ListOffsetsWire, call: ListOffsets }, // each partition's leader
   OffsetFetch: { folder: 'offset-fetch', wire: OffsetFetchWire, call: OffsetFetch }, // the group's coordinator

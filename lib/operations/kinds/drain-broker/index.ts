@@ -12,7 +12,7 @@ import type { PlanOf, PlanResult, TopicPartition } from '../../types.ts';
 import { DrainRequest } from './request.ts';
 import type { PartitionAssignment } from '../../validate.ts';
 import { throttleSetting } from '../../throttle-setting.ts';
-import { registrationOf } from '../../../kafka/registered-brokers.ts';
+import { registrationOf } from '../../../kafka/registered-brokers-view.ts';
 
 declare module '../../types.ts' {
   interface PlanParamsByKind {

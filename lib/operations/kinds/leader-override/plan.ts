@@ -16,7 +16,7 @@
 // checkpointed high watermarks, consumer groups' committed offsets).
 //
 // planLeaderOverride is pure; gatherLeaderOverrideInputs (gather.ts)
-// is its I/O edge; plan-steps.ts turns the choice into steps and
+// is its I/O edge; assignment-steps.ts turns the choice into steps and
 // warnings; the prose is index.ts's renderer.
 
 import type { ClusterSnapshot, PartitionState } from '../../../kafka/types.ts';
@@ -37,7 +37,7 @@ import type {
 } from '../../types.ts';
 import { LeaderOverrideRequest } from './request.ts';
 import { groupsBeyondEnd, groupsUnreadText, type CommittedGroup } from './groups.ts';
-import { defaultUncleanChoice, lostMarkerWarnings, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './plan-steps.ts';
+import { defaultUncleanChoice, lostMarkerWarnings, newAssignment, overrideSteps, overrideWarnings, transactionCheckStep, transactionWarnings } from './assignment-steps.ts';
 
 // ---------------------------------------------------------------- inputs
 
@@ -54,8 +54,8 @@ export interface LeaderOverrideInputs {
   transactions?: ReplicaTransactions[];
 }
 
-export type { ReplicaTransactions } from './plan-steps.ts';
-import type { ReplicaTransactions } from './plan-steps.ts';
+export type { ReplicaTransactions } from './assignment-steps.ts';
+import type { ReplicaTransactions } from './assignment-steps.ts';
 
 // ---------------------------------------------------------------- the plan
 

@@ -15,7 +15,7 @@ import { basePreconditions, finishPlan, liveIds, plural } from '../../planners.t
 import type { PlanResult, PlanStep, RestartBrokerInfo, TopicPartition } from '../../types.ts';
 import { andMore } from '../../../runtime/format.ts';
 import { tpName } from '../../../kafka/partitions.ts';
-import { registrationOf } from '../../../kafka/registered-brokers.ts';
+import { registrationOf } from '../../../kafka/registered-brokers-view.ts';
 import { nodeField, nodeName, planControllerRestarts, restartTitle, waitControllerReady } from './controllers.ts';
 
 export type { AssessRestart, RestartFacts, RestartIo, RestartStepContext, RestartStepOutcome, RestartVerdict } from './host-io.ts';

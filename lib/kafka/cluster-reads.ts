@@ -11,7 +11,7 @@ import { kafkaError } from './errors.ts';
 import { chunk, mapLimit, withTimeout } from './limits.ts';
 import { anyLag, readConsumerSample, type ConsumerSampleInput } from './consumer-offsets.ts';
 import { commitsOffsets, describeListedGroups, type DescribeGroupsInput, type ListedGroupInfo } from './groups.ts';
-import { afterQuorum } from './quorum.ts';
+import { afterQuorum } from './quorum-read.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
 export const SNAPSHOT_CONFIG_NAMES = ['min.insync.replicas', 'unclean.leader.election.enable', 'cleanup.policy', 'segment.bytes'];

@@ -2,7 +2,7 @@
 // Slack handler registers (lib/root/slack.ts): its description names every
 // command, its usage hint is every command's usage, in `help` order.
 // test/slack/manifest.test.ts fails when the file and the commands differ; then
-//   npx tsx lib/root/slack-manifest.ts
+//   npx tsx lib/root/manifest.ts
 // rewrites the two lines.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

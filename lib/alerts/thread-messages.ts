@@ -4,7 +4,7 @@ import { context, section, type SlackMessage } from '../slack/blocks.ts';
 import { clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import type { AlertEvent, AlertStatus } from './event.ts';
 import type { RoutedAlert } from './routing.ts';
-import { groupSizeLine, n } from './render-digest.ts';
+import { groupSizeLine, n } from './big-group-reply.ts';
 
 export interface ThreadView {
   status: AlertStatus;
