@@ -259,8 +259,10 @@ describe('ApprovalService on DynamoDB (dynalite)', () => {
     const approved = await service.approve(id, 'UBOB');
     expect(approved.ok && approved.readyToExecute).toBe(true);
     const claimed = await service.claimForExecution(id, 'w1');
-    expect(claimed.ok && claimed.request.plan).toEqual(big);
-    expect((await service.get(id))?.plan).toEqual(big);
+    // toEqual's verdict on a megabyte of plain JSON data, fast: equal JSON text is equal; anything else goes to toEqual.
+    const expectBig = (actual: unknown) => void (JSON.stringify(actual) === JSON.stringify(big) || expect(actual).toEqual(big));
+    expectBig(claimed.ok && claimed.request.plan);
+    expectBig((await service.get(id))?.plan);
   });
 
   it('an inline plan edited in the table after its approvals is refused at claim: nothing runs', async () => {

@@ -69,12 +69,14 @@ describe('single-flight diagnosis', () => {
 
   it('reuses a finished result within the window and diagnoses again after it', async () => {
     const inner = new CountingDiagnoser(10);
-    const sf = singleFlightDiagnoser(inner, { store: db.store, pollMs: 20 });
+    // The window's 2 s pass on the diagnoser's clock, not in a real wait.
+    let passed = 0;
+    const sf = singleFlightDiagnoser(inner, { store: db.store, pollMs: 20, now: () => Date.now() + passed });
     const c = cluster(2);
     await sf.diagnose(req(c, 1));
     await sf.diagnose(req(c, 2));
     expect(inner.calls).toBe(1);
-    await new Promise((r) => setTimeout(r, 2100));
+    passed += 2100;
     const third = await sf.diagnose(req(c, 3));
     expect(inner.calls).toBe(2);
     expect(third.findings[0]!.fingerprint).toBe('offline-partition:orders-2');

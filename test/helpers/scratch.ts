@@ -13,6 +13,15 @@ afterAll(() => {
   root = null;
 });
 
+/**
+ * A temporary directory on a disk. Unit tests' TMPDIR may be in memory
+ * (vitest.config.ts): a broker log dir made there is on tmpfs, which the probe
+ * reports as a finding of its own.
+ */
+export function diskTmpdir(): string {
+  return process.env.KR_DISK_TMPDIR ?? tmpdir();
+}
+
 export function scratchDir(prefix: string): string {
   root ??= mkdtempSync(join(tmpdir(), 'kr-test-'));
   mkdirSync(root, { recursive: true });

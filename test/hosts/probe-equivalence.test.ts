@@ -3,15 +3,16 @@
 // with a noisy log, and a 5 MB log with rotations (see probe-equivalence.ts).
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createFakeHost, log4j, type FakeHost, type FakeHostSpec } from './fake-host.ts';
 import { compareProbes, expectEquivalent } from './probe-equivalence.ts';
 import { CASES } from './log-pattern-cases.ts';
 import { healthyCluster } from '../diagnose/fixtures.ts';
+import { diskTmpdir } from '../helpers/scratch.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'kr-probe-equivalence-'));
+// On a disk: log dirs on tmpfs would add a finding of their own.
+const root = mkdtempSync(join(diskTmpdir(), 'kr-probe-equivalence-'));
 const running: FakeHost[] = [];
 let seq = 0;
 afterEach(() => {

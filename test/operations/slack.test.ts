@@ -4,7 +4,7 @@
 // buttons see it, exactly-once execution, STALE, expiry, reject/cancel, and
 // the "Plan …" buttons on findings. The same flow on the real sandbox is
 // test/operations/slack-e2e.int.test.ts.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalService } from '../../lib/approvals/service.ts';
 import { ApprovalStore } from '../../lib/approvals/store.ts';
 import { parseConfig } from '../../lib/config/schema.ts';
@@ -70,6 +70,25 @@ afterAll(async () => {
 beforeEach(async () => {
   stub.reset();
   await build();
+});
+
+/**
+ * Time passing for the bot, without a real wait: leases, approval windows and
+ * expiries read Date.now (as in the fault suite's World); timers keep real time.
+ * Installed before anything is built, so a service that keeps Date.now as its
+ * clock keeps this one.
+ */
+const realNow = Date.now.bind(Date);
+let skew = 0;
+Date.now = () => realNow() + skew;
+function pass(ms: number): void {
+  skew += ms;
+}
+afterEach(() => {
+  skew = 0;
+});
+afterAll(() => {
+  Date.now = realNow;
 });
 
 async function slash(text: string, user = REQUESTER) {
@@ -261,7 +280,7 @@ describe('two-person rule through the buttons', () => {
     const refresh = await approvals.get(second.id);
     expect(refresh!.status).toBe('EXECUTING');
     expect(await click('ops:abandon', second.id, ALICE, second.plan)).toMatch(/Still running, not marked failed/);
-    await new Promise((r) => setTimeout(r, 1_600));
+    pass(1_600);
     expect(await click('ops:abandon', second.id, ALICE, second.plan)).toBeUndefined();
     await h.queue.idle();
     expect(second.plan.text).toMatch(/^FAILED/);
@@ -347,7 +366,7 @@ describe('two-person rule through the buttons', () => {
   it('an expired request refuses approvals and shows EXPIRED', async () => {
     await build({ ...CONFIG, approvals: { approvers: [ALICE, BOB], ttlSeconds: 1 } });
     const { plan, id } = await requestPlan();
-    await new Promise((r) => setTimeout(r, 1_100));
+    pass(1_100);
     expect(await click('ops:approve', id, ALICE, plan)).toMatch(/expired/);
     await h.queue.idle();
     expect(plan.text).toMatch(/^EXPIRED/);
@@ -424,7 +443,7 @@ describe('the minute sweep: nothing approved is lost, nothing expired looks open
     await build({ ...CONFIG, approvals: { approvers: [ALICE, BOB], ttlSeconds: 1 } });
     const { plan } = await requestPlan();
     expect(plan.text).toMatch(/^REQUESTED/);
-    await new Promise((r) => setTimeout(r, 1_100));
+    pass(1_100);
     expect(await sweep()).toMatchObject({ expired: 1 });
     await h.queue.idle();
     expect(plan.text).toMatch(/^EXPIRED/);
