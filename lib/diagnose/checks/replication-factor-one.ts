@@ -12,7 +12,7 @@
 import type { Check, CheckInput } from './check.ts';
 import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
 import type { Finding, OperationOffer } from '../types.ts';
-import { metadataView } from './metadata.ts';
+import { metadataView } from './metadata-view.ts';
 import { rfOf, topicFinding, userTopics } from './topic-facts.ts';
 
 // The finding kinds this file's checks raise (FindingKind is the union of every check file's).

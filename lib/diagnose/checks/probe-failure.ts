@@ -1,32 +1,11 @@
-// Checks over host probe reports (one per broker host), in one table. None
-// of these can run on Amazon MSK (no host access): the report lists them as
-// skipped there, and that list is derived from the tables (checks/index.ts).
+// host-unreachable and probe-error: a host that did not answer the probe, or
+// answered with something unreadable. A report on the probe, not a check (isCheck: false).
 
 import type { Check, CheckInput } from './check.ts';
 import type { Evidence, Finding } from '../types.ts';
 import { makeFinding } from '../finding.ts';
-import {
-  corruptIndexCheck,
-  indexAppendFatalCheck,
-  logCleanerStalledCheck,
-  uncleanShutdownRecoveryCheck,
-  unsupportedRequestVersionCheck,
-} from './host-logs.ts';
-import {
-  brokerCrashLoopCheck,
-  consumerOffsetsOversizedCheck,
-  diskPressureCheck,
-  fdPressureCheck,
-  inodePressureCheck,
-  missingSegmentsCheck,
-  mmapPressureCheck,
-  riskyLogDirCheck,
-  shortStopTimeoutCheck,
-} from './host-resources.ts';
 
-export { allBeforeProcessStart } from './host-report.ts';
-
-// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+// The finding kinds this check raises (FindingKind is the union of every check file's).
 declare module '../types.ts' {
   interface FindingKindRegistry {
     'host-unreachable': true;
@@ -34,16 +13,6 @@ declare module '../types.ts' {
     'probe-error': true;
   }
 }
-export {
-  CRASH_LOOP_RESTARTS,
-  MIN_STOP_TIMEOUT_SEC,
-  OFFSETS_BYTES_ERROR,
-  OFFSETS_BYTES_WARNING,
-  OFFSETS_SEGMENTS_ERROR,
-  OFFSETS_SEGMENTS_WARNING,
-  PRESSURE_CRITICAL_PERCENT,
-  PRESSURE_WARNING_PERCENT,
-} from './host-resources.ts';
 
 function probeFailures({ probes }: CheckInput): Finding[] {
   const findings: Finding[] = [];
@@ -89,23 +58,4 @@ function probeFailures({ probes }: CheckInput): Finding[] {
 }
 
 /** A host that did not answer, or answered with something unreadable: a report on the probe, not a check. */
-const probeFailuresCheck: Check = { kinds: ['host-unreachable', 'probe-error'], needs: ['hosts'], isCheck: false, detect: probeFailures };
-
-/** Every host check, in the order the report names them when they cannot run. */
-export const HOST_PROBE_CHECKS: readonly Check[] = [
-  uncleanShutdownRecoveryCheck,
-  corruptIndexCheck,
-  indexAppendFatalCheck,
-  logCleanerStalledCheck,
-  consumerOffsetsOversizedCheck,
-  unsupportedRequestVersionCheck,
-  missingSegmentsCheck,
-  riskyLogDirCheck,
-  diskPressureCheck,
-  inodePressureCheck,
-  fdPressureCheck,
-  mmapPressureCheck,
-  shortStopTimeoutCheck,
-  brokerCrashLoopCheck,
-  probeFailuresCheck,
-];
+export const probeFailuresCheck: Check = { kinds: ['host-unreachable', 'probe-error'], needs: ['hosts'], isCheck: false, detect: probeFailures };

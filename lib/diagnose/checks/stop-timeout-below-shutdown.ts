@@ -1,18 +1,15 @@
-// Preventive checks of each broker host's limits (the read-only host probe):
-// a systemd stop timeout shorter than a controlled shutdown, and file
-// descriptor / memory map use near its limit. The audit runs them.
+// stop-timeout-below-shutdown (preventive, host probe): a systemd stop timeout shorter than a controlled shutdown. The audit runs it.
 
 import { SHUTDOWN_MARGIN, stopTimeoutShortfall } from '../../hosts/shutdown-timing.ts';
-import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Check, CheckInput } from './check.ts';
 import { makeFinding } from '../finding.ts';
 import type { Finding } from '../types.ts';
+import { okReports } from './host-report.ts';
 
-// The finding kinds this file's checks raise (FindingKind is the union of every check file's).
+// The finding kind this check raises (FindingKind is the union of every check file's).
 declare module '../types.ts' {
   interface FindingKindRegistry {
     'stop-timeout-below-shutdown': true;
-    'fd-mmap-headroom': true;
   }
 }
 
@@ -22,10 +19,6 @@ declare module '../types.ts' {
  * little about one under load with thousands of leaders to move).
  */
 export const UNMEASURED_SHUTDOWN_SEC = 120;
-/** fd / mmap use above this share of the limit leaves less than 20% headroom. */
-export const HEADROOM_USED_PERCENT = 80;
-
-const okReports = (probes: readonly HostProbeOutcome[]) => probes.flatMap((o) => (o.ok ? [{ brokerId: o.brokerId, report: o.report }] : []));
 
 function stopTimeoutBelowShutdown({ probes }: CheckInput): Finding[] {
   return okReports(probes).flatMap(({ brokerId, report }) => {
@@ -60,41 +53,10 @@ function stopTimeoutBelowShutdown({ probes }: CheckInput): Finding[] {
   });
 }
 
-function fdMmapHeadroom({ probes }: CheckInput): Finding[] {
-  return okReports(probes).flatMap(({ brokerId, report }) => {
-    const tight = (
-      [
-        ['open file descriptors', report.limits.openFds, report.limits.maxFds, 'ulimit -n'],
-        ['memory maps', report.limits.mapCount, report.limits.maxMapCount, 'vm.max_map_count'],
-      ] as const
-    ).filter(([, used, max]) => used !== null && max !== null && max > 0 && (used / max) * 100 > HEADROOM_USED_PERCENT);
-    if (tight.length === 0) return [];
-    return [
-      makeFinding({
-        kind: 'fd-mmap-headroom',
-        severity: 'warning',
-        title: `Broker ${brokerId}: under 20% headroom on ${tight.map(([what]) => what).join(' and ')}`,
-        summary: 'Each segment costs file descriptors and memory maps; more partitions or smaller segments push the broker over its limit, and it exits when it cannot open a segment.',
-        brokers: [brokerId],
-        evidence: tight.map(([what, used, max, limit]) => ({ label: what, value: `${used} of ${max} (${limit}), ${Math.round((used! / max!) * 100)}%`, source: `broker:${brokerId}` })),
-        nextActions: ['Raise LimitNOFILE / vm.max_map_count before partitions grow; check for topics with tiny segment.bytes.'],
-      }),
-    ];
-  });
-}
-
-export const STOP_TIMEOUT_CHECK: Check = {
+export const stopTimeoutBelowShutdownCheck: Check = {
   kinds: ['stop-timeout-below-shutdown'],
   needs: ['hosts'],
   diagnosis: false,
   preventive: { prevents: 'a broker SIGKILLed mid-shutdown, a long recovery and a leaderless partition' },
   detect: stopTimeoutBelowShutdown,
-};
-
-export const FD_MMAP_HEADROOM_CHECK: Check = {
-  kinds: ['fd-mmap-headroom'],
-  needs: ['hosts'],
-  diagnosis: false,
-  preventive: { prevents: 'a broker exiting (and crash-looping) when it cannot open a segment' },
-  detect: fdMmapHeadroom,
 };
