@@ -1,9 +1,7 @@
 // internal-topic-unsafe (preventive, metadata): __consumer_offsets or __transaction_state below RF 3 / min ISR 2. The audit runs it.
 
-import type { Check, CheckInput } from './check.ts';
-import { makeFinding } from '../finding.ts';
+import { renderFinding, type Check, type CheckInput, type Detected, type FindingProse } from './check.ts';
 import { minIsrOf } from '../partition-filters.ts';
-import type { Finding } from '../types.ts';
 import { rfOf } from './topic-facts.ts';
 
 // The finding kind this check raises (FindingKind is the union of every check file's).
@@ -19,24 +17,37 @@ export const SAFE_INTERNAL_MIN_ISR = 2;
 
 const INTERNAL_TOPICS = ['__consumer_offsets', '__transaction_state'];
 
-function internalTopicUnsafe({ snapshot }: CheckInput): Finding[] {
+/** What the renderer words: the internal topic, its replication factor and min.insync.replicas (null when its configs were not read). */
+interface Facts {
+  topic: string;
+  rf: number;
+  minIsr: number | null;
+}
+
+function detect({ snapshot }: CheckInput): Detected<Facts>[] {
   return snapshot.topics
     .filter((t) => INTERNAL_TOPICS.includes(t.name) && t.partitions.length > 0)
     .filter((t) => rfOf(t) < SAFE_INTERNAL_RF || (t.config !== null && minIsrOf(t) < SAFE_INTERNAL_MIN_ISR))
-    .map((t) =>
-      makeFinding({
+    .map((t) => ({
+      finding: {
         kind: 'internal-topic-unsafe',
         severity: rfOf(t) < 2 ? 'error' : 'warning',
-        title: `${t.name}: replication factor ${rfOf(t)}, min.insync.replicas ${t.config ? minIsrOf(t) : '?'}`,
-        summary: `${t.name} holds ${t.name === '__consumer_offsets' ? "every group's committed offsets" : "every transaction's state"}; below RF ${SAFE_INTERNAL_RF} / min ISR ${SAFE_INTERNAL_MIN_ISR} one broker failure can stop or lose them.`,
         evidence: [
           { label: 'replication factor', value: String(rfOf(t)), source: 'metadata' },
           { label: 'min.insync.replicas', value: t.config ? String(minIsrOf(t)) : 'unknown', source: 'topic configs' },
         ],
         identity: [`topic:${t.name}`],
-        nextActions: [rfOf(t) < SAFE_INTERNAL_RF ? `Raise its replication factor: /kafka raise-rf ${t.name} 3` : `Set min.insync.replicas=2 on ${t.name}.`],
-      }),
-    );
+      },
+      facts: { topic: t.name, rf: rfOf(t), minIsr: t.config ? minIsrOf(t) : null },
+    }));
+}
+
+function render({ topic, rf, minIsr }: Facts): FindingProse {
+  return {
+    title: `${topic}: replication factor ${rf}, min.insync.replicas ${minIsr ?? '?'}`,
+    summary: `${topic} holds ${topic === '__consumer_offsets' ? "every group's committed offsets" : "every transaction's state"}; below RF ${SAFE_INTERNAL_RF} / min ISR ${SAFE_INTERNAL_MIN_ISR} one broker failure can stop or lose them.`,
+    nextActions: [rf < SAFE_INTERNAL_RF ? `Raise its replication factor: /kafka raise-rf ${topic} 3` : `Set min.insync.replicas=2 on ${topic}.`],
+  };
 }
 
 export const internalTopicUnsafeCheck: Check = {
@@ -44,5 +55,5 @@ export const internalTopicUnsafeCheck: Check = {
   needs: ['metadata'],
   diagnosis: false,
   preventive: { prevents: 'every group (or transaction) stopping or losing its position with one broker' },
-  detect: internalTopicUnsafe,
+  detect: (input) => detect(input).map((d) => renderFinding(d, render)),
 };

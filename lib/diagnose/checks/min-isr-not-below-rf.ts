@@ -1,9 +1,8 @@
 // min-isr-not-below-rf (preventive, topic configs): min.insync.replicas not below the replication factor, so any one replica down stops acks=all writes. The audit runs it.
 
-import type { Check, CheckInput } from './check.ts';
+import { renderFinding, type Check, type CheckInput, type Detected, type FindingProse } from './check.ts';
 import { minIsrOf } from '../partition-filters.ts';
-import type { Finding } from '../types.ts';
-import { rfOf, topicFinding, userTopics } from './topic-facts.ts';
+import { rfOf, topicParts, userTopics } from './topic-facts.ts';
 
 // The finding kind this check raises (FindingKind is the union of every check file's).
 declare module '../types.ts' {
@@ -12,21 +11,35 @@ declare module '../types.ts' {
   }
 }
 
-function minIsrNotBelowRf({ snapshot }: CheckInput): Finding[] {
+/** What the renderer words: the topic, its min.insync.replicas and replication factor. */
+interface Facts {
+  topic: string;
+  minIsr: number;
+  rf: number;
+}
+
+function detect({ snapshot }: CheckInput): Detected<Facts>[] {
   return userTopics(snapshot)
     .filter((t) => t.config !== null && rfOf(t) > 1 && minIsrOf(t) >= rfOf(t))
-    .map((t) =>
-      topicFinding('min-isr-not-below-rf', t, {
+    .map((t) => ({
+      finding: {
+        ...topicParts('min-isr-not-below-rf', t),
         severity: 'warning',
-        title: `Topic ${t.name}: min.insync.replicas ${minIsrOf(t)} ≥ replication factor ${rfOf(t)}`,
-        summary: `With acks=all, losing any one replica of ${t.name} (a restart is enough) stops every write with NOT_ENOUGH_REPLICAS.`,
         evidence: [
           { label: 'min.insync.replicas', value: String(minIsrOf(t)), source: 'topic configs' },
           { label: 'replication factor', value: String(rfOf(t)), source: 'metadata' },
         ],
-        nextActions: [`Set min.insync.replicas=${rfOf(t) - 1} on ${t.name}, or raise its replication factor.`],
-      }),
-    );
+      },
+      facts: { topic: t.name, minIsr: minIsrOf(t), rf: rfOf(t) },
+    }));
 }
 
-export const minIsrNotBelowRfCheck: Check = { kinds: ['min-isr-not-below-rf'], needs: ['metadata'], diagnosis: false, preventive: { prevents: 'acks=all writes stopping when any one replica is down' }, detect: minIsrNotBelowRf };
+function render({ topic, minIsr, rf }: Facts): FindingProse {
+  return {
+    title: `Topic ${topic}: min.insync.replicas ${minIsr} ≥ replication factor ${rf}`,
+    summary: `With acks=all, losing any one replica of ${topic} (a restart is enough) stops every write with NOT_ENOUGH_REPLICAS.`,
+    nextActions: [`Set min.insync.replicas=${rf - 1} on ${topic}, or raise its replication factor.`],
+  };
+}
+
+export const minIsrNotBelowRfCheck: Check = { kinds: ['min-isr-not-below-rf'], needs: ['metadata'], diagnosis: false, preventive: { prevents: 'acks=all writes stopping when any one replica is down' }, detect: (input) => detect(input).map((d) => renderFinding(d, render)) };
