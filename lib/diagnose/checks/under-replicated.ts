@@ -1,8 +1,7 @@
 // under-replicated: partitions with reduced redundancy that still take writes.
 
-import type { Finding } from '../types.ts';
-import { brokerList, makeFinding, plural } from '../finding.ts';
-import type { Check } from './check.ts';
+import { brokerList, plural } from '../finding.ts';
+import { renderFinding, type Check, type Detected, type FindingProse } from './check.ts';
 import { bucketEvidence, fromView, type MetadataView } from './metadata-view.ts';
 
 // The finding kind this check raises (FindingKind is the union of every check file's).
@@ -12,28 +11,30 @@ declare module '../types.ts' {
   }
 }
 
-/** Partitions with reduced redundancy that still take writes. */
-function underReplicatedPartitions({ underReplicated }: MetadataView): Finding[] {
-  const findings: Finding[] = [];
-  for (const b of underReplicated.values()) {
-    findings.push(
-      makeFinding({
-        kind: 'under-replicated',
-        severity: 'warning',
-        title: `${plural(b.partitions.length, 'partition')} under-replicated` + (b.brokers.length ? ` (out of sync: ${brokerList(b.brokers)})` : ''),
-        summary: `${plural(b.partitions.length, 'partition')} in ${plural(b.perTopic.size, 'topic')} have fewer in-sync replicas than their replication factor but still meet min.insync.replicas. Redundancy is reduced: one more failure may stop writes or take them offline.`,
-        partitions: b.partitions,
-        brokers: b.brokers,
-        evidence: bucketEvidence(b),
-        identity: ['out-of-sync:' + b.brokers.join(',')],
-        nextActions: [
-          b.brokers.length ? `Check that ${brokerList(b.brokers)} is live and replicating (ReplicaFetcher errors, disk, network).` : 'Check the replicas outside the ISR.',
-          'Avoid restarting brokers in these ISRs until replication catches up.',
-        ],
-      }),
-    );
-  }
-  return findings;
+/** What the renderer words: how many partitions in how many topics, and the out-of-sync brokers. */
+interface Facts {
+  partitions: number;
+  topics: number;
+  outOfSync: number[];
 }
 
-export const underReplicatedCheck: Check = { kinds: ['under-replicated'], needs: ['metadata'], detect: fromView(underReplicatedPartitions) };
+/** Partitions with reduced redundancy that still take writes. */
+function detect({ underReplicated }: MetadataView): Detected<Facts>[] {
+  return [...underReplicated.values()].map((b) => ({
+    finding: { kind: 'under-replicated', severity: 'warning', partitions: b.partitions, brokers: b.brokers, evidence: bucketEvidence(b), identity: ['out-of-sync:' + b.brokers.join(',')] },
+    facts: { partitions: b.partitions.length, topics: b.perTopic.size, outOfSync: b.brokers },
+  }));
+}
+
+function render({ partitions, topics, outOfSync }: Facts): FindingProse {
+  return {
+    title: `${plural(partitions, 'partition')} under-replicated` + (outOfSync.length ? ` (out of sync: ${brokerList(outOfSync)})` : ''),
+    summary: `${plural(partitions, 'partition')} in ${plural(topics, 'topic')} have fewer in-sync replicas than their replication factor but still meet min.insync.replicas. Redundancy is reduced: one more failure may stop writes or take them offline.`,
+    nextActions: [
+      outOfSync.length ? `Check that ${brokerList(outOfSync)} is live and replicating (ReplicaFetcher errors, disk, network).` : 'Check the replicas outside the ISR.',
+      'Avoid restarting brokers in these ISRs until replication catches up.',
+    ],
+  };
+}
+
+export const underReplicatedCheck: Check = { kinds: ['under-replicated'], needs: ['metadata'], detect: fromView((view) => detect(view).map((d) => renderFinding(d, render))) };
