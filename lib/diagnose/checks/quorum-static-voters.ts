@@ -1,9 +1,8 @@
 // quorum-static-voters (preventive, DescribeQuorum): a static quorum (kraft.version 0) on a line that can run a dynamic one. The audit runs it.
 
-import type { Check, CheckInput } from './check.ts';
-import type { Finding } from '../types.ts';
-import { makeFinding, plural } from '../finding.ts';
-import { answered, votersText, source } from './quorum-shape-facts.ts';
+import { renderFinding, type Check, type CheckInput, type Detected, type FindingProse } from './check.ts';
+import { plural } from '../finding.ts';
+import { answered, source } from './quorum-shape-facts.ts';
 
 // The finding kind this check raises (FindingKind is the union of every check file's).
 declare module '../types.ts' {
@@ -13,28 +12,32 @@ declare module '../types.ts' {
 }
 
 /** kraft.version 0 (controller.quorum.voters) on a line that answers DescribeQuorum v2, i.e. can run a dynamic quorum (3.9+). */
-function staticQuorumVoters({ snapshot }: CheckInput): Finding[] {
+/** What the renderer words: the voter ids. */
+interface Facts {
+  voters: number[];
+}
+
+function detect({ snapshot }: CheckInput): Detected<Facts>[] {
   const q = snapshot.quorum;
   if (!answered(q) || q.kraftVersion !== 0 || q.dynamicQuorumSupported !== true) return [];
-  return [
-    makeFinding({
-      kind: 'quorum-static-voters',
-      severity: 'warning',
-      title: `Static controller quorum (kraft.version 0) of ${plural(q.voters.length, 'voter')}: ${votersText(q)}`,
-      summary:
-        'The voters are fixed by controller.quorum.voters in every node\'s config. This Kafka line runs dynamic quorums (KIP-853), where a failed controller ' +
-        'is replaced with add-controller / remove-controller while the cluster runs; with static voters it takes a config change and a roll of every node.',
-      controllers: q.voters.map((v) => v.id),
-      evidence: [
-        { label: 'voter directory ids', value: q.voters.map((v) => `${v.id}=${v.directoryId ?? 'unknown'}`).join(', '), source: source(q) },
-        { label: 'kraft.version', value: '0 (static voters: no voter has a directory id)', source: source(q) },
-      ],
-      identity: ['quorum'],
-      nextActions: [
-        'Plan the move to a dynamic quorum while every voter follows: kafka-features.sh upgrade --feature kraft.version=1 where the line supports it (4.1+), then controller.quorum.bootstrap.servers in place of controller.quorum.voters.',
-      ],
-    }),
+  const evidence = [
+    { label: 'voter directory ids', value: q.voters.map((v) => `${v.id}=${v.directoryId ?? 'unknown'}`).join(', '), source: source(q) },
+    { label: 'kraft.version', value: '0 (static voters: no voter has a directory id)', source: source(q) },
   ];
+  const voters = q.voters.map((v) => v.id);
+  return [{ finding: { kind: 'quorum-static-voters', severity: 'warning', controllers: voters, evidence, identity: ['quorum'] }, facts: { voters } }];
+}
+
+function render({ voters }: Facts): FindingProse {
+  return {
+    title: `Static controller quorum (kraft.version 0) of ${plural(voters.length, 'voter')}: ${voters.join(', ')}`,
+    summary:
+      'The voters are fixed by controller.quorum.voters in every node\'s config. This Kafka line runs dynamic quorums (KIP-853), where a failed controller ' +
+      'is replaced with add-controller / remove-controller while the cluster runs; with static voters it takes a config change and a roll of every node.',
+    nextActions: [
+      'Plan the move to a dynamic quorum while every voter follows: kafka-features.sh upgrade --feature kraft.version=1 where the line supports it (4.1+), then controller.quorum.bootstrap.servers in place of controller.quorum.voters.',
+    ],
+  };
 }
 
 export const quorumStaticVotersCheck: Check = {
@@ -42,5 +45,5 @@ export const quorumStaticVotersCheck: Check = {
   needs: ['metadata'],
   diagnosis: false,
   preventive: { prevents: "a failed controller replaceable only by editing every node's config and rolling the cluster" },
-  detect: staticQuorumVoters,
+  detect: (input) => detect(input).map((d) => renderFinding(d, render)),
 };
