@@ -2,9 +2,8 @@
 
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
 import type { ProbeReport } from '../../hosts/types.ts';
-import type { Check, CheckInput } from './check.ts';
-import type { Finding } from '../types.ts';
-import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
+import { renderFinding, type Check, type CheckInput, type Detected, type FindingProse } from './check.ts';
+import { MAX_EVIDENCE_SAMPLES, plural } from '../finding.ts';
 
 // The finding kind this check raises (FindingKind is the union of every check file's).
 declare module '../types.ts' {
@@ -24,7 +23,12 @@ export const OFFSETS_SEGMENTS_ERROR = 500;
 
 export const OFFSETS_BYTES_ERROR = 10 * 1024 ** 3;
 
-function oversizedOffsets({ probes }: CheckInput): Finding[] {
+/** What the renderer words: the oversized __consumer_offsets partitions, sorted. */
+interface Facts {
+  partitions: number[];
+}
+
+function detect({ probes }: CheckInput): Detected<Facts>[] {
   const hits: { brokerId: number; p: ProbeReport['consumerOffsets'][number] }[] = [];
   for (const o of probes) {
     if (!o.ok) continue;
@@ -36,28 +40,37 @@ function oversizedOffsets({ probes }: CheckInput): Finding[] {
   const partitions = [...new Set(hits.map((h) => h.p.partition))].sort((a, b) => a - b);
   const severe = hits.some((h) => h.p.segments > OFFSETS_SEGMENTS_ERROR || h.p.bytes > OFFSETS_BYTES_ERROR);
   hits.sort((a, b) => b.p.segments - a.p.segments || a.brokerId - b.brokerId);
+  const evidence = hits.slice(0, MAX_EVIDENCE_SAMPLES).map((h) => ({
+    label: `${CONSUMER_OFFSETS_TOPIC}-${h.p.partition}`,
+    value: `${h.p.segments} segments, ${h.p.bytes} bytes in ${h.p.logDir}`,
+    source: `broker:${h.brokerId}`,
+  }));
   return [
-    makeFinding({
-      kind: 'consumer-offsets-oversized',
-      severity: severe ? 'error' : 'warning',
-      title: `${plural(partitions.length, `${CONSUMER_OFFSETS_TOPIC} partition`)} oversized (${partitions.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).slice(0, 5).join(', ')}${partitions.length > 5 ? ', …' : ''})`,
-      summary:
-        `Compaction of ${CONSUMER_OFFSETS_TOPIC} is behind: these partitions hold more than ${OFFSETS_SEGMENTS_WARNING} segments or ${OFFSETS_BYTES_WARNING / 1024 ** 3} GiB. ` +
-        'Loading one after a leader change takes long, and every group on it cannot consume meanwhile.',
-      partitions: partitions.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p })),
-      brokers: hits.map((h) => h.brokerId),
-      evidence: hits.slice(0, MAX_EVIDENCE_SAMPLES).map((h) => ({
-        label: `${CONSUMER_OFFSETS_TOPIC}-${h.p.partition}`,
-        value: `${h.p.segments} segments, ${h.p.bytes} bytes in ${h.p.logDir}`,
-        source: `broker:${h.brokerId}`,
-      })),
-      identity: partitions.map((p) => `offsets:${p}`),
-      nextActions: [
-        'Check log-cleaner health on the brokers holding these partitions (log-cleaner.log; cleanup.policy and min.compaction.lag.ms of __consumer_offsets).',
-        'Never restart all replica holders of these partitions at once; restart one, wait for its loads to finish.',
-      ],
-    }),
+    {
+      finding: {
+        kind: 'consumer-offsets-oversized',
+        severity: severe ? 'error' : 'warning',
+        partitions: partitions.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p })),
+        brokers: hits.map((h) => h.brokerId),
+        evidence,
+        identity: partitions.map((p) => `offsets:${p}`),
+      },
+      facts: { partitions },
+    },
   ];
+}
+
+function render({ partitions }: Facts): FindingProse {
+  return {
+    title: `${plural(partitions.length, `${CONSUMER_OFFSETS_TOPIC} partition`)} oversized (${partitions.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).slice(0, 5).join(', ')}${partitions.length > 5 ? ', …' : ''})`,
+    summary:
+      `Compaction of ${CONSUMER_OFFSETS_TOPIC} is behind: these partitions hold more than ${OFFSETS_SEGMENTS_WARNING} segments or ${OFFSETS_BYTES_WARNING / 1024 ** 3} GiB. ` +
+      'Loading one after a leader change takes long, and every group on it cannot consume meanwhile.',
+    nextActions: [
+      'Check log-cleaner health on the brokers holding these partitions (log-cleaner.log; cleanup.policy and min.compaction.lag.ms of __consumer_offsets).',
+      'Never restart all replica holders of these partitions at once; restart one, wait for its loads to finish.',
+    ],
+  };
 }
 
 /** One finding for all oversized replicas across brokers: it is one problem (compaction behind) wherever they live. */
@@ -65,5 +78,5 @@ export const consumerOffsetsOversizedCheck: Check = {
   kinds: ['consumer-offsets-oversized'],
   needs: ['hosts'],
   preventive: { prevents: 'groups unable to consume while an oversized offsets partition loads' },
-  detect: oversizedOffsets,
+  detect: (input) => detect(input).map((d) => renderFinding(d, render)),
 };
