@@ -145,6 +145,7 @@ function render({ broker, parts, groups }: Facts): FindingProse {
 /** The findings of one snapshot and its probes, worded. */
 const coordinatorLoading = (input: CheckInput): Finding[] => detect(input).map((d) => renderFinding(d, render));
 
+/** Metadata alone finds a loading coordinator; the host log lines add the partitions still loading and why. */
 export const coordinatorLoadingCheck: Check = { kinds: ['coordinator-loading'], needs: ['metadata'], uses: { hosts: 'host log lines' }, detect: coordinatorLoading };
 
 export function detectCoordinatorLoading(snapshot: ClusterSnapshot, probes: readonly HostProbeOutcome[]): Finding[] {
