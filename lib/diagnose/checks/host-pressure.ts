@@ -4,7 +4,7 @@
 
 import type { ProbeReport } from '../../hosts/types.ts';
 import type { Finding, Severity } from '../types.ts';
-import { makeFinding } from '../finding.ts';
+import { renderFinding, type Detected, type FindingProse } from './check.ts';
 import type { HostReport } from './host-report.ts';
 
 /** Usage of disk, inodes, file descriptors, memory maps: warn at 85 %, critical at 95 %. */
@@ -24,6 +24,22 @@ function pct(used: number, max: number): number {
 
 export type LogDir = ProbeReport['logDirs'][number];
 
+/** What the storage renderer words: the broker, the worst log dir's use, what ran short (disk space or inodes). */
+interface StorageFacts {
+  kind: 'disk-pressure' | 'inode-pressure';
+  brokerId: number;
+  worst: number;
+  what: string;
+}
+
+function renderStorage({ kind, brokerId, worst, what }: StorageFacts): FindingProse {
+  return {
+    title: `Broker ${brokerId}: log dir ${what} ${worst}% used`,
+    summary: `A full log dir takes the dir (and its partitions) offline on the broker. ${kind === 'inode-pressure' ? 'Tiny segment.bytes exhausts inodes long before space.' : ''}`.trim(),
+    nextActions: ['Reduce retention or move partitions to other brokers/dirs; add capacity.', 'Do not delete segment files by hand.'],
+  };
+}
+
 /** Disk space or inodes of the log dirs. */
 export const storagePressure =
   (kind: 'disk-pressure' | 'inode-pressure', getPercent: (d: LogDir) => number | null, what: string) =>
@@ -33,19 +49,26 @@ export const storagePressure =
       .filter((x): x is { d: LogDir; percent: number } => x.percent !== null && pressureSeverity(x.percent) !== null);
     if (hits.length === 0) return [];
     const worst = Math.max(...hits.map((h) => h.percent));
-    return [
-      makeFinding({
-        kind,
-        severity: pressureSeverity(worst)!,
-        title: `Broker ${brokerId}: log dir ${what} ${worst}% used`,
-        summary: `A full log dir takes the dir (and its partitions) offline on the broker. ${kind === 'inode-pressure' ? 'Tiny segment.bytes exhausts inodes long before space.' : ''}`.trim(),
-        brokers,
-        evidence: hits.map((h) => ({ label: `${what} used`, value: `${h.d.path}: ${h.percent}%${kind === 'disk-pressure' && h.d.diskAvailableBytes !== null ? `, ${h.d.diskAvailableBytes} bytes free` : ''}`, source: `broker:${brokerId}` })),
-        identity: id(),
-        nextActions: ['Reduce retention or move partitions to other brokers/dirs; add capacity.', 'Do not delete segment files by hand.'],
-      }),
-    ];
+    const evidence = hits.map((h) => ({ label: `${what} used`, value: `${h.d.path}: ${h.percent}%${kind === 'disk-pressure' && h.d.diskAvailableBytes !== null ? `, ${h.d.diskAvailableBytes} bytes free` : ''}`, source: `broker:${brokerId}` }));
+    const found: Detected<StorageFacts> = { finding: { kind, severity: pressureSeverity(worst)!, brokers, evidence, identity: id() }, facts: { kind, brokerId, worst, what } };
+    return [renderFinding(found, renderStorage)];
   };
+
+/** What the limit renderer words: the broker, what is near its limit, how close, and the limit's name. */
+interface LimitFacts {
+  brokerId: number;
+  what: string;
+  percent: number;
+  limitName: string;
+}
+
+function renderLimit({ brokerId, what, percent, limitName }: LimitFacts): FindingProse {
+  return {
+    title: `Broker ${brokerId}: ${what} at ${percent}% of ${limitName}`,
+    summary: `Every segment costs file descriptors and index memory maps; reaching ${limitName} makes the broker fail to open segments and exit.`,
+    nextActions: [`Raise ${limitName} for the broker (LimitNOFILE / sysctl), then restart it with can-restart.`, 'Check segment counts: tiny segment.bytes multiplies files.'],
+  };
+}
 
 /** File descriptors or memory maps against their limit. */
 export const limitPressure =
@@ -56,16 +79,9 @@ export const limitPressure =
     const percent = pct(used, max);
     const sev = pressureSeverity(percent);
     if (!sev) return [];
-    return [
-      makeFinding({
-        kind,
-        severity: sev,
-        title: `Broker ${brokerId}: ${what} at ${percent}% of ${limitName}`,
-        summary: `Every segment costs file descriptors and index memory maps; reaching ${limitName} makes the broker fail to open segments and exit.`,
-        brokers,
-        evidence: [{ label: what, value: `${used} of ${max}`, source: `broker:${brokerId}` }],
-        identity: id(),
-        nextActions: [`Raise ${limitName} for the broker (LimitNOFILE / sysctl), then restart it with can-restart.`, 'Check segment counts: tiny segment.bytes multiplies files.'],
-      }),
-    ];
+    const found: Detected<LimitFacts> = {
+      finding: { kind, severity: sev, brokers, evidence: [{ label: what, value: `${used} of ${max}`, source: `broker:${brokerId}` }], identity: id() },
+      facts: { brokerId, what, percent, limitName },
+    };
+    return [renderFinding(found, renderLimit)];
   };
