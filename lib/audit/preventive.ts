@@ -12,7 +12,7 @@ import type { StorageSample } from '../diagnose/storage-samples.ts';
 import type { Finding, FindingKind } from '../diagnose/types.ts';
 
 export type { BrokerConfigs, CheckSource } from '../diagnose/checks/check.ts';
-export { BROKER_CONFIG_NAMES } from '../diagnose/checks/broker-settings.ts';
+export { BROKER_CONFIG_NAMES } from '../diagnose/checks/broker-config-names.ts';
 
 export interface AuditInput {
   snapshot: ClusterSnapshot;

@@ -5,7 +5,7 @@
 
 import type { PartitionState } from '../kafka/types.ts';
 import type { Evidence } from './types.ts';
-import { elrStateText, returnElectionText } from '../operations/elr.ts';
+import { elrStateText, returnElectionText } from '../operations/kinds/leader-override/elr.ts';
 import { MAX_EVIDENCE_SAMPLES, brokerList, plural } from './finding.ts';
 
 export interface OfflineElrNote {

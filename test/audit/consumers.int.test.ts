@@ -14,7 +14,7 @@ import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { resolveClusterTarget } from '../../lib/diagnose/cli-support.ts';
 import { sandboxTarget } from '../../lib/cli/sandbox-target.ts';
 import { diagnosisInputFor, runDiagnosis } from '../../lib/diagnose/run.ts';
-import { consumerView } from '../../lib/diagnose/checks/consumers.ts';
+import { consumerView } from '../../lib/diagnose/checks/consumer-view.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
 import { testSandbox } from '../sandbox/helpers.ts';
 

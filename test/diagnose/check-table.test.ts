@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECKS, DIAGNOSIS_CHECKS, FINDING_KINDS, HOST_CHECKS } from '../../lib/diagnose/checks/index.ts';
-import { HOST_PROBE_CHECKS } from '../../lib/diagnose/checks/hosts.ts';
+import { HOST_PROBE_CHECKS } from '../../lib/diagnose/checks/index.ts';
 import { runChecks } from '../../lib/diagnose/checks/check.ts';
 import { AUDIT_CHECKS } from '../../lib/audit/preventive.ts';
 import type { HostProbeOutcome, ProbeReport } from '../../lib/hosts/types.ts';

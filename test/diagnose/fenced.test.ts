@@ -4,7 +4,7 @@
 // (gone, holding no replica) named with the command that unregisters it.
 import { describe, expect, it } from 'vitest';
 import { detect } from '../../lib/diagnose/detect.ts';
-import { detectFencedBrokers, unregisterCommand } from '../../lib/diagnose/checks/fenced.ts';
+import { detectFencedBrokers, unregisterCommand } from '../../lib/diagnose/checks/broker-fenced.ts';
 import type { Finding } from '../../lib/diagnose/types.ts';
 import type { HostProbeOutcome } from '../../lib/hosts/types.ts';
 import { registeredBrokersSkippedCheck, registrationOf } from '../../lib/kafka/registered-brokers-view.ts';

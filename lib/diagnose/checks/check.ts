@@ -10,6 +10,7 @@ import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { LagHistorySample } from '../lag-verdict.ts';
 import type { StorageSample } from '../storage-samples.ts';
 import type { Finding, FindingKind, OperationOffer } from '../types.ts';
+import { makeFinding, type FindingInput } from '../finding.ts';
 
 /**
  * Where a check's facts come from. `metadata`: the Admin API snapshot (every
@@ -65,6 +66,24 @@ export interface Check {
    * the finding's coded facts; absent or undefined: no button.
    */
   offer?(finding: Finding): OperationOffer | undefined;
+}
+
+/** A finding's prose, owned by its check's renderer: what the reader is told and what to do next. */
+export type FindingProse = Pick<FindingInput, 'title' | 'summary' | 'nextActions'>;
+
+/**
+ * What a check's detect finds, prose-free: the finding's coded parts (kind,
+ * severity, what it affects, evidence, identity) and the typed facts its
+ * renderer turns into words.
+ */
+export interface Detected<F> {
+  finding: Omit<FindingInput, keyof FindingProse>;
+  facts: F;
+}
+
+/** The Finding of what detect found, worded by the check's renderer (in the same file). */
+export function renderFinding<F>(d: Detected<F>, render: (facts: F) => FindingProse): Finding {
+  return makeFinding({ ...d.finding, ...render(d.facts) });
 }
 
 export type CheckOutcome = { check: Check; status: 'ran'; findings: Finding[] } | { check: Check; status: 'skipped'; missing: CheckSource[] };

@@ -66,3 +66,6 @@ export function allBeforeProcessStart(logLines: readonly string[], startedAt: st
     return Number.isFinite(t) && t < start - START_SLACK_MS;
   });
 }
+
+/** The probes that answered, with their broker id. */
+export const okReports = (probes: readonly HostProbeOutcome[]) => probes.flatMap((o) => (o.ok ? [{ brokerId: o.brokerId, report: o.report }] : []));

@@ -178,4 +178,5 @@ export function quorumSkippedCheck(snapshot: ClusterSnapshot): string | null {
   return null;
 }
 
-export const QUORUM_CHECKS: readonly Check[] = [{ kinds: QUORUM_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectQuorumFindings(snapshot) }];
+/** One check, three kinds: they come from one pass over the quorum view. */
+export const quorumCheck: Check = { kinds: QUORUM_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectQuorumFindings(snapshot) };

@@ -14,7 +14,12 @@ export function rfOf(t: TopicState): number {
 
 export const userTopics = (s: ClusterSnapshot): TopicState[] => s.topics.filter((t) => !t.internal && t.partitions.length > 0);
 
+/** The coded parts of a finding about one whole topic: every partition affected, the topic its identity. */
+export function topicParts(kind: FindingKind, t: TopicState): Pick<FindingInput, 'kind' | 'identity' | 'partitions'> {
+  return { kind, identity: [`topic:${t.name}`], partitions: t.partitions.map((p) => ({ topic: t.name, partition: p.partition })) };
+}
+
 /** A finding about one whole topic: every partition affected, the topic its identity. */
 export function topicFinding(kind: FindingKind, t: TopicState, input: Omit<FindingInput, 'kind' | 'identity' | 'partitions'>): Finding {
-  return makeFinding({ ...input, kind, identity: [`topic:${t.name}`], partitions: t.partitions.map((p) => ({ topic: t.name, partition: p.partition })) });
+  return makeFinding({ ...input, ...topicParts(kind, t) });
 }

@@ -123,6 +123,4 @@ export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] 
 }
 
 /** The transaction checks (one unit: the three kinds come from one pass over the transactions view). */
-export const TRANSACTION_CHECKS: readonly Check[] = [
-  { kinds: TRANSACTION_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectTransactionFindings(snapshot), offer: (f) => f.offer },
-];
+export const transactionCheck: Check = { kinds: TRANSACTION_FINDING_KINDS, needs: ['metadata'], detect: ({ snapshot }) => detectTransactionFindings(snapshot), offer: (f) => f.offer };

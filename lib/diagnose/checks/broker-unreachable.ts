@@ -1,13 +1,22 @@
 // broker-unreachable: a broker that holds replicas yet is not in the live broker
 // list, or is listed live but does not answer us. Registered-but-fenced brokers
-// are broker-fenced's (fenced.ts); a live broker whose host says its process is
+// are broker-fenced's (broker-fenced.ts); a live broker whose host says its process is
 // gone died within the broker session timeout and is not fenced yet.
 import type { ClusterSnapshot } from '../../kafka/types.ts';
 import type { HostProbeOutcome } from '../../hosts/types.ts';
 import type { Finding } from '../types.ts';
 import { makeFinding, plural } from '../finding.ts';
 import { fencedBrokers, registrationOf } from '../../kafka/registered-brokers-view.ts';
-import { goneButNotFenced, unfencedSilentNote } from './fenced.ts';
+import { goneButNotFenced, unfencedSilentNote } from './broker-fenced.ts';
+import type { Check } from './check.ts';
+import { fromView } from './metadata-view.ts';
+
+// The finding kind this check raises (FindingKind is the union of every check file's).
+declare module '../types.ts' {
+  interface FindingKindRegistry {
+    'broker-unreachable': true;
+  }
+}
 
 /** What the metadata view classified: the live brokers and the replicas held by brokers not live. */
 export interface BrokersView {
@@ -19,7 +28,7 @@ export interface BrokersView {
 
 const sortedIds = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
 
-/** Brokers down, or registered but not answering. Registered-but-fenced brokers are broker-fenced's (checks/fenced.ts). */
+/** Brokers down, or registered but not answering. Registered-but-fenced brokers are broker-fenced's (checks/broker-fenced.ts). */
 export function unreachableBrokers({ snapshot, probes, live, replicasOnDeadBrokers }: BrokersView): Finding[] {
   const findings: Finding[] = [];
   const unreachable = new Set(snapshot.unreachableBrokers);
@@ -77,3 +86,5 @@ function errorsFor(snapshot: ClusterSnapshot, brokerId: number): string {
     .slice(0, 3)
     .join(' | ');
 }
+
+export const brokerUnreachableCheck: Check = { kinds: ['broker-unreachable'], needs: ['metadata'], detect: fromView(unreachableBrokers) };

@@ -149,6 +149,4 @@ export function detectFencedBrokers({ snapshot, probes }: CheckInput): Finding[]
   return fencedBrokers(snapshot).map((b) => fencedFinding(snapshot, b, processOf(b.id, probes, hostAccess)));
 }
 
-export const FENCED_CHECKS: readonly Check[] = [
-  { kinds: ['broker-fenced'], needs: ['metadata'], uses: { hosts: "whether a fenced broker's process runs" }, detect: detectFencedBrokers },
-];
+export const brokerFencedCheck: Check = { kinds: ['broker-fenced'], needs: ['metadata'], uses: { hosts: "whether a fenced broker's process runs" }, detect: detectFencedBrokers };

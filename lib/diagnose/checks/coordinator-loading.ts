@@ -9,9 +9,9 @@ import type { ClusterSnapshot } from '../../kafka/types.ts';
 import { CONSUMER_OFFSETS_TOPIC } from '../../kafka/group-partition.ts';
 import type { HostProbeOutcome, ProbeReport } from '../../hosts/types.ts';
 import type { Evidence, Finding } from '../types.ts';
-import { MAX_EVIDENCE_SAMPLES, makeFinding, plural } from '../finding.ts';
+import { MAX_EVIDENCE_SAMPLES, plural } from '../finding.ts';
 import { allBeforeProcessStart } from './host-report.ts';
-import type { Check, CheckInput } from './check.ts';
+import { renderFinding, type Check, type CheckInput, type Detected, type FindingProse } from './check.ts';
 
 // The finding kinds this file's checks raise (FindingKind is the union of every check file's).
 declare module '../types.ts' {
@@ -99,39 +99,51 @@ function coordinatorBuckets({ snapshot, probes }: CheckInput): CoordinatorBucket
   return [...buckets.values()];
 }
 
-function coordinatorLoading(input: CheckInput): Finding[] {
-  const findings: Finding[] = [];
-  for (const b of coordinatorBuckets(input)) {
+/** What the renderer words: the coordinator (null: the offsets partition has no leader), its offsets partitions and groups, sorted. */
+interface Facts {
+  broker: number | null;
+  parts: number[];
+  groups: string[];
+}
+
+function detect(input: CheckInput): Detected<Facts>[] {
+  return coordinatorBuckets(input).map((b) => {
     const parts = [...b.offsetsPartitions].sort((x, y) => x - y);
     const groups = [...b.groups].sort();
-    const who = b.broker === null ? 'no coordinator (offsets partition has no leader)' : `broker ${b.broker}`;
-    const partList = parts.length ? parts.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).join(', ') : 'its __consumer_offsets partitions';
-    findings.push(
-      makeFinding({
+    return {
+      finding: {
         kind: 'coordinator-loading',
         severity: 'error',
-        title:
-          `Group coordinator on ${who} not serving` +
-          (groups.length ? `: ${plural(groups.length, 'group')} cannot consume` : parts.length ? `: loading ${plural(parts.length, 'offsets partition')}` : ''),
-        summary:
-          `${b.broker === null ? 'The' : `Broker ${b.broker}`} coordinator answers "load in progress" / "not coordinator" for ${partList}. ` +
-          'Until the load finishes, member joins, heartbeats and offset commits/fetches for those groups fail and consumers stop. ' +
-          'A load that never finishes usually means an oversized, uncompacted partition (check log-cleaner and segment counts).',
         partitions: parts.map((p) => ({ topic: CONSUMER_OFFSETS_TOPIC, partition: p })),
         brokers: b.broker === null ? [] : [b.broker],
         groups,
         evidence: b.evidence,
         identity: [`coordinator:${b.broker ?? 'none'}`, ...parts.map((p) => `offsets:${p}`)],
-        nextActions: [
-          b.broker === null ? 'Bring the offsets partition back online first (see offline-partition).' : `Watch broker ${b.broker}'s log for "Finished loading" of ${partList}.`,
-          'Check __consumer_offsets segment counts and log-cleaner health on the leader.',
-          'Never restart every replica holder of a __consumer_offsets partition at once: each restart restarts the load.',
-        ],
-      }),
-    );
-  }
-  return findings;
+      },
+      facts: { broker: b.broker, parts, groups },
+    };
+  });
 }
+
+function render({ broker, parts, groups }: Facts): FindingProse {
+  const who = broker === null ? 'no coordinator (offsets partition has no leader)' : `broker ${broker}`;
+  const partList = parts.length ? parts.map((p) => `${CONSUMER_OFFSETS_TOPIC}-${p}`).join(', ') : 'its __consumer_offsets partitions';
+  return {
+    title: `Group coordinator on ${who} not serving` + (groups.length ? `: ${plural(groups.length, 'group')} cannot consume` : parts.length ? `: loading ${plural(parts.length, 'offsets partition')}` : ''),
+    summary:
+      `${broker === null ? 'The' : `Broker ${broker}`} coordinator answers "load in progress" / "not coordinator" for ${partList}. ` +
+      'Until the load finishes, member joins, heartbeats and offset commits/fetches for those groups fail and consumers stop. ' +
+      'A load that never finishes usually means an oversized, uncompacted partition (check log-cleaner and segment counts).',
+    nextActions: [
+      broker === null ? 'Bring the offsets partition back online first (see offline-partition).' : `Watch broker ${broker}'s log for "Finished loading" of ${partList}.`,
+      'Check __consumer_offsets segment counts and log-cleaner health on the leader.',
+      'Never restart every replica holder of a __consumer_offsets partition at once: each restart restarts the load.',
+    ],
+  };
+}
+
+/** The findings of one snapshot and its probes, worded. */
+const coordinatorLoading = (input: CheckInput): Finding[] => detect(input).map((d) => renderFinding(d, render));
 
 /** Metadata alone finds a loading coordinator; the host log lines add the partitions still loading and why. */
 export const coordinatorLoadingCheck: Check = { kinds: ['coordinator-loading'], needs: ['metadata'], uses: { hosts: 'host log lines' }, detect: coordinatorLoading };
