@@ -17,7 +17,7 @@ import { assessRestart, type RestartAssessment } from './can-restart.ts';
 import { restartNoun } from './restart-assessment.ts';
 import type { ClusterTarget } from './target.ts';
 import { HOST_CHECKS } from './checks/index.ts';
-import { quorumSkippedCheck } from './checks/quorum.ts';
+import { quorumSkippedCheck } from './checks/controller-quorum.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { aggregateSample, historyGivesWindow, membersOf, recentHistory, type LagHistorySample } from './lag-verdict.ts';
 import { shareGroupsNotJudged } from './group-text.ts';

@@ -1,8 +1,9 @@
 // The structure rules a newcomer relies on, checked on every run: no import
-// circle anywhere in lib/ (a folder reads top-down), and no file over 400
-// lines (functions over 80 lines are eslint's max-lines-per-function).
+// circle anywhere in lib/ (a folder reads top-down), no file over 400 lines
+// (functions over 80 lines are eslint's max-lines-per-function), and no two
+// files whose names differ only by a suffix (a table's index.ts aside).
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -78,6 +79,22 @@ describe('lib/ structure', () => {
       .map((f) => ({ file: relative(ROOT, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
       .filter((f) => f.lines > 400);
     expect(long).toEqual([]);
+  });
+
+  it('has no two files in one folder whose names differ by a suffix (a name says one thing)', () => {
+    const byFolder = new Map<string, string[]>();
+    for (const file of filesUnder(LIB).filter(isSource)) {
+      const names = byFolder.get(dirname(file)) ?? [];
+      names.push(basename(file, '.ts'));
+      byFolder.set(dirname(file), names);
+    }
+    const pairs: string[] = [];
+    for (const [folder, names] of byFolder) {
+      for (const a of names.filter((n) => n !== 'index')) {
+        for (const b of names) if (b.startsWith(`${a}-`)) pairs.push(`${relative(ROOT, folder)}: ${a}.ts and ${b}.ts`);
+      }
+    }
+    expect(pairs).toEqual([]);
   });
 
   it('finds a circle when there is one (the check itself works)', () => {

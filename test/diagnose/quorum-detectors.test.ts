@@ -1,7 +1,7 @@
 // quorum-at-risk, quorum-lost and metadata-log-lag: pure functions of the
 // snapshot's quorum view (lib/kafka/quorum-read.ts reads it through the brokers).
 import { describe, expect, it } from 'vitest';
-import { detectQuorumFindings, followHealth, quorumSkippedCheck } from '../../lib/diagnose/checks/quorum.ts';
+import { detectQuorumFindings, followHealth, quorumSkippedCheck } from '../../lib/diagnose/checks/controller-quorum.ts';
 import { detect } from '../../lib/diagnose/detect.ts';
 import { quorumViewWithout } from '../../lib/kafka/quorum-view.ts';
 import { renderReport } from '../../lib/diagnose/render-terminal.ts';

@@ -56,7 +56,7 @@ import { consumerOffsetBelowLogStartCheck } from './consumer-offset-below-log-st
 import { consumerOffsetAboveLogEndCheck } from './consumer-offset-above-log-end.ts';
 import { consumerLagCheck } from './consumer-lag.ts';
 import { transactionCheck } from './transactions.ts';
-import { quorumCheck } from './quorum.ts';
+import { quorumCheck } from './controller-quorum.ts';
 import { quorumSizeUnsafeCheck } from './quorum-size-unsafe.ts';
 import { quorumStaticVotersCheck } from './quorum-static-voters.ts';
 
