@@ -48,7 +48,6 @@ const ISOLATED = [
   'test/diagnose/toy-registration.test.ts', // vi.mock of the checks table
   'test/cli/zod-one-shot.test.ts', // vi.resetModules, zod's config on globalThis
   'test/operations/slack.test.ts', // replaces Date.now while its modules load
-  'test/faults/jobs*.test.ts', // World moves Date.now; module-level table counters
   'test/deploy/secrets.test.ts', // replaces process.env; Powertools' parameter cache and an SSM mock
   'test/hosts/ssm-executor.test.ts', // an SSM client mock never restored
   'test/hosts/ssm-stop-timeout.test.ts', // the same
