@@ -2,8 +2,8 @@ import { accessSync, constants, statSync, statfsSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects, told apart by file name alone, so a new file is classified the
-// moment it is added:
+// Unit and integration, told apart by file name alone, so a new file is classified the
+// moment it is added (the unit files are split further by ISOLATED below):
 //   **/*.int.test.ts       integration: needs the real Kafka sandbox (hasSandbox(),
 //                          testSandbox(), KAFKA_BOOTSTRAP_SERVERS, KR_SANDBOX_HOME, KAFKA_BIN,
 //                          the sandbox CLI). One sandbox per run (test/global-setup.ts),
@@ -11,7 +11,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   **/*.test.ts           unit (under test/, or beside the code it tests in lib/): everything else. No sandbox, files in parallel.
 // A file that has even one test needing the cluster is an integration file.
 //
-//   npm run test:unit          seconds, no Java
+//   npm run test:unit          seconds, no Java (projects unit and unit-shared)
 //   npm run test:integration   starts the sandbox (KR_SKIP_SANDBOX=1: its tests skip)
 //   npx vitest run             both, unit first (sequence.groupOrder)
 const INTEGRATION = '{test,lib}/**/*.int.test.ts';
@@ -36,23 +36,59 @@ function memoryTmpdir(): Record<string, string> {
   }
 }
 
+const UNIT_FILES = ['test/**/*.test.ts', 'lib/**/*.test.ts'];
+
+// Most unit files are run without isolation (project unit-shared): the files a
+// worker runs share one module graph, so each module is evaluated once per
+// worker instead of once per file (import was half the suite's CPU). vitest
+// still restores spies (vi.spyOn) between files and re-runs the setup files
+// for each. These files change what other files would see, so each gets a
+// fresh module graph (project unit):
+const ISOLATED = [
+  'test/diagnose/toy-registration.test.ts', // vi.mock of the checks table
+  'test/cli/zod-one-shot.test.ts', // vi.resetModules, zod's config on globalThis
+  'test/operations/slack.test.ts', // replaces Date.now while its modules load
+  'test/deploy/secrets.test.ts', // replaces process.env; Powertools' parameter cache and an SSM mock
+  'test/hosts/ssm-executor.test.ts', // an SSM client mock never restored
+  'test/hosts/ssm-stop-timeout.test.ts', // the same
+  'test/slack/signature-count.test.ts', // patches node:crypto's createHmac
+];
+
+const UNIT = {
+  exclude: [...configDefaults.exclude, INTEGRATION],
+  // Vitest's default is one worker fewer than the cores: a single worker on CI's 2 cores.
+  // Many unit files wait on child processes, sockets and dynalite, so use every core.
+  maxWorkers: Math.max(2, availableParallelism()),
+  env: memoryTmpdir(),
+  sequence: { groupOrder: 0 },
+};
+
 export default defineConfig({
   test: {
     testTimeout: 120_000,
     hookTimeout: 600_000,
+    // Each test file removes its scratch directories (test/helpers/scratch.ts).
+    setupFiles: ['test/helpers/scratch-cleanup.ts'],
     reporters: ['default'],
     projects: [
       {
         extends: true,
         test: {
+          ...UNIT,
           name: 'unit',
-          include: ['test/**/*.test.ts', 'lib/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, INTEGRATION],
-          // Vitest's default is one worker fewer than the cores: a single worker on CI's 2 cores.
-          // Many unit files wait on child processes, sockets and dynalite, so use every core.
-          maxWorkers: Math.max(2, availableParallelism()),
-          env: memoryTmpdir(),
-          sequence: { groupOrder: 0 },
+          include: ISOLATED,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          ...UNIT,
+          name: 'unit-shared',
+          include: UNIT_FILES,
+          exclude: [...configDefaults.exclude, INTEGRATION, ...ISOLATED],
+          // One module graph per worker: lib/ and its dependencies (the AWS SDK,
+          // kafkajs, Bolt, dynalite, zod) are loaded once per worker, not once per file.
+          isolate: false,
         },
       },
       {

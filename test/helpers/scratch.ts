@@ -1,17 +1,19 @@
 // Scratch directories for tests, removed once the test file is done (a test
-// that fails half-way leaves nothing in /tmp either). Each test file evaluates
-// this module afresh, so the hook below belongs to the file that imports it.
+// that fails half-way leaves nothing in /tmp either). Files of the unit-shared
+// project share one instance of this module, so the hook that removes a file's
+// directories is not registered here but by test/helpers/scratch-cleanup.ts,
+// a setup file (vitest.config.ts) that vitest runs again for every test file.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 
 let root: string | null = null;
 
-afterAll(() => {
+/** Removes the scratch directories made since the last call: after each test file. */
+export function removeScratch(): void {
   if (root) rmSync(root, { recursive: true, force: true });
   root = null;
-});
+}
 
 /**
  * A temporary directory on a disk. Unit tests' TMPDIR may be in memory
