@@ -11,7 +11,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 //   **/*.test.ts           unit (under test/, or beside the code it tests in lib/): everything else. No sandbox, files in parallel.
 // A file that has even one test needing the cluster is an integration file.
 //
-//   npm run test:unit          seconds, no Java (projects unit and unit-shared)
+//   npm run test:unit          seconds, no Java (projects unit and unit-isolated)
 //   npm run test:integration   starts the sandbox (KR_SKIP_SANDBOX=1: its tests skip)
 //   npx vitest run             both, unit first (sequence.groupOrder)
 const INTEGRATION = '{test,lib}/**/*.int.test.ts';
@@ -38,12 +38,12 @@ function memoryTmpdir(): Record<string, string> {
 
 const UNIT_FILES = ['test/**/*.test.ts', 'lib/**/*.test.ts'];
 
-// Most unit files are run without isolation (project unit-shared): the files a
+// Most unit files are run without isolation (project unit): the files a
 // worker runs share one module graph, so each module is evaluated once per
 // worker instead of once per file (import was half the suite's CPU). vitest
 // still restores spies (vi.spyOn) between files and re-runs the setup files
 // for each. These files change what other files would see, so each gets a
-// fresh module graph (project unit):
+// fresh module graph (project unit-isolated):
 const ISOLATED = [
   'test/diagnose/toy-registration.test.ts', // vi.mock of the checks table
   'test/cli/zod-one-shot.test.ts', // vi.resetModules, zod's config on globalThis
@@ -75,7 +75,7 @@ export default defineConfig({
         extends: true,
         test: {
           ...UNIT,
-          name: 'unit',
+          name: 'unit-isolated',
           include: ISOLATED,
         },
       },
@@ -83,7 +83,7 @@ export default defineConfig({
         extends: true,
         test: {
           ...UNIT,
-          name: 'unit-shared',
+          name: 'unit',
           include: UNIT_FILES,
           exclude: [...configDefaults.exclude, INTEGRATION, ...ISOLATED],
           // One module graph per worker: lib/ and its dependencies (the AWS SDK,

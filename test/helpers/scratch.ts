@@ -1,5 +1,5 @@
 // Scratch directories for tests, removed once the test file is done (a test
-// that fails half-way leaves nothing in /tmp either). Files of the unit-shared
+// that fails half-way leaves nothing in /tmp either). Files of the unit
 // project share one instance of this module, so the hook that removes a file's
 // directories is not registered here but by test/helpers/scratch-cleanup.ts,
 // a setup file (vitest.config.ts) that vitest runs again for every test file.
