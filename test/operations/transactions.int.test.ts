@@ -141,8 +141,16 @@ describe.skipIf(!up || !kafkaNewer)('transactions after a rescue, on the sandbox
         await createTopic(a, topic, { assignment: [[1, 2, 3]], configs: { 'min.insync.replicas': '1' } });
       });
       // The producer's coordinator must be broker 1, the one still up while the followers are stopped.
-      const state = (await admin.metadata([TXN_STATE])).topicMetadata[0]!.partitionMetadata;
+      // Earlier files may have left broker 1 leading none of its partitions (a rolling restart):
+      // the preferred election gives it back the ones it leads by assignment.
+      let state = (await admin.metadata([TXN_STATE])).topicMetadata[0]!.partitionMetadata;
+      if (!state.some((p) => p.leader === 1)) {
+        await admin.electLeaders('preferred', state.map((p) => ({ topic: TXN_STATE, partition: p.partitionId })));
+        await waitFor('broker 1 leading a __transaction_state partition', async () => (await admin.metadata([TXN_STATE])).topicMetadata[0]!.partitionMetadata.some((p) => p.leader === 1), 30_000);
+        state = (await admin.metadata([TXN_STATE])).topicMetadata[0]!.partitionMetadata;
+      }
       const transactionalId = Array.from({ length: 500 }, (_, i) => `txn-rescue-${i}`).find((id) => state.find((p) => p.partitionId === offsetsPartitionFor(id, state.length))?.leader === 1)!;
+      expect(transactionalId, `a transactional id whose coordinator is broker 1 (leaders: ${state.map((p) => p.leader).join(',')})`).toBeDefined();
       const producer = kafkaClient(bootstrap, 'txn-int-producer').producer({ transactionalId, idempotent: true, maxInFlightRequests: 1, transactionTimeout: 60_000 });
       await producer.connect();
       const first = await producer.transaction();
