@@ -16,9 +16,15 @@ async function scenario(name: string): Promise<ScenarioResult> {
   return result;
 }
 
+/** Kafka writes some lines a moment after the symptom (a reload's "Finished loading"): each is waited for, up to two minutes. */
 async function expectServerLog(result: ScenarioResult) {
   for (const entry of result.expect.serverLog ?? []) {
-    const text = await readFile(entry.file, 'utf8');
+    const deadline = Date.now() + 120_000;
+    let text = await readFile(entry.file, 'utf8');
+    while (!entry.contains.every((needle) => text.includes(needle)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      text = await readFile(entry.file, 'utf8');
+    }
     for (const needle of entry.contains) expect(text, `${entry.file} should contain "${needle}"`).toContain(needle);
   }
 }
