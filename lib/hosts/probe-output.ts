@@ -32,7 +32,6 @@ export class ProbeOutputError extends ResponderError {
   }
 }
 
-export { rawProbeSchema, type RawProbeOutput } from './probe-schema.ts';
 
 /** A log line as the probe prints it: grep's line number, then ':' (match) or '-' (the line after one). */
 interface NumberedLine {

@@ -12,7 +12,6 @@
 import { PROBE_LOG_CATEGORIES, type RawProbeOutput } from './probe-schema.ts';
 import { ResponderError } from '../runtime/errors.ts';
 
-export { PROBE_LOG_CATEGORIES, type ProbeLogCategory } from './probe-schema.ts';
 
 export interface ProbeRecord {
   category: string;

@@ -19,7 +19,6 @@ import type { RegisteredBrokersView } from './registered-brokers-view.ts';
 import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { KeyedSemaphores } from '../runtime/semaphore.ts';
 
-export { SNAPSHOT_CONFIG_NAMES } from './cluster-reads.ts';
 
 export interface SnapshotOptions {
   /** Limit to these topics (__consumer_offsets is always added, for group attribution). */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
-import { rawProbeSchema, type RawProbeOutput } from '../../lib/hosts/probe-output.ts';
+import { rawProbeSchema, type RawProbeOutput } from '../../lib/hosts/probe-schema.ts';
 import { assembleDocument } from '../../lib/hosts/probe-records.ts';
 import { createFakeHost } from './fake-host.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseProbeOutput, parseSystemdTimespan, ProbeOutputError, type RawProbeOutput } from '../../lib/hosts/probe-output.ts';
+import { parseProbeOutput, parseSystemdTimespan, ProbeOutputError } from '../../lib/hosts/probe-output.ts';
+import type { RawProbeOutput } from '../../lib/hosts/probe-schema.ts';
 import { recordsOf } from './records-of.ts';
 
 const D = '/var/lib/kafka/data';

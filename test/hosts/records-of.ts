@@ -1,6 +1,6 @@
 // A probe document written back as the records probe.sh prints, for tests
 // that start from a document (the inverse of lib/hosts/probe-records.ts).
-import type { RawProbeOutput } from '../../lib/hosts/probe-output.ts';
+import type { RawProbeOutput } from '../../lib/hosts/probe-schema.ts';
 
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TOPIC_NAME } from '../../lib/kafka/names.ts';
 import { LocalExecutor } from '../../lib/hosts/local-executor.ts';
 import { HOST_SCRIPT_FILES } from '../../lib/hosts/script-text.ts';
-import { PROBE_LOG_CATEGORIES } from '../../lib/hosts/probe-records.ts';
+import { PROBE_LOG_CATEGORIES } from '../../lib/hosts/probe-schema.ts';
 import { HOST_SCRIPTS, PROBE_PARTS, checkParams, cloudFormationResources, documentCommands, scriptArgs, ssmDocument } from '../../lib/hosts/scripts.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kr-scripts-'));
