@@ -49,8 +49,11 @@ export function alertDispatch(sources: readonly AlertSourceDef[], deps: Dispatch
     );
   }
   return async (event) => {
-    const handlerOf = handlers.get(event.rawPath);
-    if (!handlerOf) return json(404, { error: `no alert source at ${event.rawPath}` });
+    // The route API Gateway matched ("POST /alerts/grafana"): rawPath may carry a custom domain's base path.
+    const routeKey = (event as { routeKey?: string }).routeKey;
+    const path = routeKey?.startsWith('POST /') ? routeKey.slice('POST '.length) : event.rawPath;
+    const handlerOf = handlers.get(path);
+    if (!handlerOf) return json(404, { error: `no alert source at ${path}` });
     let handle: HttpHandler;
     try {
       handle = await handlerOf();

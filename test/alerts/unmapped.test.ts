@@ -45,8 +45,27 @@ describe('routing an alert to a cluster', () => {
   });
 });
 
-describe("an unmapped alert's thread", () => {
+describe("Grafana's threads", () => {
   const env = useSlackStubAndDynalite();
+
+  it('fire, resolve, fire, resolve: one thread, resolved in place, called out as flapping', async () => {
+    const h = buildHarness({ stub: env.stub, store: env.db.store, diagnoser: new ScriptedDiagnoser() });
+    const intake = createHttpAlertHandler(grafanaSource, { queue: h.queue, store: new MemoryStateStore(), log: h.log, secret: TOKEN });
+    const steps = ['firing', 'resolved', 'firing', 'resolved'] as const;
+    for (const [i, status] of steps.entries()) {
+      // Within the flapping window: each transition a minute after the last, the last a minute ago.
+      const at = new Date(Date.now() - (steps.length - i) * 60_000).toISOString();
+      const example = grafanaExample({ cluster: 'sandbox', groupKey: 'flap', status }) as { alerts: Record<string, unknown>[] };
+      example.alerts = example.alerts.map((a) => ({ ...a, startsAt: at, endsAt: status === 'resolved' ? at : '0001-01-01T00:00:00Z' }));
+      const body = JSON.stringify(example);
+      expect((await intake({ rawPath: '/alerts/grafana', headers: { authorization: `Bearer ${TOKEN}` }, body, requestContext: { http: { method: 'POST' } } })).statusCode).toBe(202);
+      await h.queue.idle();
+    }
+    const parents = env.stub.topLevel().filter((m) => m.text.includes('High memory usage'));
+    expect(parents).toHaveLength(1);
+    expect(parents[0]!.text).toBe('FLAPPING RESOLVED: High memory usage on sandbox');
+    expect(env.stub.thread(parents[0]!.ts).some((m) => m.text === 'This alert is flapping')).toBe(true);
+  });
 
   it("Grafana's documented example (no cluster label) with two clusters: a thread, and a reply saying which label to add", async () => {
     const h = buildHarness({ stub: env.stub, store: env.db.store, diagnoser: new ScriptedDiagnoser(), config: TWO_CLUSTERS });
@@ -54,8 +73,7 @@ describe("an unmapped alert's thread", () => {
     const res = await intake({ rawPath: '/alerts/grafana', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(grafanaExample({ groupKey: 'unmapped' })), requestContext: { http: { method: 'POST' } } });
     expect(res.statusCode).toBe(202);
     await h.queue.idle();
-    const [parent] = env.stub.topLevel();
-    expect(parent!.text).toBe('FIRING: High memory usage');
+    const parent = env.stub.topLevel().find((m) => m.text === 'FIRING: High memory usage');
     const reply = env.stub.thread(parent!.ts).find((m) => m.text === 'No diagnosis: unknown cluster');
     expect(JSON.stringify(reply!.blocks)).toContain('*To map it:* add a `cluster` label naming one of `sandbox`, `other` to the alert rule');
   });
