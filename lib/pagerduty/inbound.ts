@@ -4,28 +4,11 @@
 // and the incident linked from the thread.
 //
 // lib/alerts imports this folder (its source table), so the event is built
-// here in AlertEvent's shape without importing it: test/pagerduty/inbound.test.ts
-// checks that a PagerDutyAlertEvent is an AlertEvent.
+// here in AlertEvent's shape without importing it (its type is what alertOf
+// builds): test/pagerduty/inbound.test.ts checks that it is an AlertEvent.
 import type { PagerDutyConfig } from '../config/pagerduty.ts';
 import { clip } from '../slack/limits.ts';
 import type { PagerDutyIncident, PagerDutyWebhook } from './webhook.ts';
-
-export interface PagerDutyAlertEvent {
-  source: 'pagerduty';
-  groupKey: string;
-  status: 'firing' | 'resolved';
-  alertname: string;
-  title: string;
-  summary: string;
-  labels: Record<string, string>;
-  at: string;
-  clusterHint?: string;
-  brokers: number[];
-  topics: string[];
-  count: number;
-  url?: string;
-  links?: { label: string; url: string }[];
-}
 
 export type PagerDutyMapping = { kind: 'alert'; event: PagerDutyAlertEvent; incidentId: string } | { kind: 'ignored'; reason: string };
 
@@ -55,17 +38,22 @@ export function mapPagerDutyEvent(webhook: PagerDutyWebhook, config: IncidentMap
   const status = STATUS[e.event_type];
   if (!status || !('status' in (e.data ?? {}))) return { kind: 'ignored', reason: ignoredReason(e.event_type) };
   const incident = e.data as PagerDutyIncident;
+  return { kind: 'alert', event: alertOf(webhook, incident, status, config), incidentId: incident.id };
+}
+
+function alertOf(webhook: PagerDutyWebhook, incident: PagerDutyIncident, status: 'firing' | 'resolved', config: IncidentMapConfig | undefined) {
+  const e = webhook.event;
   const service = incident.service.summary ?? incident.service.id;
   const labels = incidentLabels(incident);
   const clusterHint = config?.services[incident.service.id] ?? (config?.clusterField ? labels[config.clusterField] : undefined);
   const who = e.agent?.summary ? ` by ${e.agent.summary}` : '';
   const priority = incident.priority?.summary ? ` · priority ${incident.priority.summary}` : '';
-  const links = [
+  const links: { label: string; url: string }[] = [
     ...(incident.html_url ? [{ label: `PagerDuty incident${incident.number !== undefined ? ` #${incident.number}` : ''}`, url: incident.html_url }] : []),
     ...(incident.service.html_url ? [{ label: `PagerDuty service ${clip(service, 80)}`, url: incident.service.html_url }] : []),
   ];
-  const event: PagerDutyAlertEvent = {
-    source: 'pagerduty',
+  return {
+    source: 'pagerduty' as const,
     groupKey: `${GROUP_PREFIX}${incident.id}`,
     status,
     alertname: clip(service, 200),
@@ -74,14 +62,16 @@ export function mapPagerDutyEvent(webhook: PagerDutyWebhook, config: IncidentMap
     labels,
     at: e.occurred_at,
     ...(clusterHint ? { clusterHint: clip(clusterHint, 200) } : {}),
-    brokers: [],
-    topics: [],
+    brokers: [] as number[],
+    topics: [] as string[],
     count: 1,
     ...(incident.html_url ? { url: incident.html_url } : {}),
     ...(links.length ? { links } : {}),
   };
-  return { kind: 'alert', event, incidentId: incident.id };
 }
+
+/** The alert event of an incident, in lib/alerts' AlertEvent shape. */
+export type PagerDutyAlertEvent = ReturnType<typeof alertOf>;
 
 const MAX_LABELS = 40;
 
