@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../lib/approvals/types.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { newJob } from '../../lib/queue/job.ts';
-import { listDeliveries } from '../../lib/state/activity.ts';
+import { listDeliveries, listDelivery } from '../../lib/state/activity.ts';
+import { statusCommand } from '../../lib/slack/commands.ts';
 import { approvalChangeEvent, outcomeChangeEvent, MAX_SUMMARY_CHARS } from '../../lib/pagerduty/change-events.ts';
 import { deliveryId, outboxRecord, queueDelivery } from '../../lib/pagerduty/deliveries.ts';
 import { queueIncidentNote } from '../../lib/pagerduty/notes.ts';
@@ -155,5 +156,14 @@ describe('the outbox', () => {
       'Thread: https://slack.com/archives/C0INCIDENT/p1700000100000100',
       'Diagnosed 2026-11-29T07:00:00.000Z in 1.2 s.',
     ]);
+  });
+
+  it('/kafka status shows what PagerDuty answered escaped: nothing from outside reaches Slack as markup', async () => {
+    await listDelivery(db.store, { id: 'esc', target: 'PagerDuty note', what: 'note <!channel> & <https://evil.example|click>', state: 'failed', attempts: 1, error: 'PagerDuty answered 400: <@U0ADMIN>', at: new Date().toISOString(), channel: 'C0ESC' });
+    const reply = await statusCommand.run({ args: [], userId: 'U0ALICE', channelId: 'C0ESC', correlationId: 'kr-esc' }, { config: h.config, queue: h.queue, store: db.store, log: h.log });
+    const shown = JSON.stringify(reply.blocks);
+    expect(shown).toContain('note &lt;!channel&gt; &amp; &lt;https://evil.example|click&gt;');
+    expect(shown).toContain('PagerDuty answered 400: &lt;@U0ADMIN&gt;');
+    expect(shown).not.toMatch(/<!channel>|<@U0ADMIN>/);
   });
 });
