@@ -6,7 +6,7 @@ import type { AlertDigest } from './digest.ts';
 /** The job kind an alert travels in, from intake to triage. */
 export const ALERT_JOB_KIND = 'alert';
 
-export type AlertSource = 'alertmanager' | 'cloudwatch';
+export type AlertSource = 'alertmanager' | 'cloudwatch' | 'pagerduty';
 
 /** Longer group keys are shortened (groupKey below): the key travels in every job and group record. */
 export const MAX_GROUP_KEY_CHARS = 1024;
@@ -45,6 +45,7 @@ export interface AlertEvent {
   /** Alertmanager: the group's bounded digest (counts, the first alerts in full). */
   digest?: AlertDigest;
   url?: string;
+  links?: { label: string; url: string }[];
 }
 
 /** The summary an event carries (the thread shows at most 1,500 characters of it). */
