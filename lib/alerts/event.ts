@@ -6,7 +6,7 @@ import type { AlertDigest } from './digest.ts';
 /** The job kind an alert travels in, from intake to triage. */
 export const ALERT_JOB_KIND = 'alert';
 
-export type AlertSource = 'alertmanager' | 'cloudwatch' | 'grafana';
+export type AlertSource = 'alertmanager' | 'cloudwatch' | 'grafana' | 'pagerduty';
 
 /** Longer group keys are shortened (groupKey below): the key travels in every job and group record. */
 export const MAX_GROUP_KEY_CHARS = 1024;

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { HOST_PATH_RE } from './host-path.ts';
+import { pagerDutySchema } from './pagerduty.ts';
 import { ResponderError, type FailureClass } from '../runtime/errors.ts';
 
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
@@ -286,6 +287,8 @@ export const configSchema = z
         clusters: z.array(z.string().regex(CLUSTER_NAME)).optional(),
       })
       .prefault({}),
+    /** PagerDuty: incidents in, change events and notes out (lib/config/pagerduty.ts). */
+    pagerduty: pagerDutySchema,
     approvals: z
       .object({
         approvers: z.array(z.string().regex(SLACK_USER_ID)).default([]),

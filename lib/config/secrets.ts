@@ -26,6 +26,12 @@ export const SECRETS = {
   slackSigningSecret: { valueVar: 'SLACK_SIGNING_SECRET', parameterVar: 'KR_SLACK_SIGNING_SECRET_PARAMETER' },
   slackBotToken: { valueVar: 'SLACK_BOT_TOKEN', parameterVar: 'KR_SLACK_BOT_TOKEN_PARAMETER' },
   alertmanagerToken: { valueVar: 'ALERTMANAGER_TOKEN', parameterVar: 'KR_ALERTMANAGER_TOKEN_PARAMETER' },
+  /** One or more V3 webhook subscription secrets, one a line: a new one is added before the old one goes (rotation). */
+  pagerdutyWebhookSecrets: { valueVar: 'PAGERDUTY_WEBHOOK_SECRETS', parameterVar: 'KR_PAGERDUTY_WEBHOOK_SECRETS_PARAMETER' },
+  /** The Events API v2 integration key Change Events are sent with. */
+  pagerdutyRoutingKey: { valueVar: 'PAGERDUTY_ROUTING_KEY', parameterVar: 'KR_PAGERDUTY_ROUTING_KEY_PARAMETER' },
+  /** A REST API token allowed to add notes to incidents. */
+  pagerdutyApiToken: { valueVar: 'PAGERDUTY_API_TOKEN', parameterVar: 'KR_PAGERDUTY_API_TOKEN_PARAMETER' },
 } as const satisfies Record<string, SecretSource>;
 
 /** Reads an SSM parameter, decrypted, through the Powertools cache. */

@@ -3,8 +3,6 @@
 // the dir reaches 100% within 7 days. Pure.
 
 import type { HostProbeOutcome } from '../hosts/types.ts';
-import type { Finding } from './types.ts';
-import { makeFinding } from './finding.ts';
 
 export interface StorageSample {
   at: number;
@@ -43,13 +41,21 @@ export function slope(points: readonly { at: number; value: number }[]): number 
   return den === 0 ? null : num / den;
 }
 
-export function trendFindings(kind: 'disk-trend-full' | 'inode-trend-full', history: readonly StorageSample[], probes: readonly HostProbeOutcome[], nowMs: number): Finding[] {
-  const field = kind === 'disk-trend-full' ? 'diskUsedPercent' : 'inodeUsedPercent';
-  const what = kind === 'disk-trend-full' ? 'disk space' : 'inodes';
+/** A log dir whose use, fitted over its samples, reaches 100% within the horizon: its points, the growth rate (percent per ms) and the time left. */
+export interface StorageTrend {
+  brokerId: number;
+  path: string;
+  points: { at: number; value: number }[];
+  rate: number;
+  msToFull: number;
+}
+
+/** The log dirs whose disk or inode use reaches 100% within TREND_HORIZON_MS, over the kept samples and this run's. */
+export function fillingDirs(field: 'diskUsedPercent' | 'inodeUsedPercent', history: readonly StorageSample[], probes: readonly HostProbeOutcome[], nowMs: number): StorageTrend[] {
   const all = [...history, ...samplesFromProbes(probes, nowMs)];
   const byDir = new Map<string, StorageSample[]>();
   for (const s of all) byDir.set(`${s.brokerId}\u0000${s.path}`, [...(byDir.get(`${s.brokerId}\u0000${s.path}`) ?? []), s]);
-  const out: Finding[] = [];
+  const out: StorageTrend[] = [];
   for (const samples of byDir.values()) {
     const points = samples.flatMap((s) => (s[field] === null ? [] : [{ at: s.at, value: s[field]! }])).sort((a, b) => a.at - b.at);
     const rate = slope(points);
@@ -58,20 +64,7 @@ export function trendFindings(kind: 'disk-trend-full' | 'inode-trend-full', hist
     const msToFull = (100 - last.value) / rate;
     if (msToFull > TREND_HORIZON_MS) continue;
     const { brokerId, path } = samples[0]!;
-    const days = Math.max(0, msToFull / 86_400_000);
-    out.push(
-      makeFinding({
-        kind,
-        severity: days < 2 ? 'error' : 'warning',
-        // The title stays the same run to run (the scheduled audit reposts a finding whose title changes).
-        title: `Broker ${brokerId}: ${path} runs out of ${what} within 7 days`,
-        summary: `About ${days.toFixed(1)} days left: ${what} use of ${path} is ${last.value}% and grows ${(rate * 86_400_000).toFixed(1)} points a day over ${points.length} samples; a full log dir goes offline with its partitions.`,
-        brokers: [brokerId],
-        evidence: points.slice(-5).map((p) => ({ label: `${what} used`, value: `${p.value}% at ${new Date(p.at).toISOString()}`, source: `broker:${brokerId}` })),
-        identity: [`broker:${brokerId}`, path],
-        nextActions: ['Lower retention on the largest topics or move partitions away before it fills; grow the volume.'],
-      }),
-    );
+    out.push({ brokerId, path, points, rate, msToFull });
   }
   return out;
 }

@@ -1,14 +1,18 @@
 // The snapshot's reads, each a step of the pass in snapshot.ts: topics from
 // Metadata, the ListGroups pass (also who answers), in-progress reassignments,
-// topic configs, and the consumer samples. Each sends over the snapshot's own
-// connections under the pass's budget, the API definitions from lib/kafka/api/.
+// topic configs, and the consumer samples. Each goes through the pass's router
+// (the API table's calls, lib/kafka/api/) or its connections, under its budget.
 
 import type { BrokerCoordinatorError, BrokerInfo, ConsumerSample, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
 import type { RawMetadata, WireBroker, WireOptions } from './wire.ts';
 import type { QuorumView } from './quorum-view.ts';
+import type { Nodes } from './router/nodes.ts';
+import type { Router } from './router/router.ts';
+import type { ConfigEntry } from './admin/types.ts';
+import { KAFKA_APIS } from './api/index.ts';
 import { CONSUMER_OFFSETS_TOPIC } from './group-partition.ts';
-import { kafkaError } from './errors.ts';
-import { chunk, mapLimit, withTimeout } from './limits.ts';
+import { KafkaAdminError, kafkaError } from './errors.ts';
+import { withTimeout } from './limits.ts';
 import { anyLag, readConsumerSample, type ConsumerSampleInput } from './consumer-offsets.ts';
 import { commitsOffsets, describeListedGroups, type DescribeGroupsInput, type ListedGroupInfo } from './groups.ts';
 import { afterQuorum } from './quorum-read.ts';
@@ -25,6 +29,9 @@ export interface SnapshotPass {
   budget(perCall: number): number;
   remaining(): number;
   now(): number;
+  /** The pass's connections and what Metadata said; `down` its unreachable brokers. */
+  nodes: Nodes;
+  router: Router;
 }
 
 /** Metadata's topics, by name; a topic Metadata could not describe is an error instead. */
@@ -50,55 +57,55 @@ export function topicsOf(metadata: RawMetadata, errors: SnapshotError[]): TopicS
   return topics;
 }
 
-/** Connects to every broker and asks each for the groups it coordinates; a broker that fails is `fail`ed. */
+/** Every broker asked for the groups it coordinates (the router's tolerant pass); a broker that fails is `fail`ed. */
 export async function listGroupsPass(
   pass: SnapshotPass,
   brokers: readonly BrokerInfo[],
-  brokerConns: ReadonlyMap<number, WireBroker>,
   fail: (brokerId: number, what: string, err: unknown) => void,
 ): Promise<{ listed: Map<string, ListedGroupInfo>; coordinatorErrors: BrokerCoordinatorError[] }> {
   const listed = new Map<string, ListedGroupInfo>();
   const coordinatorErrors: BrokerCoordinatorError[] = [];
-  await mapLimit(brokers, pass.concurrency, async (b) => {
-    const conn = brokerConns.get(b.id)!;
-    try {
-      await withTimeout(conn.connect(), pass.budget(pass.wireOptions.connectionTimeoutMs * 2), `connect to broker ${b.id}`);
-      const res = await withTimeout(conn.listGroups(), pass.budget(pass.wireOptions.requestTimeoutMs), `ListGroups on broker ${b.id}`);
-      if (res.errorCode !== 0) {
-        const e = kafkaError(res.errorCode);
-        coordinatorErrors.push({ brokerId: b.id, code: e.code, type: e.type });
-        pass.errors.push({ scope: `groups:broker:${b.id}`, message: `ListGroups: ${e.type}` });
-      }
-      for (const g of res.groups) listed.set(g.groupId, { protocolType: g.protocolType, brokerId: b.id, groupState: g.groupState, groupType: g.groupType });
-    } catch (err) {
-      fail(b.id, 'ListGroups', err);
+  const answers = await pass.router.eachBroker(KAFKA_APIS.ListGroups.call, brokers.map((b) => b.id));
+  for (const b of brokers) {
+    const answer = answers.get(b.id)!;
+    if (!answer.ok) {
+      fail(b.id, 'ListGroups', answer.error);
+      continue;
     }
-  });
+    const res = answer.out;
+    if (res.errorCode !== 0) {
+      const e = kafkaError(res.errorCode);
+      coordinatorErrors.push({ brokerId: b.id, code: e.code, type: e.type });
+      pass.errors.push({ scope: `groups:broker:${b.id}`, message: `ListGroups: ${e.type}` });
+    }
+    for (const g of res.groups) listed.set(g.groupId, { protocolType: g.protocolType, brokerId: b.id, groupState: g.groupState, groupType: g.groupType });
+  }
   return { listed, coordinatorErrors };
 }
 
-/** Marks the replicas being added to each partition under reassignment, asked of `target` once the quorum is known. */
-export async function readReassignmentsInto(
-  pass: SnapshotPass,
-  topics: readonly TopicState[],
-  target: number | undefined,
-  brokerConns: ReadonlyMap<number, WireBroker>,
-  quorumRead: Promise<QuorumView>,
-): Promise<void> {
-  if (target === undefined) return;
+/**
+ * Marks the replicas being added to each partition under reassignment: asked
+ * of the controller (the router's route: ZooKeeper-mode brokers other than the
+ * controller answer NOT_CONTROLLER, KRaft brokers all forward) once the quorum
+ * is known.
+ */
+export async function readReassignmentsInto(pass: SnapshotPass, topics: readonly TopicState[], quorumRead: Promise<QuorumView>): Promise<void> {
+  if (pass.nodes.brokerOrder().length === 0) return;
   try {
-    const res = await withTimeout(afterQuorum(quorumRead, () => brokerConns.get(target)!.listPartitionReassignments(pass.wireOptions.requestTimeoutMs)), pass.budget(pass.wireOptions.requestTimeoutMs), 'ListPartitionReassignments');
-    if (res.errorCode !== 0) throw new Error(kafkaError(res.errorCode).type);
+    const ongoing = await withTimeout(
+      afterQuorum(quorumRead, () => pass.router.single(KAFKA_APIS.ListPartitionReassignments.call, null)),
+      pass.budget(pass.wireOptions.requestTimeoutMs),
+      'ListPartitionReassignments',
+    );
     const byTopic = new Map(topics.map((t) => [t.name, t]));
-    for (const rt of res.topics) {
-      const t = byTopic.get(rt.name);
-      for (const rp of rt.partitions) {
-        const p = t?.partitions.find((x) => x.partition === rp.partition);
-        if (p && rp.addingReplicas.length > 0) p.addingReplicas = rp.addingReplicas;
-      }
+    for (const r of ongoing) {
+      const p = byTopic.get(r.topic)?.partitions.find((x) => x.partition === r.partition);
+      if (p && r.addingReplicas.length > 0) p.addingReplicas = r.addingReplicas;
     }
   } catch (err) {
-    pass.errors.push({ scope: 'reassignments', message: errorMessage(err) });
+    // Kafka's refusal by its name alone, as the snapshot has always said it.
+    const message = err instanceof KafkaAdminError && err.code !== null ? kafkaError(err.code).type : errorMessage(err);
+    pass.errors.push({ scope: 'reassignments', message });
   }
 }
 
@@ -144,8 +151,8 @@ async function readConsumerSamples(
 /** ConfigSource DYNAMIC_TOPIC_CONFIG: set on the topic itself. */
 const TOPIC_OVERRIDE_SOURCE = 1;
 
-function parseTopicConfig(entries: { configName: string; configValue: string | null; configSource?: number }[]): TopicConfigSubset {
-  const get = (name: string) => entries.find((e) => e.configName === name)?.configValue ?? null;
+function parseTopicConfig(entries: readonly ConfigEntry[]): TopicConfigSubset {
+  const get = (name: string) => entries.find((e) => e.name === name)?.value ?? null;
   const minIsr = Number(get('min.insync.replicas'));
   const segmentBytes = get('segment.bytes');
   return {
@@ -153,46 +160,39 @@ function parseTopicConfig(entries: { configName: string; configValue: string | n
     uncleanLeaderElectionEnable: get('unclean.leader.election.enable') === 'true',
     cleanupPolicy: get('cleanup.policy') ?? 'delete',
     segmentBytes: segmentBytes === null || !Number.isFinite(Number(segmentBytes)) ? null : Number(segmentBytes),
-    overrides: entries.filter((e) => e.configSource === TOPIC_OVERRIDE_SOURCE).map((e) => e.configName).sort(),
+    overrides: entries.filter((e) => e.source === TOPIC_OVERRIDE_SOURCE).map((e) => e.name).sort(),
   };
 }
 
-export async function describeConfigs(
-  topicNames: string[],
-  brokerIds: number[],
-  conns: Map<number, WireBroker>,
-  batchSize: number,
-  concurrency: number,
-  budget: (perCall: number) => number,
-  requestTimeoutMs: number,
-  errors: SnapshotError[],
-): Promise<Map<string, TopicConfigSubset>> {
+/** A resource's error as the snapshot words it: Kafka's name, and the broker's message when it gave one (describeError falls back to Kafka's text). */
+function configError(errorCode: number, error: string | null): string {
+  const e = kafkaError(errorCode);
+  const said = error?.startsWith(`${e.type}: `) ? error.slice(e.type.length + 2) : null;
+  return said && said !== e.message ? `${e.type}: ${said}` : e.type;
+}
+
+/**
+ * The configs detectors need of these topics: DescribeConfigs, which any
+ * broker answers, in batches spread over the brokers that answered, a failed
+ * batch once more on the next one (Router.spread).
+ */
+export async function describeConfigs(pass: SnapshotPass, topicNames: string[], batchSize: number): Promise<Map<string, TopicConfigSubset>> {
+  const { errors } = pass;
   const out = new Map<string, TopicConfigSubset>();
-  if (brokerIds.length === 0 || topicNames.length === 0) {
+  if (pass.nodes.brokerOrder().length === 0 || topicNames.length === 0) {
     if (topicNames.length > 0) errors.push({ scope: 'configs', message: 'no broker answered; topic configs unknown' });
     return out;
   }
-  // Topic configs can be served by any broker: spread batches, and retry a
-  // failed batch once on the next broker.
-  await mapLimit(chunk(topicNames, batchSize), concurrency, async (batch, i) => {
-    let lastError: unknown;
-    for (let attempt = 0; attempt < Math.min(2, brokerIds.length); attempt++) {
-      const brokerId = brokerIds[(i + attempt) % brokerIds.length]!;
-      try {
-        const res = await withTimeout(conns.get(brokerId)!.describeTopicConfigs(batch, SNAPSHOT_CONFIG_NAMES), budget(requestTimeoutMs), `DescribeConfigs on broker ${brokerId}`);
-        for (const r of res.resources) {
-          if (r.errorCode !== 0) {
-            errors.push({ scope: `configs:${r.resourceName}`, message: `${kafkaError(r.errorCode).type}${r.errorMessage ? `: ${r.errorMessage}` : ''}` });
-            continue;
-          }
-          out.set(r.resourceName, parseTopicConfig(r.configEntries));
-        }
-        return;
-      } catch (err) {
-        lastError = err;
-      }
+  const queries = topicNames.map((name) => ({ type: 'topic' as const, name, names: SNAPSHOT_CONFIG_NAMES }));
+  for (const b of await pass.router.spread(KAFKA_APIS.DescribeConfigs.call, queries, batchSize)) {
+    if (!b.results) {
+      errors.push({ scope: 'configs', message: `${b.batch.length} topics: ${errorMessage(b.error)}` });
+      continue;
     }
-    errors.push({ scope: 'configs', message: `${batch.length} topics: ${errorMessage(lastError)}` });
-  });
+    for (const r of b.results.values()) {
+      if (r.errorCode !== 0) errors.push({ scope: `configs:${r.name}`, message: configError(r.errorCode, r.error) });
+      else out.set(r.name, parseTopicConfig(r.entries));
+    }
+  }
   return out;
 }

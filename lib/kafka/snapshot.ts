@@ -3,13 +3,16 @@
 // replicas, the topic configs detectors need, in-progress reassignments, and
 // consumer groups with their coordinator state. Every call runs under a
 // timeout; a broker that fails becomes `unreachableBrokers` + `errors` and the
-// snapshot is marked partial rather than thrown away.
+// snapshot is marked partial rather than thrown away. Its calls go through the
+// admin's router (router/), over one Nodes bounded by the pass's deadline:
+// the same connections, routes and result mapping as every admin call.
 
 import type { BrokerInfo, ClusterSnapshot, SnapshotError, TopicState, TransactionsView } from './types.ts';
-import type { OpenConnections } from './router/nodes.ts';
+import { Nodes, type OpenConnections } from './router/nodes.ts';
+import { Router } from './router/router.ts';
 import { type ConnectionConfig, wireOptionsFor } from './connection.ts';
 import { CONSUMER_OFFSETS_TOPIC, DEFAULT_OFFSETS_TOPIC_PARTITIONS } from './group-partition.ts';
-import { type RawMetadata, WireBroker } from './wire.ts';
+import type { RawMetadata, WireBroker } from './wire.ts';
 import { withTimeout } from './limits.ts';
 import { readElrInto } from './partition-details.ts';
 import { describeConfigs, listGroupsPass, readGroupsAndLag, readReassignmentsInto, topicsOf, type SnapshotPass } from './cluster-reads.ts';
@@ -66,11 +69,6 @@ export class BootstrapUnreachableError extends ResponderError {
   }
 }
 
-function parseAddress(hostPort: string): { host: string; port: number } {
-  const i = hostPort.lastIndexOf(':');
-  return { host: hostPort.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(hostPort.slice(i + 1)) };
-}
-
 /** One snapshot per cluster at a time in this process: a sick cluster is read once, not once per request. */
 const snapshotPerCluster = new KeyedSemaphores();
 
@@ -105,27 +103,24 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
   const budget = (perCall: number) => Math.min(perCall, remaining());
   const wireOptions = wireOptionsFor(config, options.timeoutMs);
   const concurrency = options.concurrency ?? 8;
+  // A routed call of the snapshot (reassignments) gets one request timeout, as each of its reads always has.
+  const nodes = new Nodes(config.bootstrap, wireOptions, wireOptions.requestTimeoutMs, concurrency, null, { remaining });
+  const router = new Router(nodes);
   const errors: SnapshotError[] = [];
-  const unreachable = new Set<number>();
-  const opened: WireBroker[] = [];
+  // The brokers this pass found down (Nodes.down): not asked again, and reported.
+  const unreachable = nodes.down;
   let transactionsRead: Promise<TransactionsView> | undefined;
-  const pass: SnapshotPass = { wireOptions, concurrency, errors, budget, remaining, now };
-  const open = (host: string, port: number, nodeId: number | null) => {
-    const b = new WireBroker(host, port, nodeId, wireOptions);
-    opened.push(b);
-    return b;
-  };
+  const pass: SnapshotPass = { wireOptions, concurrency, errors, budget, remaining, now, nodes, router };
 
   try {
     const topicFilter = options.topics && options.topics.length > 0 ? [...new Set([...options.topics, CONSUMER_OFFSETS_TOPIC])] : null;
-    const connected = new Map<string, WireBroker>();
-    const { metadata } = await bootstrapMetadata(config.bootstrap, topicFilter, open, budget, wireOptions.requestTimeoutMs + wireOptions.connectionTimeoutMs * 2, connected);
+    const metadata = await bootstrapMetadata(nodes, topicFilter, wireOptions.requestTimeoutMs + wireOptions.connectionTimeoutMs * 2);
     const takenAt = new Date(now()).toISOString();
 
     const brokers = brokersOf(metadata);
-    const brokerConns = reuseConnections(brokers, connected, open);
+    // A bootstrap server Metadata advertises by the same address keeps its connection (Nodes.brokerConn).
+    const brokerConns = new Map(brokers.map((b) => [b.id, nodes.brokerConn(b.id)!]));
     const fail = (brokerId: number, what: string, err: unknown) => {
-      unreachable.add(brokerId);
       errors.push({ scope: `broker:${brokerId}`, message: `${what}: ${errorMessage(err)}` });
     };
     /** Brokers to use for cluster-wide questions, answering ones first. */
@@ -137,15 +132,15 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
 
     // Liveness first, so the slower questions go to brokers that answer. This is
     // also the ListGroups pass: each broker lists the groups it coordinates.
-    const { listed, coordinatorErrors } = await listGroupsPass(pass, brokers, brokerConns, fail);
+    const { listed, coordinatorErrors } = await listGroupsPass(pass, brokers, fail);
 
     // From here on, beside everything else the snapshot asks.
     if (options.transactions) {
-      const shared = { open: { wire: wireOptions, brokers, controllerId: metadata.controllerId, conns: [...brokerConns.values()] }, topics, reachable: healthyBrokers(), timeoutMs: remaining() };
+      const shared = { open: nodes.openConnections(), topics, reachable: healthyBrokers(), timeoutMs: remaining() };
       transactionsRead = readTransactions(options.transactions, shared, now());
     }
 
-    const alongside = { topics, topicFilter, controllerId: metadata.controllerId, healthyBrokers, brokerConns, open, configBatchSize: options.configBatchSize ?? 200 };
+    const alongside = { topics, topicFilter, healthyBrokers, brokerConns, configBatchSize: options.configBatchSize ?? 200 };
     const { quorumRead, configs, partitionSource, registeredBrokers } = await readAlongsideQuorum(pass, alongside);
     for (const t of topics) t.config = configs.get(t.name) ?? null;
 
@@ -174,7 +169,7 @@ async function snapshotPass(config: ConnectionConfig, options: SnapshotOptions):
   } finally {
     // Its connections are the snapshot's: they close once it is done with them.
     await transactionsRead;
-    await Promise.all(opened.map((b) => b.disconnect()));
+    await nodes.close();
   }
 }
 
@@ -186,21 +181,6 @@ function isPartial(unreachable: ReadonlySet<number>, errors: readonly SnapshotEr
 /** Metadata's brokers, by id. */
 function brokersOf(metadata: RawMetadata): BrokerInfo[] {
   return metadata.brokers.map((b) => ({ id: b.nodeId, host: b.host, port: b.port, rack: b.rack ?? null })).sort((a, b) => a.id - b.id);
-}
-
-/**
- * A connection per broker. A broker the bootstrap list named as Metadata
- * advertises it keeps the connection already open (one handshake less per
- * broker: TLS, SASL and ApiVersions).
- */
-function reuseConnections(brokers: readonly BrokerInfo[], connected: Map<string, WireBroker>, open: (host: string, port: number, nodeId: number | null) => WireBroker): Map<number, WireBroker> {
-  return new Map<number, WireBroker>(
-    brokers.map((b) => {
-      const same = connected.get(`${b.host}:${b.port}`);
-      connected.delete(`${b.host}:${b.port}`);
-      return [b.id, same ? same.as(b.id) : open(b.host, b.port, b.id)];
-    }),
-  );
 }
 
 /** The read alongside the snapshot (SnapshotOptions.transactions), started now; a failure is its view's status. */
@@ -220,23 +200,21 @@ async function readAlongsideQuorum(
   input: {
     topics: TopicState[];
     topicFilter: string[] | null;
-    controllerId: number;
     healthyBrokers: () => number[];
     brokerConns: Map<number, WireBroker>;
-    open: (host: string, port: number, nodeId: number | null) => WireBroker;
     configBatchSize: number;
   },
 ) {
   const { topics, topicFilter, healthyBrokers, brokerConns } = input;
-  const { budget, errors, concurrency, wireOptions, now } = pass;
-  const quorumRead = readQuorum(healthyBrokers().map((id) => brokerConns.get(id)!), { open: input.open, timeoutMs: budget(QUORUM_READ_TIMEOUT_MS), now });
+  const { budget, errors, wireOptions, now, nodes } = pass;
+  const open = (host: string, port: number, nodeId: number | null) => nodes.dedicated({ host, port }, nodeId);
+  const quorumRead = readQuorum(healthyBrokers().map((id) => brokerConns.get(id)!), { open, timeoutMs: budget(QUORUM_READ_TIMEOUT_MS), now });
   // Reads the brokers answer from their metadata but that an absent controller could hold: once the quorum is
   // known lost they stop waiting, and the snapshot says why (topics keep Metadata's view).
   const quorumLost = whenQuorumLost(quorumRead).then(() => NO_QUORUM_LEADER);
   const [configs, , partitionSource, registeredBrokers] = await Promise.all([
-    describeConfigs(topics.map((t) => t.name), healthyBrokers(), brokerConns, input.configBatchSize, concurrency, budget, wireOptions.requestTimeoutMs, errors),
-    // ZooKeeper-mode brokers other than the controller answer NOT_CONTROLLER; KRaft brokers all forward.
-    readReassignmentsInto(pass, topics, healthyBrokers().includes(input.controllerId) ? input.controllerId : healthyBrokers()[0], brokerConns, quorumRead),
+    describeConfigs(pass, topics.map((t) => t.name), input.configBatchSize),
+    readReassignmentsInto(pass, topics, quorumRead),
     // Same snapshot, ELR added where the brokers serve it (else Metadata's view stands).
     readElrInto(topics, healthyBrokers().map((id) => brokerConns.get(id)!), topicFilter, () => budget(wireOptions.requestTimeoutMs), errors, quorumLost),
     // Fenced brokers (KIP-1073), where the line can list them; never an error (the view says why not).
@@ -248,50 +226,11 @@ async function readAlongsideQuorum(
   return { quorumRead, configs, partitionSource, registeredBrokers };
 }
 
-async function bootstrapMetadata(
-  bootstrap: string[],
-  topics: string[] | null,
-  open: (host: string, port: number, nodeId: number | null) => WireBroker,
-  budget: (perCall: number) => number,
-  perAttemptMs: number,
-  /** Filled with the servers that connected, by "host:port" as Metadata advertises brokers. */
-  connected: Map<string, WireBroker>,
-): Promise<{ metadata: RawMetadata }> {
-  // Connect to every bootstrap server at once (a dead first entry must not eat
-  // the whole budget), then ask the first that answers for the full Metadata,
-  // and the others in turn only if it fails: a fleet's Metadata (200,000
-  // partitions, 9 MB) is decoded once, not once per bootstrap server.
-  const failures: string[] = [];
-  const conns = bootstrap.map((addr) => {
-    const { host, port } = parseAddress(addr);
-    const conn = open(host, port, null);
-    const ready = withTimeout(conn.connect(), budget(perAttemptMs), `connect to ${addr}`).then(
-      () => {
-        connected.set(`${host}:${port}`, conn);
-        return { addr, conn };
-      },
-      (err: unknown) => {
-        failures.push(`${addr}: ${errorMessage(err)}`);
-        throw err;
-      },
-    );
-    return ready;
-  });
-  const asked = new Set<string>();
-  for (let i = 0; i < conns.length; i++) {
-    let next: { addr: string; conn: WireBroker };
-    try {
-      // The first connected server not asked yet.
-      next = await Promise.any(conns.map((c) => c.then((x) => (asked.has(x.addr) ? Promise.reject(new Error('asked')) : x))));
-    } catch {
-      break;
-    }
-    asked.add(next.addr);
-    try {
-      return { metadata: await withTimeout(next.conn.metadata(topics), budget(perAttemptMs), `Metadata from ${next.addr}`) };
-    } catch (err) {
-      failures.push(`${next.addr}: ${errorMessage(err)}`);
-    }
+/** Metadata from the bootstrap servers (Nodes.bootstrap), or why none answered. */
+async function bootstrapMetadata(nodes: Nodes, topics: string[] | null, perAttemptMs: number): Promise<RawMetadata> {
+  try {
+    return await nodes.bootstrap(topics, perAttemptMs);
+  } catch (err) {
+    throw new BootstrapUnreachableError(errorMessage(err));
   }
-  throw new BootstrapUnreachableError(`could not read cluster metadata from any bootstrap server (${failures.join('; ')})`);
 }

@@ -24,6 +24,7 @@ import { newJob } from '../queue/job.ts';
 import { describeOpsRequest, OPS_JOB_KINDS, opsExecuteJobSchema, opsPlanJobSchema, opsRefreshJobSchema, opsSweepJobSchema, type OpsExecuteJob, type OpsPlanJob, type OpsRefreshJob } from './requests.ts';
 import { MESSAGE_REF_TTL_SECONDS, planMessageRef, refKey, refreshPlanMessage } from './plan-message.ts';
 import { settleClosedRun, threadReporter } from './run-thread.ts';
+import { tellChangeFeed, withChangeFeed } from './change-feed.ts';
 import { sweepOperations } from './sweep.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from '../worker/worker.ts';
@@ -95,6 +96,8 @@ export function operationsJobs(deps: OperationsDeps): JobHandler[] {
       const request = await approvals.get(payload.requestId);
       if (!request) throw new PermanentJobError(`no approval request ${payload.requestId}`);
       const ref = await planMessageRef(ctx.store, payload.requestId);
+      // Every decision passes here (the second approval, an abandon): the feed finds what is new.
+      await tellChangeFeed(ctx, request);
       await refreshPlanMessage(ctx, request, ref);
       if (payload.line && ref) await (await oncePoster(ctx, ctx.job.id)).post('audit-line', { channel: ref.channel, thread_ts: ref.threadTs, text: payload.line });
     },
@@ -187,7 +190,7 @@ async function executeJob(payload: OpsExecuteJob, ctx: OperationsContext): Promi
   const workerId = `worker:${randomUUID().slice(0, 8)}:${job.id}`.slice(0, 128);
   const remaining = ctx.remainingMs?.() ?? DEFAULT_TICK_BUDGET_MS;
   const deadline = Date.now() + remaining - TICK_MARGIN_MS;
-  const reporter = await threadReporter(ctx, payload.requestId, ref);
+  const reporter = withChangeFeed(await threadReporter(ctx, payload.requestId, ref), ctx);
   const result = await runTick({
     approvals,
     io: operations.io(cluster),

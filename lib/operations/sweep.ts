@@ -13,6 +13,7 @@ import type { OperationsContext } from './job-context.ts';
 import { planMessageRef, refreshPlanMessage } from './plan-message.ts';
 import { OPS_JOB_KINDS, type OpsExecuteJob } from './requests.ts';
 import { runScope } from './run-thread.ts';
+import { tellChangeFeed } from './change-feed.ts';
 import { cleanupFinishedRun } from './runner.ts';
 import { PermanentJobError } from '../worker/worker.ts';
 
@@ -93,6 +94,8 @@ async function sweepOne(
       counts.expired++;
       // In the sweep's view until the message says so: a worker dying in between leaves it to the next sweep.
       await approvals.completeAuditTrail(before);
+      // An approved request that expired before it ran is an outcome too (the feed ignores the unapproved).
+      await tellChangeFeed(ctx, before);
       const ref = await planMessageRef(ctx.store, id);
       // Out of view only once the message says EXPIRED, or when there is no message to edit after the
       // plan job's retries could have posted one (a plan that was never posted has no buttons to hide).

@@ -13,6 +13,9 @@ import { singleFlightDiagnoser } from '../diagnose/single-flight.ts';
 import { executorFactory } from '../hosts/executors.ts';
 import { createDefaultOperations, type OperationsBackend } from '../operations/backend.ts';
 import { operationsJobs } from '../operations/jobs.ts';
+import type { ChangeFeed } from '../operations/job-context.ts';
+import { pagerDutyJobs, type PagerDutySecret } from '../pagerduty/deliveries.ts';
+import { pagerDutyChangeFeed } from '../pagerduty/operations-feed.ts';
 import { timelineGraph } from '../timeline/graph.ts';
 import { timelineJobs, type TimelineAttachments } from '../timeline/jobs.ts';
 import type { Plan } from '../operations/types.ts';
@@ -29,13 +32,17 @@ export interface FeatureDeps {
   operations?: OperationsBackend;
   /** Files posted with an incident's timeline; absent: the metrics graph of the incident's cluster (none without a metrics source). */
   timelineAttachments?: TimelineAttachments;
+  /** Where approved operations are recorded besides the thread; absent: PagerDuty's change events when configured. */
+  changeFeed?: ChangeFeed;
+  /** PagerDuty's routing key and API token; absent: the SecureString parameters (variables locally). */
+  pagerdutySecret?: PagerDutySecret;
 }
 
 /**
  * Every job kind the worker runs, one entry per feature. A new kind is one
  * entry in its feature's list; a new feature is one line here.
  */
-export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [diagnoseJobs, alertJobs, operationsJobs, auditJobs, timelineJobs];
+export const FEATURE_JOBS: readonly ((deps: FeatureDeps) => JobHandler[])[] = [diagnoseJobs, alertJobs, operationsJobs, auditJobs, timelineJobs, pagerDutyJobs];
 
 /** The real diagnosis and operations backends, reaching hosts through SSM or the local executor. */
 export function defaultFeatureDeps(approvals?: ApprovalService<Plan>): FeatureDeps {
@@ -66,6 +73,8 @@ export function buildWorker(config: Config, infra: WorkerInfra, features: Featur
     diagnoser: singleFlightDiagnoser(features.diagnoser, { store: infra.store, log: infra.log }),
     timelineAttachments: features.timelineAttachments ?? timelineGraph(config),
   };
+  const changeFeed = features.changeFeed ?? pagerDutyChangeFeed(config);
+  if (changeFeed) shared.changeFeed = changeFeed;
   const registry = new JobRegistry(FEATURE_JOBS.flatMap((jobs) => jobs(shared)));
   const deps: WorkerDeps & FeatureDeps = { config, ...infra, ...shared };
   return { deps, registry, run: (job, extra = {}) => runJob(job, { ...deps, ...extra }, registry) };

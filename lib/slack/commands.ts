@@ -4,7 +4,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KnownBlock } from '@slack/types';
-import { listIncidents, listRunning, listUndelivered } from '../state/activity.ts';
+import { listDeliveries, listIncidents, listRunning, listUndelivered, type OutboundDelivery } from '../state/activity.ts';
 import { SLACK_LIMITS, clip, escapeMrkdwn } from './limits.ts';
 import type { CommandReply, SlackContribution, SlackRegistry, SlashSubcommand } from './registry.ts';
 
@@ -77,7 +77,12 @@ export const statusCommand: SlashSubcommand = {
   summary: "this channel's open incidents and running diagnoses/operations",
   async run(inv, deps) {
     // Only this channel's: another channel (a private incident channel) is not this one's business.
-    const [incidents, running, undelivered] = await Promise.all([listIncidents(deps.store, inv.channelId), listRunning(deps.store, inv.channelId), listUndelivered(deps.store, inv.channelId)]);
+    const [incidents, running, undelivered, outbound] = await Promise.all([
+      listIncidents(deps.store, inv.channelId),
+      listRunning(deps.store, inv.channelId),
+      listUndelivered(deps.store, inv.channelId),
+      listDeliveries(deps.store, inv.channelId),
+    ]);
     const inc = incidents.length
       ? incidents
           .slice(-20)
@@ -102,10 +107,21 @@ export const statusCommand: SlashSubcommand = {
         .join('\n');
       blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*:warning: Undelivered Slack messages (${undelivered.length}):*\n${lines}`, SLACK_LIMITS.sectionText) } });
     }
-    const missed = undelivered.length ? `, ${undelivered.length} undelivered messages` : '';
+    if (outbound.length) blocks.push(deliveriesBlock(outbound));
+    const missed = `${undelivered.length ? `, ${undelivered.length} undelivered messages` : ''}${outbound.length ? `, ${outbound.length} deliveries to other tools not done` : ''}`;
     return ephemeral(`${incidents.length} open incidents, ${running.length} running${missed}`, blocks);
   },
 };
+
+/** What other tools (PagerDuty) have not received yet, or never will: the run went on without them. */
+function deliveriesBlock(outbound: OutboundDelivery[]): KnownBlock {
+  const icon = { pending: ':hourglass_flowing_sand:', retrying: ':repeat:', failed: ':x:' } as const;
+  const lines = outbound
+    .slice(0, 10)
+    .map((d) => `• ${icon[d.state]} ${escapeMrkdwn(clip(d.target, 40))} ${d.state} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}: “${escapeMrkdwn(clip(d.what, 120))}”${d.error ? ` — ${escapeMrkdwn(clip(d.error, 120))}` : ''}`)
+    .join('\n');
+  return { type: 'section', text: { type: 'mrkdwn', text: clip(`*:warning: Not delivered to other tools (${outbound.length}):*\n${lines}`, SLACK_LIMITS.sectionText) } };
+}
 
 /** `help`: the router's own usage list, over whatever the registry holds. */
 export function helpCommand(registry: SlackRegistry): SlashSubcommand {

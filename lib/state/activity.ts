@@ -46,11 +46,26 @@ export interface UndeliveredMessage {
   at: string;
 }
 
-const LISTS = { running: 'running', incidents: 'incidents', undelivered: 'undelivered' } as const;
+/** A message to another tool (PagerDuty) not delivered yet: queued, being retried, or given up on. */
+export interface OutboundDelivery {
+  id: string;
+  /** "PagerDuty change event", "PagerDuty note". */
+  target: string;
+  /** One line a human recognises it by. */
+  what: string;
+  state: 'pending' | 'retrying' | 'failed';
+  attempts: number;
+  error?: string;
+  at: string;
+  channel: string;
+}
+
+const LISTS = { running: 'running', incidents: 'incidents', undelivered: 'undelivered', outbound: 'outbound' } as const;
 /** One list per kind and channel: a listing reads its own channel's list only (and its bound is the channel's). */
 const channelList = (list: string, channel: string | undefined) => `${list}:${channel ?? '-'}`;
 const INCIDENT_TTL_SECONDS = 7 * 24 * 3600;
 const UNDELIVERED_TTL_SECONDS = 3 * 24 * 3600;
+const outboundKey = (id: string) => `outbound:${id}`;
 /** A job that never reported back (its Lambda died) drops off after this: its record expires. */
 const STALE_RUNNING_SECONDS = 30 * 60;
 const MAX_LISTED = 100;
@@ -99,4 +114,17 @@ export function recordUndelivered(store: StateStore, message: UndeliveredMessage
 
 export async function listUndelivered(store: StateStore, channel: string): Promise<UndeliveredMessage[]> {
   return (await store.list<UndeliveredMessage>(channelList(LISTS.undelivered, channel), MAX_LISTED)).map((i) => i.value);
+}
+
+/** Lists (or updates) a delivery while it is pending, retried or failed; a failed one stays listed until it expires. */
+export function listDelivery(store: StateStore, d: OutboundDelivery, log?: Log): Promise<boolean> {
+  return bestEffort('list the delivery', log, () => store.put(outboundKey(d.id), d, UNDELIVERED_TTL_SECONDS, channelList(LISTS.outbound, d.channel)));
+}
+
+export function unlistDelivery(store: StateStore, id: string, log?: Log): Promise<boolean> {
+  return bestEffort('clear the delivery', log, () => store.remove(outboundKey(id)));
+}
+
+export async function listDeliveries(store: StateStore, channel: string): Promise<OutboundDelivery[]> {
+  return (await store.list<OutboundDelivery>(channelList(LISTS.outbound, channel), MAX_LISTED)).map((i) => i.value);
 }

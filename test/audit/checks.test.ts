@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_CHECKS, runAuditChecks, skippedAuditChecks, type AuditInput } from '../../lib/audit/preventive.ts';
-import { trendFindings, type StorageSample } from '../../lib/diagnose/storage-samples.ts';
+import type { StorageSample } from '../../lib/diagnose/storage-samples.ts';
+import { trendFindings } from '../../lib/diagnose/checks/storage-trend.ts';
 import { FINDING_KINDS } from '../../lib/diagnose/checks/index.ts';
 import { config, healthyTopic, okProbe, part, snapshot, topic } from '../diagnose/fixtures.ts';
 

@@ -214,7 +214,7 @@ describe('osls package (no AWS credentials)', () => {
     expect(fns.length).toBe(6);
     for (const [name, fn] of fns) {
       const vars = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
-      for (const secret of ['SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'ALERTMANAGER_TOKEN', 'KR_CONFIG', 'KAFKA_SASL_PASSWORD']) expect(vars[secret], `${name} ${secret}`).toBeUndefined();
+      for (const secret of ['SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN', 'ALERTMANAGER_TOKEN', 'KR_CONFIG', 'KAFKA_SASL_PASSWORD', 'PAGERDUTY_ROUTING_KEY', 'PAGERDUTY_API_TOKEN', 'PAGERDUTY_WEBHOOK_SECRETS']) expect(vars[secret], `${name} ${secret}`).toBeUndefined();
       for (const [k, v] of Object.entries(vars)) if (k.endsWith('_PARAMETER')) expect(v, `${name} ${k}`).toMatch(/^\/kafka-responder\/ci\/[a-z-]+$/);
     }
     const env = (fn: string) => resources[fn].Properties.Environment.Variables;
@@ -223,7 +223,13 @@ describe('osls package (no AWS credentials)', () => {
     const alertParameters = Object.fromEntries(Object.entries(env('AlertsLambdaFunction') as Record<string, string>).filter(([k]) => k.endsWith('_PARAMETER')));
     expect(alertParameters).toEqual(Object.fromEntries(WEBHOOKS.map((s) => [s.auth.secret.parameterVar, `/kafka-responder/ci/${s.auth.secret.parameter}`])));
     for (const fn of ['WorkerLambdaFunction', 'SweepLambdaFunction', 'AuditScheduleLambdaFunction']) {
-      expect(env(fn)).toMatchObject({ KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token', KR_CONFIG_PARAMETER: '/kafka-responder/ci/config', KR_KAFKA_CREDENTIALS_PARAMETER: '/kafka-responder/ci/kafka-scram-credentials' });
+      expect(env(fn)).toMatchObject({
+        KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token',
+        KR_CONFIG_PARAMETER: '/kafka-responder/ci/config',
+        KR_KAFKA_CREDENTIALS_PARAMETER: '/kafka-responder/ci/kafka-scram-credentials',
+        KR_PAGERDUTY_ROUTING_KEY_PARAMETER: '/kafka-responder/ci/pagerduty-routing-key',
+        KR_PAGERDUTY_API_TOKEN_PARAMETER: '/kafka-responder/ci/pagerduty-api-token',
+      });
     }
   });
 
@@ -238,7 +244,7 @@ describe('osls package (no AWS credentials)', () => {
         .sort();
     expect(readable('SlackRole')).toEqual(['/kafka-responder/ci/config', '/kafka-responder/ci/slack-bot-token', '/kafka-responder/ci/slack-signing-secret']);
     expect(readable('AlertsRole')).toEqual([...new Set(WEBHOOKS.map((s) => `/kafka-responder/ci/${s.auth.secret.parameter}`))].sort());
-    expect(readable('WorkerRole')).toEqual(['/kafka-responder/ci/config', '/kafka-responder/ci/kafka-scram-credentials', '/kafka-responder/ci/slack-bot-token']);
+    expect(readable('WorkerRole')).toEqual(['/kafka-responder/ci/config', '/kafka-responder/ci/kafka-scram-credentials', '/kafka-responder/ci/pagerduty-api-token', '/kafka-responder/ci/pagerduty-routing-key', '/kafka-responder/ci/slack-bot-token']);
     // The default, the AWS-managed aws/ssm key, needs no grant; a customer managed key (the stack
     // parameter, or --param parameterKmsKeyId=… at package) is decrypted by each role only through SSM.
     const decrypts = (t: Json) =>

@@ -81,10 +81,18 @@ export interface Detected<F> {
   facts: F;
 }
 
+// The facts each finding was worded from: a test reads them to hold every check to the split.
+const factsOf = new WeakMap<Finding, unknown>();
+
 /** The Finding of what detect found, worded by the check's renderer (in the same file). */
 export function renderFinding<F>(d: Detected<F>, render: (facts: F) => FindingProse): Finding {
-  return makeFinding({ ...d.finding, ...render(d.facts) });
+  const f = makeFinding({ ...d.finding, ...render(d.facts) });
+  factsOf.set(f, d.facts);
+  return f;
 }
+
+/** The facts renderFinding worded `f` from; undefined for a finding it did not make. */
+export const renderedFacts = (f: Finding): unknown => factsOf.get(f);
 
 export type CheckOutcome = { check: Check; status: 'ran'; findings: Finding[] } | { check: Check; status: 'skipped'; missing: CheckSource[] };
 

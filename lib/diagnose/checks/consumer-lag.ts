@@ -1,8 +1,8 @@
 // consumer-lag: groups stalled, stopped or lagging, judged over the lag samples.
 
-import type { Finding } from '../types.ts';
-import { makeFinding, plural } from '../finding.ts';
-import type { Check } from './check.ts';
+import type { GroupState } from '../../kafka/types.ts';
+import { plural } from '../finding.ts';
+import { renderFinding, type Check, type Detected, type FindingProse } from './check.ts';
 import { aggregateSample, evaluateLag, membersOf, worseStatus, type LagStatus } from '../lag-verdict.ts';
 import { fromView, refs, tpList, stateText, positionEvidence, type ConsumerView, type ConsumerPartition } from './consumer-view.ts';
 
@@ -21,11 +21,20 @@ const LAG_MEANING: Record<Exclude<LagStatus, 'OK'>, string> = {
   LAGGING: 'commits move but the lag grew at every sample',
 };
 
+/** What the renderer words: the group, its verdict, the partitions it names, its total lag and the window judged. */
+interface Facts {
+  group: GroupState;
+  status: Exclude<LagStatus, 'OK'>;
+  worst: ConsumerPartition[];
+  totalLag: number;
+  windowMs: number;
+}
+
 /** Burrow-style verdict per group: the worst of its partitions over this run's samples and its aggregate over the kept history. */
-function consumerLag(view: ConsumerView): Finding[] {
+function detect(view: ConsumerView): Detected<Facts>[] {
   // Only the kept history needs this run's aggregate.
   const current = view.samples.length > 0 && view.history.length > 0 ? aggregateSample(view.samples[view.samples.length - 1]!, membersOf(view.snapshot)) : null;
-  return view.groups.flatMap(({ group, partitions }) => {
+  return view.groups.flatMap(({ group, partitions }): Detected<Facts>[] => {
     const members = group.members ?? null;
     const verdicts = partitions.map((p) => ({ p, status: evaluateLag(p.points, members) }));
     let status = verdicts.reduce<LagStatus>((w, v) => worseStatus(w, v.status), 'OK');
@@ -45,27 +54,35 @@ function consumerLag(view: ConsumerView): Finding[] {
     const totalLag = partitions.reduce((n, p) => n + Math.max(0, lagOf(p)), 0);
     const windowMs = view.history.length > 0 ? (view.samples.at(-1)?.at ?? 0) - view.history[0]!.at : (view.samples.at(-1)?.at ?? 0) - (view.samples[0]?.at ?? 0);
     return [
-      makeFinding({
-        kind: 'consumer-lag',
-        severity: LAG_SEVERITY[status],
-        title: `Group ${group.groupId} (${stateText(group)}) ${status}: lag ${totalLag} on ${plural(worst.length, 'partition')}`,
-        summary: `${status}: ${LAG_MEANING[status]} (${stateText(group)}; judged over ${Math.round(windowMs / 1000)} s of samples). Partitions: ${tpList(worst)}.`,
-        partitions: refs(worst),
-        groups: [group.groupId],
-        evidence: [
-          { label: 'status', value: status, source: 'offsets' },
-          ...positionEvidence(group, worst, (p) => `, lag ${lagOf(p)}${p.points.length > 1 ? ` (samples: ${p.points.map((x) => `${x.committed}/${x.end}`).join(' → ')})` : ''}`),
-        ],
-        identity: [`group:${group.groupId}`, `status:${status}`],
-        nextActions:
-          status === 'STALLED'
-            ? ['Look at the consumers of this group: a stuck poll loop, a poison message, or commits failing (check the client logs).', 'Restarting one consumer triggers a rebalance that often unsticks a partition; find the cause first.']
-            : status === 'STOPPED'
-              ? ['Start the group\'s consumers, or delete the group if it is abandoned (kafka-consumer-groups.sh --delete --group G).', 'Watch retention: a stopped group loses data once its offset falls below the log start.']
-              : ['Scale the consumers (up to one per partition) or find the slow processing step.', 'Check that the lag is not concentrated on one hot partition.'],
-      }),
+      {
+        finding: {
+          kind: 'consumer-lag',
+          severity: LAG_SEVERITY[status],
+          partitions: refs(worst),
+          groups: [group.groupId],
+          evidence: [
+            { label: 'status', value: status, source: 'offsets' },
+            ...positionEvidence(group, worst, (p) => `, lag ${lagOf(p)}${p.points.length > 1 ? ` (samples: ${p.points.map((x) => `${x.committed}/${x.end}`).join(' → ')})` : ''}`),
+          ],
+          identity: [`group:${group.groupId}`, `status:${status}`],
+        },
+        facts: { group, status, worst, totalLag, windowMs },
+      },
     ];
   });
 }
 
-export const consumerLagCheck: Check = { kinds: ['consumer-lag'], needs: ['metadata'], detect: fromView(consumerLag) };
+function render({ group, status, worst, totalLag, windowMs }: Facts): FindingProse {
+  return {
+    title: `Group ${group.groupId} (${stateText(group)}) ${status}: lag ${totalLag} on ${plural(worst.length, 'partition')}`,
+    summary: `${status}: ${LAG_MEANING[status]} (${stateText(group)}; judged over ${Math.round(windowMs / 1000)} s of samples). Partitions: ${tpList(worst)}.`,
+    nextActions:
+      status === 'STALLED'
+        ? ['Look at the consumers of this group: a stuck poll loop, a poison message, or commits failing (check the client logs).', 'Restarting one consumer triggers a rebalance that often unsticks a partition; find the cause first.']
+        : status === 'STOPPED'
+          ? ['Start the group\'s consumers, or delete the group if it is abandoned (kafka-consumer-groups.sh --delete --group G).', 'Watch retention: a stopped group loses data once its offset falls below the log start.']
+          : ['Scale the consumers (up to one per partition) or find the slow processing step.', 'Check that the lag is not concentrated on one hot partition.'],
+  };
+}
+
+export const consumerLagCheck: Check = { kinds: ['consumer-lag'], needs: ['metadata'], detect: fromView((view) => detect(view).map((d) => renderFinding(d, render))) };

@@ -1,9 +1,9 @@
 // Small facts about topics that the preventive checks share: a topic's
-// replication factor, the user topics, and a finding about one whole topic.
+// replication factor, the user topics, and the coded parts of a finding about one whole topic.
 
 import type { ClusterSnapshot, TopicState } from '../../kafka/types.ts';
-import { makeFinding, type FindingInput } from '../finding.ts';
-import type { Finding, FindingKind } from '../types.ts';
+import type { FindingInput } from '../finding.ts';
+import type { FindingKind } from '../types.ts';
 
 /** The least replica count over the topic's partitions (0 for a topic without partitions). */
 export function rfOf(t: TopicState): number {
@@ -19,7 +19,3 @@ export function topicParts(kind: FindingKind, t: TopicState): Pick<FindingInput,
   return { kind, identity: [`topic:${t.name}`], partitions: t.partitions.map((p) => ({ topic: t.name, partition: p.partition })) };
 }
 
-/** A finding about one whole topic: every partition affected, the topic its identity. */
-export function topicFinding(kind: FindingKind, t: TopicState, input: Omit<FindingInput, 'kind' | 'identity' | 'partitions'>): Finding {
-  return makeFinding({ ...input, ...topicParts(kind, t) });
-}

@@ -28,6 +28,9 @@ export function offsetsText(p: PartitionTransactions): string {
 
 export const leaderSource = (p: PartitionTransactions) => (p.leader === null ? 'metadata' : `broker:${p.leader}`);
 
+/** What a transaction finding affects: the partition and its leader. */
+export const partitionParts = (p: PartitionTransactions) => ({ partitions: [{ topic: p.topic, partition: p.partition }], brokers: p.leader === null ? [] : [p.leader] });
+
 export function transactionEvidence(t: OpenTransaction, p: PartitionTransactions, now: number): Evidence[] {
   const src = leaderSource(p);
   const started = t.coordinatorView.lookup === 'found' && t.coordinatorView.startTimeMs !== null && t.coordinatorView.startTimeMs > 0 && t.coordinatorView.includesPartition ? t.coordinatorView.startTimeMs : null;

@@ -10,13 +10,13 @@
 //   transaction-unresolved: an open transaction holds the LSO and its
 //     coordinator cannot be asked yet (transaction-unresolved.ts); it becomes
 //     one of the two above once the coordinator answers.
-import type { ClusterSnapshot } from '../../kafka/types.ts';
+import type { ClusterSnapshot, OpenTransaction, PartitionTransactions, TransactionsView } from '../../kafka/types.ts';
 import { groupsAtLso, transactionVerdict } from '../../kafka/transactions.ts';
 import type { Evidence, Finding, OperationOffer } from '../types.ts';
-import { makeFinding, plural } from '../finding.ts';
-import type { Check } from './check.ts';
-import { formatDuration, leaderSource, offsetsText, transactionEvidence } from './transaction-evidence.ts';
-import { unresolvedFinding, unresolvedTransactions } from './transaction-unresolved.ts';
+import { plural } from '../finding.ts';
+import { renderFinding, type Check, type Detected, type FindingProse } from './check.ts';
+import { formatDuration, leaderSource, offsetsText, partitionParts, transactionEvidence } from './transaction-evidence.ts';
+import { detectUnresolved, renderUnresolved, unresolvedTransactions, type UnresolvedFacts } from './transaction-unresolved.ts';
 
 export { formatDuration } from './transaction-evidence.ts';
 
@@ -44,82 +44,113 @@ function abortOffer(topic: string, partition: number, startOffset: number): Oper
   return { label: `Plan abort of the transaction at ${topic}-${partition} offset ${startOffset}`, request: { kind: 'abort-transaction', topic, partition, startOffset } };
 }
 
-export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] {
+/**
+ * What the renderer words, by kind: for a hanging transaction the partition,
+ * how many hang, their first offsets and the groups stopped at the LSO; for a
+ * stalled LSO the partition, the LSO and the producer holding it (when known);
+ * for an unresolved one, transaction-unresolved.ts's facts.
+ */
+type Facts =
+  | { kind: 'hanging-transaction'; topic: string; partition: number; first: number; offsets: number[]; stalled: number }
+  | { kind: 'lso-stalled'; topic: string; partition: number; lso: number; producerId: number | null; transactionalId: string | null }
+  | UnresolvedFacts;
+
+function hangingFinding(snapshot: ClusterSnapshot, view: TransactionsView, p: PartitionTransactions, hanging: OpenTransaction[]): Detected<Facts> {
+  const stalled = groupsStalledAt(snapshot, p);
+  const first = Math.min(...hanging.map((t) => t.firstOffset));
+  const evidence = hanging.flatMap((t) => transactionEvidence(t, p, view.at));
+  evidence.push({ label: 'offsets', value: offsetsText(p), source: leaderSource(p) });
+  if (stalled.length > 0) evidence.push({ label: 'read_committed groups stalled at the LSO', value: stalled.join(', '), source: 'consumer offsets' });
+  return {
+    finding: {
+      kind: 'hanging-transaction',
+      severity: stalled.length > 0 ? 'critical' : 'error',
+      ...partitionParts(p),
+      groups: stalled,
+      evidence,
+      identity: [`partition:${p.topic}-${p.partition}`, ...hanging.map((t) => `producer:${t.producerId}:${t.firstOffset}`)],
+      offer: abortOffer(p.topic, p.partition, hanging[0]!.firstOffset),
+    },
+    facts: { kind: 'hanging-transaction', topic: p.topic, partition: p.partition, first, offsets: hanging.map((t) => t.firstOffset), stalled: stalled.length },
+  };
+}
+
+/** The LSO did not move across samples while the high watermark did; null when it moved or the samples do not tell. */
+function lsoStalledFinding(snapshot: ClusterSnapshot, view: TransactionsView, p: PartitionTransactions): Detected<Facts> | null {
+  const firstSample = p.samples[0];
+  const lastSample = p.samples.at(-1);
+  if (p.samples.length < 2 || !firstSample || !lastSample) return null;
+  const lso = lastSample.lastStableOffset;
+  if (lso === null || firstSample.lastStableOffset !== lso || lastSample.highWatermark === null || firstSample.highWatermark === null) return null;
+  if (!(lastSample.highWatermark > firstSample.highWatermark && lastSample.highWatermark > lso)) return null;
+  const stalled = groupsStalledAt(snapshot, p);
+  const holder = p.openTransactions.filter((t) => t.firstOffset === lso);
+  const evidence: Evidence[] = [
+    {
+      label: 'samples',
+      value: `LSO ${lso} at both samples ${formatDuration(lastSample.at - firstSample.at)} apart; high watermark ${firstSample.highWatermark} → ${lastSample.highWatermark}`,
+      source: leaderSource(p),
+    },
+    ...holder.flatMap((t) => transactionEvidence(t, p, view.at)),
+  ];
+  if (stalled.length > 0) evidence.push({ label: 'read_committed groups stalled at the LSO', value: stalled.join(', '), source: 'consumer offsets' });
+  const who = holder[0];
+  return {
+    finding: {
+      kind: 'lso-stalled',
+      severity: 'warning',
+      ...partitionParts(p),
+      groups: stalled,
+      evidence,
+      identity: [`partition:${p.topic}-${p.partition}`],
+    },
+    facts: { kind: 'lso-stalled', topic: p.topic, partition: p.partition, lso, producerId: who?.producerId ?? null, transactionalId: who?.coordinatorView.transactionalId ?? null },
+  };
+}
+
+function detect(snapshot: ClusterSnapshot): Detected<Facts>[] {
   const view = snapshot.transactions;
   if (!view || view.status !== 'ok') return [];
-  const findings: Finding[] = [];
+  const found: Detected<Facts>[] = [];
   for (const p of view.partitions) {
     const hanging = p.openTransactions.filter((t) => transactionVerdict(t, view.maxTransactionTimeoutMs, view.at).verdict === 'hanging');
-    const stalled = groupsStalledAt(snapshot, p);
-    const tpRef = { topic: p.topic, partition: p.partition };
     // Holding the LSO while its coordinator cannot be asked: always said, on its own.
     const unresolved = unresolvedTransactions(view, p);
-    if (unresolved.length > 0) findings.push(unresolvedFinding(snapshot, view, p, unresolved));
-    if (hanging.length > 0) {
-      const first = Math.min(...hanging.map((t) => t.firstOffset));
-      const evidence = hanging.flatMap((t) => transactionEvidence(t, p, view.at));
-      evidence.push({ label: 'offsets', value: offsetsText(p), source: leaderSource(p) });
-      if (stalled.length > 0) evidence.push({ label: 'read_committed groups stalled at the LSO', value: stalled.join(', '), source: 'consumer offsets' });
-      findings.push(
-        makeFinding({
-          kind: 'hanging-transaction',
-          severity: stalled.length > 0 ? 'critical' : 'error',
-          title: `Hanging transaction on ${p.topic}-${p.partition} from offset ${first}`,
-          summary:
-            `${plural(hanging.length, 'open transaction')} on ${p.topic}-${p.partition} that no coordinator will close: ` +
-            `read_committed consumers cannot read past offset ${first}` +
-            (stalled.length > 0 ? `; ${plural(stalled.length, 'group')} already stopped there.` : '.'),
-          partitions: [tpRef],
-          brokers: p.leader === null ? [] : [p.leader],
-          groups: stalled,
-          evidence,
-          nextActions: hanging.map(
-            (t) => `Abort it (the ABORT marker kafka-transactions.sh abort writes), with two approvals: /kafka abort-transaction ${p.topic} ${p.partition} ${t.firstOffset}`,
-          ),
-          identity: [`partition:${p.topic}-${p.partition}`, ...hanging.map((t) => `producer:${t.producerId}:${t.firstOffset}`)],
-          offer: abortOffer(p.topic, p.partition, hanging[0]!.firstOffset),
-        }),
-      );
-      continue;
-    }
+    if (unresolved.length > 0) found.push(detectUnresolved(snapshot, view, p, unresolved));
+    if (hanging.length > 0) found.push(hangingFinding(snapshot, view, p, hanging));
     // An LSO held while the coordinator cannot be asked is not lso-stalled yet: the verdict waits for the coordinator.
-    if (unresolved.length > 0) continue;
-    const firstSample = p.samples[0];
-    const lastSample = p.samples.at(-1);
-    if (p.samples.length < 2 || !firstSample || !lastSample) continue;
-    const lso = lastSample.lastStableOffset;
-    if (lso === null || firstSample.lastStableOffset !== lso || lastSample.highWatermark === null || firstSample.highWatermark === null) continue;
-    if (!(lastSample.highWatermark > firstSample.highWatermark && lastSample.highWatermark > lso)) continue;
-    const holder = p.openTransactions.filter((t) => t.firstOffset === lso);
-    const evidence: Evidence[] = [
-      {
-        label: 'samples',
-        value: `LSO ${lso} at both samples ${formatDuration(lastSample.at - firstSample.at)} apart; high watermark ${firstSample.highWatermark} → ${lastSample.highWatermark}`,
-        source: leaderSource(p),
-      },
-      ...holder.flatMap((t) => transactionEvidence(t, p, view.at)),
-    ];
-    if (stalled.length > 0) evidence.push({ label: 'read_committed groups stalled at the LSO', value: stalled.join(', '), source: 'consumer offsets' });
-    const who = holder[0];
-    const whoText = who ? ` by producer ${who.producerId}${who.coordinatorView.transactionalId ? ` (transactional id ${who.coordinatorView.transactionalId})` : ''}` : '';
-    findings.push(
-      makeFinding({
-        kind: 'lso-stalled',
-        severity: 'warning',
-        title: `Last stable offset stalled on ${p.topic}-${p.partition} at ${lso}`,
-        summary: `The LSO of ${p.topic}-${p.partition} stayed at ${lso} while the log grew: a transaction still open${whoText} holds read_committed consumers there.`,
-        partitions: [tpRef],
-        brokers: p.leader === null ? [] : [p.leader],
-        groups: stalled,
-        evidence,
-        nextActions: [
-          'The coordinator still has this transaction ongoing: find its producer (transactional id above) and why it does not commit; the coordinator aborts it at its timeout. Do not abort it by hand.',
-        ],
-        identity: [`partition:${p.topic}-${p.partition}`],
-      }),
-    );
+    else if (unresolved.length === 0) found.push(...[lsoStalledFinding(snapshot, view, p)].filter((d) => d !== null));
   }
-  return findings;
+  return found;
+}
+
+function render(facts: Facts): FindingProse {
+  if (facts.kind === 'transaction-unresolved') return renderUnresolved(facts);
+  const tp = `${facts.topic}-${facts.partition}`;
+  if (facts.kind === 'lso-stalled') {
+    const { lso, producerId, transactionalId } = facts;
+    const whoText = producerId !== null ? ` by producer ${producerId}${transactionalId ? ` (transactional id ${transactionalId})` : ''}` : '';
+    return {
+      title: `Last stable offset stalled on ${tp} at ${lso}`,
+      summary: `The LSO of ${tp} stayed at ${lso} while the log grew: a transaction still open${whoText} holds read_committed consumers there.`,
+      nextActions: [
+        'The coordinator still has this transaction ongoing: find its producer (transactional id above) and why it does not commit; the coordinator aborts it at its timeout. Do not abort it by hand.',
+      ],
+    };
+  }
+  const { first, offsets, stalled } = facts;
+  return {
+    title: `Hanging transaction on ${tp} from offset ${first}`,
+    summary:
+      `${plural(offsets.length, 'open transaction')} on ${tp} that no coordinator will close: ` +
+      `read_committed consumers cannot read past offset ${first}` +
+      (stalled > 0 ? `; ${plural(stalled, 'group')} already stopped there.` : '.'),
+    nextActions: offsets.map((o) => `Abort it (the ABORT marker kafka-transactions.sh abort writes), with two approvals: /kafka abort-transaction ${facts.topic} ${facts.partition} ${o}`),
+  };
+}
+
+export function detectTransactionFindings(snapshot: ClusterSnapshot): Finding[] {
+  return detect(snapshot).map((d) => renderFinding(d, render));
 }
 
 /** The transaction checks (one unit: the three kinds come from one pass over the transactions view). */

@@ -3,8 +3,9 @@
 // there), and where the admin calls it, call.ts: its route (which broker: any,
 // the controller, a partition's leader, a coordinator, each broker) and its
 // result mapping, as router/spec.ts describes them. The router (router/)
-// sends, routes and retries every call; the snapshot's own reads send the
-// same definitions over its connections. A new API: one folder, one line here
+// sends, routes and retries every call, the snapshot's too (Metadata,
+// ListGroups, DescribeConfigs, ListPartitionReassignments); its other reads
+// send these definitions over the router's connections. A new API: one folder, one line here
 // (test/kafka/api-table.test.ts registers a toy one and checks the table
 // against the folders).
 import type { WireApi } from '../protocol/kafkajs.ts';
@@ -59,7 +60,7 @@ export interface KafkaApi {
   folder: string;
   /** Its versions' encode/decode. */
   wire: WireApi<any, any>;
-  /** Its route and result mapping, where the admin calls it (the snapshot routes its own reads: snapshot.ts and the files it names). */
+  /** Its route and result mapping, where the router calls it (the admin, the snapshot); without one, a snapshot read over the router's connections (the file named beside it). */
   call?: ApiCall;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

@@ -9,8 +9,11 @@
 //     answer. Topic resources and the cluster default → any broker.
 //   any → Metadata, FindCoordinator. broker → DescribeLogDirs, ListGroups.
 //   leaders → ListOffsets. coordinator(s) → group calls (FindCoordinator first).
+//   each broker, tolerating failures (eachBroker) → the snapshot's ListGroups
+//     pass; bounded fan-out over the live brokers (spread) → its topic configs.
 // Every call runs under the admin's timeout (longer for requests the broker
-// holds); a dead socket is reconnected once (lib/kafka/wire.ts).
+// holds), capped in a snapshot pass by what is left of it (Nodes.bound); a dead
+// socket is reconnected once (lib/kafka/wire.ts).
 
 import { withTimeout } from '../limits.ts';
 import { errorMessage } from '../../runtime/errors.ts';
@@ -22,6 +25,7 @@ import { assertConfigResources, configOwner } from './config-owners.ts';
 import { FindCoordinator } from '../api/find-coordinator/call.ts';
 import type { Nodes } from './nodes.ts';
 import { resultsInRequestOrder, transportError } from './results.ts';
+import { eachBroker, spread, type Settled, type SpreadBatch } from './passes.ts';
 import type { ConfigResourceType } from '../admin/types.ts';
 
 const { NONE, UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, COORDINATOR_NOT_AVAILABLE } = KafkaErrorCode;
@@ -36,7 +40,7 @@ export class Router {
   /** Under the admin's timeout, or `budgetMs`. */
   call<T>(what: string, fn: () => Promise<T>, budgetMs = this.nodes.timeoutMs): Promise<T> {
     if (this.nodes.closed) return Promise.reject(new KafkaAdminError('the admin client is closed'));
-    return withTimeout(fn(), budgetMs, what);
+    return withTimeout(fn(), this.nodes.bound(budgetMs), what);
   }
 
   /** The routing an API that spreads its own items borrows (spec.ts LentRouting). */
@@ -57,6 +61,16 @@ export class Router {
       connTo: (host, port, nodeId) => nodes.conn({ host, port }, nodeId),
       concurrency: nodes.concurrency,
     };
+  }
+
+  /** `spec` on each of these brokers, a failure its entry (passes.ts). */
+  eachBroker<Req, Res, Out>(spec: AdminApi<number, Req, Res, Out>, ids: readonly number[]): Promise<Map<number, Settled<Out>>> {
+    return eachBroker(this.nodes, spec, ids);
+  }
+
+  /** Items any broker answers for, batched over the live brokers, a failed batch once more elsewhere (passes.ts). */
+  spread<Item, Req, Res, Result extends { errorCode: number; error: string | null }>(spec: FanOutApi<Item, Req, Res, Result>, items: readonly Item[], batchSize: number): Promise<SpreadBatch<Item, Result>[]> {
+    return spread(this.nodes, spec, items, batchSize);
   }
 
   /** One call of a one-request API, routed by its route. */
@@ -140,8 +154,9 @@ export class Router {
    */
   private async onController<Res>(what: string, send: (c: WireBroker) => Promise<Res>, notController: (res: Res) => boolean): Promise<{ res: Res; from: Answerer }> {
     const nodes = this.nodes;
-    await nodes.freshMetadata([]);
-    const unreachable = new Set<number>();
+    // A pass (a snapshot) routes by the Metadata it just read.
+    if (!nodes.pass) await nodes.freshMetadata([]);
+    const unreachable = new Set<number>(nodes.down);
     for (let attempt = 0; ; attempt++) {
       const target =
         nodes.controllerId >= 0 && nodes.brokers.has(nodes.controllerId) && !unreachable.has(nodes.controllerId)

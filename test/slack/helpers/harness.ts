@@ -108,6 +108,8 @@ export function buildHarness(opts: {
   auditor?: Auditor;
   /** Least time between posts in one channel (Slack's pace is about 1000 ms; 0 for speed). */
   postIntervalMs?: number;
+  /** More feature deps (a PagerDuty secret, a change feed). */
+  features?: Partial<FeatureDeps>;
 }): Harness {
   const config = parseConfig(opts.config ?? BASE_CONFIG);
   const log = recordingLog();
@@ -122,6 +124,7 @@ export function buildHarness(opts: {
       },
       ...(opts.approvals ? { approvals: opts.approvals } : {}),
       ...(opts.operations ? { operations: opts.operations } : {}),
+      ...opts.features,
     },
   );
   const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => built.run(job, { ...limits, queue }), log);

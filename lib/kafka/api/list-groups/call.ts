@@ -7,6 +7,8 @@ import type { AdminApi } from '../../router/spec.ts';
 import type { GroupListing } from '../../admin/types.ts';
 
 export interface BrokerGroups {
+  /** The broker's own error code (0: none). */
+  errorCode: number;
   /** The broker's own error ("NAME: message"), null when none; its groups are kept either way. */
   error: string | null;
   groups: GroupListing[];
@@ -18,6 +20,7 @@ export const ListGroups: AdminApi<number, undefined, ListGroupsResult, BrokerGro
   route: { to: 'broker', brokerId: (id) => id },
   build: () => undefined,
   toResults: (res) => ({
+    errorCode: res.errorCode,
     error: describeError(res.errorCode),
     groups: res.groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.groupState, groupType: g.groupType })),
   }),
