@@ -38,32 +38,46 @@ export const alertmanagerEnvelopeSchema = z.object({
 
 export const alertmanagerPayloadSchema = alertmanagerEnvelopeSchema.extend({ alerts: z.array(alertmanagerAlertSchema).min(1, 'alerts must not be empty') });
 export type AlertmanagerPayload = z.infer<typeof alertmanagerPayloadSchema>;
-type AlertmanagerAlert = z.infer<typeof alertmanagerAlertSchema>;
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 export function parseAlertmanager(body: string): ParseResult<AlertEvent> {
+  const parsed = parseAlertGroup(body, alertmanagerEnvelopeSchema, alertmanagerAlertSchema, 'an Alertmanager v4 payload');
+  return parsed.ok ? { ok: true, value: toAlertEvent({ ...parsed.value.envelope, alerts: parsed.value.alerts }, parsed.value.malformed) } : parsed;
+}
+
+/**
+ * An Alertmanager-shaped notification (Alertmanager's, Grafana's): the
+ * envelope checked whole, then each alert on its own, so a malformed alert is
+ * counted rather than a reason to lose the group.
+ */
+export function parseAlertGroup<E extends { alerts: unknown[] }, A>(
+  body: string,
+  envelopeSchema: z.ZodType<E>,
+  alertSchema: z.ZodType<A>,
+  what: string,
+): ParseResult<{ envelope: E; alerts: A[]; malformed: number }> {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch (err) {
     return { ok: false, reason: `body is not JSON: ${(err as Error).message}` };
   }
-  const envelope = alertmanagerEnvelopeSchema.safeParse(json);
-  if (!envelope.success) return { ok: false, reason: `not an Alertmanager v4 payload:\n${formatIssues(envelope.error)}` };
-  const alerts: AlertmanagerAlert[] = [];
+  const envelope = envelopeSchema.safeParse(json);
+  if (!envelope.success) return { ok: false, reason: `not ${what}:\n${formatIssues(envelope.error)}` };
+  const alerts: A[] = [];
   let malformed = 0;
   let firstIssue = '';
   for (const raw of envelope.data.alerts) {
-    const alert = alertmanagerAlertSchema.safeParse(raw);
+    const alert = alertSchema.safeParse(raw);
     if (alert.success) alerts.push(alert.data);
     else {
       malformed++;
       firstIssue ||= formatIssues(alert.error);
     }
   }
-  if (alerts.length === 0) return { ok: false, reason: `not an Alertmanager v4 payload: no alert in it is well-formed:\n${firstIssue}` };
-  return { ok: true, value: toAlertEvent({ ...envelope.data, alerts }, malformed) };
+  if (alerts.length === 0) return { ok: false, reason: `not ${what}: no alert in it is well-formed:\n${firstIssue}` };
+  return { ok: true, value: { envelope: envelope.data, alerts, malformed } };
 }
 
 /** The event for triage: what routes it, and the group's digest (counts, the first alerts in full). */

@@ -4,7 +4,7 @@
 import type { KnownBlock } from '@slack/types';
 import { context, section, type SlackMessage } from '../slack/blocks.ts';
 import { clip, escapeMrkdwn, SLACK_LIMITS } from '../slack/limits.ts';
-import type { AlertDigest, DigestAlert, LabelCounts } from './digest.ts';
+import { VALUE_ANNOTATION, type AlertDigest, type DigestAlert, type LabelCounts } from './digest.ts';
 
 /** Alerts listed in the thread (the digest keeps more; the rest is counted). */
 export const ALERTS_SHOWN_IN_THREAD = 20;
@@ -42,7 +42,9 @@ function alertLine(a: DigestAlert): string {
     .map(([k, v]) => `${k}=${clip(v, 60)}`)
     .join(' ');
   const text = a.annotations.summary ?? a.annotations.description ?? a.labels.alertname ?? '';
-  return `${icon} \`${escapeMrkdwn(clip(labels || (a.labels.alertname ?? 'alert'), 200))}\` ${escapeMrkdwn(clip(text, 200))}`;
+  const value = a.annotations[VALUE_ANNOTATION];
+  const evidence = value ? ` · values \`${escapeMrkdwn(clip(value, 160))}\`` : '';
+  return `${icon} \`${escapeMrkdwn(clip(labels || (a.labels.alertname ?? 'alert'), 200))}\` ${escapeMrkdwn(clip(text, 200))}${evidence}`;
 }
 
 /** The thread reply for a group's digest. */

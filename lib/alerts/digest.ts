@@ -18,6 +18,9 @@ export const DIGEST_KEYS_PER_ALERT = 40;
 /** Labels counted beyond the fixed ones (the group's own labels: what Alertmanager routed by). */
 const MAX_ROUTING_LABELS = 8;
 
+/** An alert's measured values (Grafana's values), kept as this annotation: the thread shows them as its evidence. */
+export const VALUE_ANNOTATION = '__value__';
+
 /** The labels counted in every digest, in this order; group labels follow. */
 export const COUNTED_LABELS = ['alertname', 'severity', 'cluster', 'topic', 'broker'] as const;
 

@@ -6,7 +6,7 @@ import type { AlertDigest } from './digest.ts';
 /** The job kind an alert travels in, from intake to triage. */
 export const ALERT_JOB_KIND = 'alert';
 
-export type AlertSource = 'alertmanager' | 'cloudwatch' | 'pagerduty';
+export type AlertSource = 'alertmanager' | 'cloudwatch' | 'grafana' | 'pagerduty';
 
 /** Longer group keys are shortened (groupKey below): the key travels in every job and group record. */
 export const MAX_GROUP_KEY_CHARS = 1024;
@@ -63,7 +63,8 @@ export function boundLabels(labels: Record<string, string>): Record<string, stri
   return out;
 }
 
-const CLUSTER_LABELS = ['cluster', 'kafka_cluster', 'cluster_name', 'Cluster Name', 'ClusterName'];
+/** Labels that name the cluster, in this order (alerts.clusterLabels in the config comes first). */
+export const CLUSTER_LABELS = ['cluster', 'kafka_cluster', 'cluster_name', 'Cluster Name', 'ClusterName'];
 const BROKER_LABELS = ['broker', 'broker_id', 'brokerId', 'Broker ID', 'BrokerId', 'kafka_broker'];
 const TOPIC_LABELS = ['topic', 'Topic'];
 

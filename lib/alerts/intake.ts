@@ -5,30 +5,20 @@
 // group. Every body the platform can deliver is taken (API Gateway's HTTP API
 // up to 10 MB, of which Lambda passes 6 MB), folded into a bounded digest, and
 // a job too large for a queue message has its payload stored (lib/queue/oversize.ts).
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { newJob, type JobQueue } from '../queue/job.ts';
 import { fitJob, type FittedJob, type SpillStore } from '../queue/oversize.ts';
 import type { HttpEvent, HttpResult, SnsEvent } from '../runtime/lambda-types.ts';
 import { header, json, rawBody } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
-import { parseAlertmanager } from './alertmanager.ts';
-import { parseSnsEvent, type SnsParseOutcome } from './cloudwatch.ts';
+import type { SnsParseOutcome } from './cloudwatch.ts';
 import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
+import { alertmanagerSource } from './sources/alertmanager.ts';
+import { cloudwatchSource } from './sources/cloudwatch.ts';
+import type { HttpAlertSource, SnsAlertSource } from './sources/types.ts';
 
 /** API Gateway HTTP API's payload limit: nothing larger reaches us deployed, and serve takes the same. */
 export const MAX_ALERT_BODY_BYTES = 10 * 1024 * 1024;
-
-function sha256(s: string): Buffer {
-  return createHash('sha256').update(s).digest();
-}
-
-/** Constant-time comparison of `Authorization: Bearer <token>` against the configured token. */
-export function checkBearer(authorization: string | undefined, expected: string): string | null {
-  if (!authorization) return 'missing Authorization header (expected "Bearer <token>")';
-  const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
-  if (!m) return 'Authorization header is not a bearer token';
-  return timingSafeEqual(sha256(m[1]!), sha256(expected)) ? null : 'invalid bearer token';
-}
 
 export function alertGroupOf(event: AlertEvent): string {
   // SQS FIFO group ids are at most 128 characters: hash the group key.
@@ -51,49 +41,84 @@ export interface AlertIntakeDeps {
 }
 
 export function createAlertmanagerHandler(deps: AlertIntakeDeps): (event: HttpEvent) => Promise<HttpResult> {
-  if (deps.bearerToken.length < 16) throw new Error('the Alertmanager bearer token must be at least 16 characters');
-  return async (event) => {
-    const correlationId = `am-${randomUUID().slice(0, 13)}`;
-    const log = deps.log.with({ correlationId, source: 'alertmanager' });
-    const method = event.requestContext?.http?.method ?? 'POST';
-    if (method !== 'POST') return json(405, { error: 'use POST' });
-    const authError = checkBearer(header(event, 'authorization'), deps.bearerToken);
-    if (authError) {
-      log.warn('rejected alert: unauthenticated', { reason: authError, sourceIp: event.requestContext?.http?.sourceIp });
-      return json(401, { error: authError });
-    }
-    const started = Date.now();
-    const body = rawBody(event);
-    const bodyBytes = Buffer.byteLength(body);
-    // Only a body no platform piece could have delivered (a local client ignoring the limit).
-    if (bodyBytes > MAX_ALERT_BODY_BYTES) return json(413, { error: `payload larger than ${MAX_ALERT_BODY_BYTES} bytes (API Gateway's limit)` });
-    const parsed = parseAlertmanager(body);
-    if (!parsed.ok) {
-      log.warn('rejected alert: malformed', { reason: parsed.reason.slice(0, 2000) });
-      return json(parsed.reason.startsWith('body is not JSON') ? 400 : 422, { error: parsed.reason.slice(0, 4000) });
-    }
-    const alert = parsed.value;
+  return createHttpAlertHandler(alertmanagerSource, { ...deps, secret: deps.bearerToken });
+}
+
+/** The body as the sender's bytes: a signature is checked on these, never on a re-encoding. */
+function rawBytes(event: HttpEvent): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+function refused(log: Log, event: HttpEvent, reason: string): HttpResult {
+  log.warn('rejected alert: unauthenticated', { reason, sourceIp: event.requestContext?.http?.sourceIp });
+  return json(401, { error: reason });
+}
+
+/** Enqueues each event; the sender's answer and the log line name what was accepted. */
+async function accept(events: AlertEvent[], deps: Omit<AlertIntakeDeps, 'bearerToken'>, log: Log, correlationId: string, meta: { bodyBytes: number; started: number }): Promise<HttpResult> {
+  const jobIds: string[] = [];
+  for (const alert of events) {
     if (alert.digest?.malformed) log.warn('alerts in the notification were malformed; counted, the rest accepted', { malformed: alert.digest.malformed });
     let fitted: FittedJob;
     try {
       fitted = await enqueueAlert(alert, deps.queue, deps.store, correlationId);
     } catch (err) {
-      // Alertmanager retries on 5xx: the alert is not lost.
+      // Senders retry on 5xx: the alert is not lost.
       log.error('could not enqueue alert', { error: (err as Error).message });
       return json(503, { error: 'queue unavailable; retry' });
     }
+    jobIds.push(fitted.job.id);
     log.info('alert accepted', {
       jobId: fitted.job.id,
       groupKey: alert.groupKey,
       status: alert.status,
       alertname: alert.alertname,
       alerts: alert.count,
-      bodyBytes,
+      bodyBytes: meta.bodyBytes,
       jobBytes: fitted.bytes,
       ...(fitted.spilledBytes !== undefined ? { storedPayloadBytes: fitted.spilledBytes } : {}),
-      intakeMs: Date.now() - started,
+      intakeMs: Date.now() - meta.started,
     });
-    return json(202, { accepted: true, jobId: fitted.job.id, correlationId, alerts: alert.count });
+  }
+  const alerts = events.reduce((n, e) => n + e.count, 0);
+  if (jobIds.length === 1) return json(202, { accepted: true, jobId: jobIds[0], correlationId, alerts });
+  return json(202, { accepted: true, jobIds, correlationId, alerts });
+}
+
+/**
+ * A webhook source's handler (deployed and in serve): authenticate, validate,
+ * enqueue, answer. `secret` is the source's own (its SecureString deployed).
+ */
+export function createHttpAlertHandler(source: HttpAlertSource, deps: Omit<AlertIntakeDeps, 'bearerToken'> & { secret: string }): (event: HttpEvent) => Promise<HttpResult> {
+  const { auth } = source;
+  if (deps.secret.length < auth.minSecretChars) throw new Error(`the ${source.label} ${auth.secretNoun} must be at least ${auth.minSecretChars} characters`);
+  return async (event) => {
+    const correlationId = `${source.idPrefix}-${randomUUID().slice(0, 13)}`;
+    const log = deps.log.with({ correlationId, source: source.name });
+    const method = event.requestContext?.http?.method ?? 'POST';
+    if (method !== 'POST') return json(405, { error: 'use POST' });
+    const get = (name: string) => header(event, name);
+    const headerError = auth.checkHeaders(get, deps.secret);
+    if (headerError) return refused(log, event, headerError);
+    const started = Date.now();
+    const body = rawBody(event);
+    const bodyBytes = Buffer.byteLength(body);
+    // Only a body no platform piece could have delivered (a local client ignoring the limit).
+    if (bodyBytes > MAX_ALERT_BODY_BYTES) return json(413, { error: `payload larger than ${MAX_ALERT_BODY_BYTES} bytes (API Gateway's limit)` });
+    // A signature over the raw bytes, before they are parsed.
+    const bodyError = auth.checkBody?.(get, rawBytes(event), deps.secret);
+    if (bodyError) return refused(log, event, bodyError);
+    const parsed = source.parse(body);
+    if (!parsed.ok) {
+      log.warn('rejected alert: malformed', { reason: parsed.reason.slice(0, 2000) });
+      return json(parsed.reason.startsWith('body is not JSON') ? 400 : 422, { error: parsed.reason.slice(0, 4000) });
+    }
+    if (parsed.value.length === 0) {
+      log.info('notification accepted; nothing in it to triage');
+      return json(202, { accepted: true, correlationId, alerts: 0 });
+    }
+    return accept(parsed.value, deps, log, correlationId, { bodyBytes, started });
   };
 }
 
@@ -105,11 +130,11 @@ export interface SnsIntakeResult extends SnsParseOutcome {
  * SNS → Lambda. A malformed record is logged and dropped (a throw would make
  * SNS retry something that can never parse); valid records are enqueued.
  */
-export function createSnsHandler(deps: { queue: JobQueue; store: SpillStore; log: Log }): (event: SnsEvent | unknown) => Promise<SnsIntakeResult> {
+export function createSnsHandler(deps: { queue: JobQueue; store: SpillStore; log: Log }, source: SnsAlertSource = cloudwatchSource): (event: SnsEvent | unknown) => Promise<SnsIntakeResult> {
   return async (event) => {
-    const correlationId = `cw-${randomUUID().slice(0, 13)}`;
-    const log = deps.log.with({ correlationId, source: 'cloudwatch' });
-    const parsed = parseSnsEvent(event);
+    const correlationId = `${source.idPrefix}-${randomUUID().slice(0, 13)}`;
+    const log = deps.log.with({ correlationId, source: source.name });
+    const parsed = source.parse(event);
     if (!parsed.ok) {
       log.warn('rejected SNS event: malformed', { reason: parsed.reason });
       return { events: [], rejected: [{ reason: parsed.reason }], ignored: [], jobIds: [] };

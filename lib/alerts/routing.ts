@@ -3,7 +3,8 @@
 // Prometheus alert names, so a fresh install does something sensible.
 import type { AlertRoute, ClusterConfig, Config } from '../config/schema.ts';
 import { findCluster } from '../config/schema.ts';
-import type { AlertEvent } from './event.ts';
+import { escapeMrkdwn } from '../slack/limits.ts';
+import { CLUSTER_LABELS, pickLabel, type AlertEvent } from './event.ts';
 
 export type DiagnosisScope = AlertRoute['diagnose'][number];
 
@@ -36,6 +37,8 @@ export interface RoutedAlert {
   cluster: ClusterConfig | undefined;
   channel: string;
   scope: DiagnosisScope[];
+  /** No configured cluster: why, and what to add (the thread says both). */
+  unmapped?: { why: string; fix: string };
   /** Topic and brokers to look at, from the alert's labels when the route asks for them. */
   topic?: string;
   brokers?: number[];
@@ -45,8 +48,10 @@ export function routeAlert(event: AlertEvent, config: Config): RoutedAlert {
   const configured = config.alerts.routes.find((r) => routeMatches(r, event));
   const builtin = configured ? undefined : BUILTIN_ROUTES.find((r) => routeMatches(r, event));
   const route = configured ?? builtin ?? FALLBACK_ROUTE;
-  // An alert naming no cluster goes to the only (or default) cluster; one naming an unknown cluster goes nowhere.
-  const cluster = findCluster(config, event.clusterHint);
+  // The config's labels for this source first; an alert naming no cluster goes to the only (or default) cluster.
+  const sourceLabels = config.alerts.clusterLabels[event.source as keyof typeof config.alerts.clusterLabels] ?? [];
+  const hint = pickLabel(event.labels, sourceLabels) ?? event.clusterHint;
+  const cluster = findCluster(config, hint);
   const routed: RoutedAlert = {
     route,
     builtin: !configured,
@@ -54,7 +59,29 @@ export function routeAlert(event: AlertEvent, config: Config): RoutedAlert {
     channel: route.channel ?? config.slack.incidentChannel,
     scope: route.diagnose,
   };
+  if (!cluster) routed.unmapped = unmappedReason(event, config, hint, sourceLabels);
   if (route.diagnose.includes('topics') && event.topics[0]) routed.topic = event.topics[0];
   if (route.diagnose.includes('brokers') && event.brokers.length) routed.brokers = event.brokers;
   return routed;
+}
+
+// Label names and values come from the alert: escaped here, where the mrkdwn is made.
+const code = (s: string) => `\`${escapeMrkdwn(s.replace(/`/g, "'").slice(0, 100))}\``;
+
+/** Why no configured cluster takes the alert, and the label (or alias) that would map it. */
+export function unmappedReason(event: AlertEvent, config: Config, hint: string | undefined, sourceLabels: string[] = []): { why: string; fix: string } {
+  const names = config.clusters.map((c) => code(c.name)).join(', ');
+  const labels = [...sourceLabels, ...CLUSTER_LABELS];
+  if (hint !== undefined) {
+    const label = labels.find((l) => event.labels[l] === hint);
+    const value = `"${escapeMrkdwn(hint.slice(0, 100))}"`;
+    return {
+      why: `the alert's ${label ? `${code(label)} label` : 'cluster label'} says ${value}, which is neither the name nor an alias of a configured cluster (${names})`,
+      fix: `add ${value} to that cluster's \`aliases\` in the configuration, or make the label name it`,
+    };
+  }
+  return {
+    why: `the alert carries none of the labels that name a cluster (${labels.slice(0, 8).map(code).join(', ')}), and ${config.clusters.length} clusters are configured with no \`defaultCluster\``,
+    fix: `add a ${code('cluster')} label naming one of ${names} to the alert rule, or list the label your alerts use in \`alerts.clusterLabels.${event.source}\``,
+  };
 }

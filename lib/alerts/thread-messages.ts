@@ -5,6 +5,10 @@ import { clip, clipEscaped, escapeMrkdwn } from '../slack/limits.ts';
 import type { AlertEvent, AlertStatus } from './event.ts';
 import type { RoutedAlert } from './routing.ts';
 import { groupSizeLine, n } from './big-group-reply.ts';
+import { ALERT_SOURCES } from './sources/index.ts';
+
+/** "Alertmanager", "Grafana": the source as people call it. */
+const sourceLabel = (event: AlertEvent): string => ALERT_SOURCES.find((s) => s.name === event.source)?.label ?? event.source;
 
 export interface ThreadView {
   status: AlertStatus;
@@ -28,10 +32,21 @@ function linkTarget(url: string): string | null {
   return escapeMrkdwn(url).replace(/\|/g, '%7C');
 }
 
+/** The sender's own links (Grafana's dashboard, panel, silence), each target and label escaped. */
+function linkLine(links: NonNullable<AlertEvent['links']>): string {
+  return links
+    .slice(0, 6)
+    .flatMap(({ label, url }) => {
+      const target = linkTarget(url);
+      return target ? [`<${target}|${escapeMrkdwn(clip(label, 40)).replace(/[|<>]/g, '')}>`] : [];
+    })
+    .join(' · ');
+}
+
 /** The thread's parent message: edited in place as the group changes state. */
 export function renderTriageParent(event: AlertEvent, routed: RoutedAlert, view: ThreadView): SlackMessage {
   const details: string[] = [];
-  details.push(`*Source:* ${event.source === 'alertmanager' ? 'Alertmanager' : 'CloudWatch'} · \`${escapeMrkdwn(event.alertname)}\``);
+  details.push(`*Source:* ${escapeMrkdwn(sourceLabel(event))} · \`${escapeMrkdwn(event.alertname)}\``);
   details.push(`*Cluster:* ${routed.cluster ? escapeMrkdwn(routed.cluster.name) : event.clusterHint ? `${escapeMrkdwn(event.clusterHint)} (not configured)` : 'unknown'}`);
   if (event.brokers.length) details.push(`*Brokers:* ${event.brokers.slice(0, 20).join(', ')}`);
   if (event.topics.length) details.push(`*Topics:* ${escapeMrkdwn(event.topics.slice(0, 10).join(', '))}`);
@@ -43,7 +58,9 @@ export function renderTriageParent(event: AlertEvent, routed: RoutedAlert, view:
     blocks.push(context(`:warning: fired and resolved ${view.cycles} times within ${view.windowMinutes} min`));
   }
   const link = event.url ? linkTarget(event.url) : null;
-  if (link) blocks.push(context(`<${link}|open in ${event.source === 'alertmanager' ? 'Alertmanager' : 'CloudWatch'}>`));
+  if (link) blocks.push(context(`<${link}|open in ${escapeMrkdwn(sourceLabel(event))}>`));
+  const links = linkLine(event.links ?? []);
+  if (links) blocks.push(context(links));
   const text = `${view.flapping ? 'FLAPPING ' : ''}${view.status.toUpperCase()}: ${event.title}`;
   return { text: clipEscaped(text, 300), blocks };
 }

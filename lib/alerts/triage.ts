@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
 import { renderFailure } from '../slack/blocks.ts';
-import { clip, escapeMrkdwn } from '../slack/limits.ts';
+import { clipEscaped } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
 import { withTimelineButton } from '../timeline/button.ts';
@@ -26,7 +26,7 @@ import type { JobContext, JobHandler } from '../worker/worker.ts';
 import { PermanentJobError } from '../worker/worker.ts';
 import { isSpilled, readSpilled, spilledPayloadSchema } from '../queue/oversize.ts';
 import { alertDigestSchema } from './digest.ts';
-import { ALERT_JOB_KIND, type AlertEvent } from './event.ts';
+import { ALERT_JOB_KIND, type AlertEvent, type AlertSource } from './event.ts';
 import { renderDigestReply } from './big-group-reply.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
 import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './thread-messages.ts';
@@ -34,7 +34,8 @@ import { routeAlert } from './routing.ts';
 import type { ClusterConfig } from '../config/schema.ts';
 
 export const alertEventSchema = z.object({
-  source: z.enum(['alertmanager', 'cloudwatch']),
+  // Any source of the table (lib/alerts/sources/): the job came from our own intake.
+  source: z.custom<AlertSource>((v) => typeof v === 'string' && /^[a-z][a-z0-9-]{0,39}$/.test(v), 'not an alert source name'),
   groupKey: z.string().min(1),
   status: z.enum(['firing', 'resolved']),
   alertname: z.string(),
@@ -48,6 +49,7 @@ export const alertEventSchema = z.object({
   count: z.number().int().min(0),
   digest: alertDigestSchema.optional(),
   url: z.string().optional(),
+  links: z.array(z.object({ label: z.string(), url: z.string() })).optional(),
 }) satisfies z.ZodType<AlertEvent>;
 
 export interface AlertGroupState {
@@ -218,22 +220,15 @@ async function followUps(t: TriageRun, threadTs: string, flapping: boolean, cycl
   }
 }
 
-/** No configured cluster matches the alert: say so in the thread, with what to configure. */
+/** No configured cluster matches the alert: say why in the thread, and which label or alias to add. */
 async function postUnknownCluster(t: TriageRun, threadTs: string): Promise<void> {
-  const { event, once, channel } = t;
+  const { once, channel, routed } = t;
+  const unmapped = routed.unmapped ?? { why: 'no configured cluster matches it', fix: "add the cluster's name to its `aliases` in the configuration" };
   await (await once()).post('unknown-cluster', {
     channel,
     thread_ts: threadTs,
     text: 'No diagnosis: unknown cluster',
-    blocks: [
-      {
-        type: 'section',
-        text: {
-          type: 'mrkdwn',
-          text: `:grey_question: I can't tell which configured cluster this alert is about${event.clusterHint ? ` ("${escapeMrkdwn(clip(event.clusterHint, 100))}")` : ''}. Add it to the cluster's \`aliases\` in the configuration.`,
-        },
-      },
-    ],
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: clipEscaped(`:grey_question: I can't tell which configured cluster this alert is about: ${unmapped.why}.\n*To map it:* ${unmapped.fix}.`, 2900) } }],
   });
 }
 

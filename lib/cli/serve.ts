@@ -7,6 +7,9 @@ import { sandboxConfig } from '../local/defaults.ts';
 import { startLocalServer } from '../local/server.ts';
 import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from '../local/worker-timeout.ts';
 import { parseArgs } from 'node:util';
+import { ALERT_SOURCES } from '../alerts/sources/index.ts';
+import { ALERTMANAGER_SECRET } from '../alerts/sources/auth.ts';
+import { routeAuth } from '../alerts/sources/types.ts';
 
 const USAGE = `usage: kafka-responder serve [--port 3000] [--host 127.0.0.1] [--worker-timeout SECONDS]
 
@@ -20,6 +23,8 @@ Environment:
   SLACK_API_URL          Slack Web API base URL (default https://slack.com/api/; a stub for tests)
   ALERTMANAGER_TOKEN     bearer token POST /alerts/alertmanager and /alerts/sns must send
                          (default: generated and printed)
+  GRAFANA_TOKEN          the token POST /alerts/grafana takes, as bearer or Basic password
+                         (default: ALERTMANAGER_TOKEN)
   KR_CONFIG / KR_CONFIG_FILE   configuration JSON (default: the local Kafka sandbox)
   KR_SLACK_CHANNELS, KR_SLACK_USERS, KR_INCIDENT_CHANNEL   allow-lists for the sandbox default
   KR_SLACK_TEAMS         the workspace ids (T0123ABCD) the sandbox default answers (default: any)
@@ -28,7 +33,7 @@ Environment:
                          (default: in-process, lost when serve stops)
   KR_SWEEP_SECONDS       how often the operations sweep runs (default 60, as deployed)
 
-Routes: POST /slack/events, /slack/interactivity, /alerts/alertmanager, /alerts/sns; GET /healthz`;
+Routes: POST /slack/events, /slack/interactivity, /alerts/alertmanager, /alerts/sns, /alerts/grafana; GET /healthz`;
 
 function parseServeArgs(argv: string[]): { port: number; host: string; workerTimeout: number } | { error: string } | 'help' {
   let parsed;
@@ -48,6 +53,19 @@ function parseServeArgs(argv: string[]): { port: number; host: string; workerTim
   const timeout = v['worker-timeout'] ?? String(DEPLOYED_WORKER_TIMEOUT_SECONDS);
   if (!/^\d{1,4}$/.test(timeout) || Number(timeout) < 10 || Number(timeout) > 900) return { error: `--worker-timeout: "${timeout}" must be whole seconds from 10 to 900 (Lambda's maximum)` };
   return { port: Number(port), host: v.host ?? '127.0.0.1', workerTimeout: Number(timeout) };
+}
+
+/** Each alert source's own secret from its variable (GRAFANA_TOKEN); unset, its route takes ALERTMANAGER_TOKEN. */
+function localAlertSecrets(notes: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const source of ALERT_SOURCES) {
+    const { secret } = routeAuth(source);
+    if (secret.parameter === ALERTMANAGER_SECRET.parameter) continue;
+    const value = process.env[secret.valueVar];
+    if (value) out[secret.parameter] = value;
+    else notes.push(`${secret.valueVar} not set: POST ${source.path} takes the ALERTMANAGER_TOKEN`);
+  }
+  return out;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -79,12 +97,14 @@ export async function run(argv: string[]): Promise<number> {
     alertmanagerToken = randomBytes(18).toString('base64url');
     notes.push(`ALERTMANAGER_TOKEN not set; generated one for this run: ${alertmanagerToken}`);
   }
+  const alertSecrets = localAlertSecrets(notes);
   const log = powertoolsLog('kafka-responder-local');
   const server = await startLocalServer({
     config,
     signingSecret,
     botToken,
     alertmanagerToken,
+    alertSecrets,
     log,
     host: args.host,
     port: args.port,

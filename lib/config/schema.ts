@@ -170,13 +170,17 @@ export const clusterSchema = z.object({
     .optional(),
 });
 
+/** The alert sources' names (lib/alerts/sources/index.ts; a test keeps the two lists equal). */
+export const ALERT_SOURCE_NAMES = ['alertmanager', 'cloudwatch', 'grafana'] as const;
+const alertSourceName = z.enum(ALERT_SOURCE_NAMES);
+
 /** Which diagnosis an alert needs. Matched in order; the first match wins. */
 export const alertRouteSchema = z.object({
   match: z
     .object({
       /** Alertmanager alertname or CloudWatch MetricName. */
       alertname: z.string().min(1).optional(),
-      source: z.enum(['alertmanager', 'cloudwatch']).optional(),
+      source: alertSourceName.optional(),
       /** Exact label / dimension values that must all be present. */
       labels: z.record(z.string(), z.string()).optional(),
     })
@@ -231,6 +235,12 @@ export const configSchema = z
     alerts: z
       .object({
         routes: z.array(alertRouteSchema).default([]),
+        /**
+         * Per source, the labels (dimensions) whose value names the cluster, tried before the
+         * usual ones (cluster, kafka_cluster, cluster_name, Cluster Name); the value is matched
+         * against each cluster's name and aliases.
+         */
+        clusterLabels: z.partialRecord(alertSourceName, z.array(z.string().min(1).max(200)).max(10)).default({}),
         /** Fire/resolve transitions of one alert group within this window count towards flapping. */
         flappingWindowSeconds: z.number().int().positive().default(3600),
         /** This many fire→resolve cycles within the window make a group flapping. */

@@ -5,7 +5,8 @@
 // (in memory, one process) differ.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_ALERT_BODY_BYTES, checkBearer, createAlertmanagerHandler, createSnsHandler } from '../alerts/intake.ts';
+import { MAX_ALERT_BODY_BYTES } from '../alerts/intake.ts';
+import { routeAuth, type AlertSourceDef } from '../alerts/sources/types.ts';
 import type { ApprovalService } from '../approvals/service.ts';
 import type { Config } from '../config/schema.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
@@ -17,21 +18,26 @@ import { InProcessJobQueue } from '../queue/queue.ts';
 import { approvalsConfigured } from '../approvals/runtime.ts';
 import { buildSlackHandler } from '../root/slack.ts';
 import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
-import type { HttpEvent, HttpResult } from '../runtime/lambda-types.ts';
+import type { HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
 import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { groupLister, webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';
+import { alertRoutes, toHttpEvent, type AlertRoute } from './http-events.ts';
 import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
 
 export interface LocalServerOptions {
   config: Config;
   signingSecret: string;
   botToken: string;
-  /** Bearer token for POST /alerts/alertmanager and POST /alerts/sns (in AWS, SNS itself invokes the function). */
+  /** Bearer token for POST /alerts/alertmanager and POST /alerts/sns (in AWS, SNS itself invokes the function), and any alert route without its own secret. */
   alertmanagerToken: string;
+  /** Other alert sources' secrets by SSM parameter name (GRAFANA_TOKEN as "grafana-token"). */
+  alertSecrets?: Record<string, string>;
+  /** The alert sources served (ALERT_SOURCES; a test adds its own). */
+  alertSources?: readonly AlertSourceDef[];
   log: Log;
   /** Slack Web API base URL (SLACK_API_URL); Slack itself when unset. */
   slackApiUrl?: string;
@@ -112,54 +118,24 @@ function discardBody(req: IncomingMessage, max = MAX_ALERT_BODY_BYTES): void {
 
 /**
  * What can be refused from the headers alone, before the body is read: an
- * alert without the bearer token, a Slack request without its signature
- * headers. The signature itself needs the body (the Slack handler checks it).
+ * alert without its source's credentials, a Slack request without its
+ * signature headers. Signatures need the body (their handlers check them).
  */
-function refuseFromHeaders(req: IncomingMessage, path: string, alertToken: string): { status: number; error: string } | null {
+function refuseFromHeaders(req: IncomingMessage, path: string, alerts: Map<string, AlertRoute>): { status: number; error: string } | null {
   if (path.startsWith('/alerts/')) {
-    const authError = checkBearer(req.headers.authorization, alertToken);
+    const route = alerts.get(path);
+    if (!route) return { status: 404, error: `no route for POST ${path}` };
+    const get = (name: string) => {
+      const v = req.headers[name.toLowerCase()];
+      return Array.isArray(v) ? v.join(',') : v;
+    };
+    const authError = routeAuth(route.source).checkHeaders(get, route.secret);
     return authError ? { status: 401, error: authError } : null;
   }
   if (path.startsWith('/slack/') && (!req.headers['x-slack-signature'] || !req.headers['x-slack-request-timestamp'])) {
     return { status: 401, error: 'missing Slack signature headers' };
   }
   return null;
-}
-
-/**
- * An API Gateway HTTP API v2 event for this request. Slack's forms come base64
- * as API Gateway sends them; alerts (JSON) as text, so a 10 MB alert is not
- * copied once more into base64.
- */
-export function toHttpEvent(req: IncomingMessage, body: Buffer): HttpEvent {
-  const url = new URL(req.url ?? '/', 'http://local');
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const text = url.pathname.startsWith('/alerts/');
-  return {
-    version: '2.0',
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers,
-    body: body.toString(text ? 'utf8' : 'base64'),
-    isBase64Encoded: !text,
-    requestContext: { requestId: `local-${Date.now()}`, http: { method: req.method ?? 'GET', path: url.pathname, sourceIp: req.socket.remoteAddress ?? '' } },
-  };
-}
-
-/**
- * POST /alerts/sns takes either an SNS Lambda event ({"Records": [...]}) or a
- * bare CloudWatch alarm message, which is wrapped the way SNS would deliver it.
- */
-export function toSnsEvent(body: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return { Records: [{ EventSource: 'aws:sns', Sns: { MessageId: 'local', Message: body } }] };
-  }
-  if (parsed && typeof parsed === 'object' && 'Records' in parsed) return parsed;
-  return { Records: [{ EventSource: 'aws:sns', Sns: { MessageId: `local-${Date.now()}`, Message: body, Timestamp: new Date().toISOString() } }] };
 }
 
 /** "2 approvers", "user group S0123 as approvers": who may approve, for the start-up line. */
@@ -187,34 +163,27 @@ async function openApprovals(opts: LocalServerOptions): Promise<{ local: Awaited
   return { local, storeNote };
 }
 
-/** The routes serve answers: health, Slack's three, and the two alert intakes (authenticated before a byte of the body is read). */
-function router(h: { slack: ReturnType<typeof buildSlackHandler>; alertmanager: ReturnType<typeof createAlertmanagerHandler>; sns: ReturnType<typeof createSnsHandler> }, alertmanagerToken: LocalServerOptions['alertmanagerToken'], log: Log) {
-  const { slack, alertmanager, sns } = h;
+/** The routes serve answers: health, Slack's three, and one per alert source (authenticated before a byte of the body is read). */
+function router(slack: ReturnType<typeof buildSlackHandler>, alerts: Map<string, AlertRoute>, log: Log) {
   return async (req: IncomingMessage): Promise<HttpResult> => {
     const path = new URL(req.url ?? '/', 'http://local').pathname;
     if (req.method === 'GET' && path === '/healthz') return json(200, { ok: true });
     if (req.method !== 'POST') return json(405, { error: 'use POST' });
     // Checked before the body is read: an unauthenticated client costs no memory, whatever it sends.
-    const refused = refuseFromHeaders(req, path, alertmanagerToken);
+    const refused = refuseFromHeaders(req, path, alerts);
     if (refused) {
-      log.warn('rejected request: unauthenticated', { reason: refused.error, route: path, sourceIp: req.socket.remoteAddress });
+      if (refused.status === 401) log.warn('rejected request: unauthenticated', { reason: refused.error, route: path, sourceIp: req.socket.remoteAddress });
       discardBody(req);
       return json(refused.status, { error: refused.error });
     }
-    const body = await readBody(req, path.startsWith('/alerts/') ? MAX_ALERT_BODY_BYTES : MAX_BODY);
+    const alert = alerts.get(path);
+    const body = await readBody(req, alert ? MAX_ALERT_BODY_BYTES : MAX_BODY);
+    if (alert) return alert.handle(req, body);
     switch (path) {
       case '/slack/events':
       case '/slack/interactivity':
       case '/slack/commands':
         return slack(toHttpEvent(req, body));
-      case '/alerts/alertmanager':
-        return alertmanager(toHttpEvent(req, body));
-      case '/alerts/sns': {
-        // Not a Lambda subscription here but an open HTTP route: the same bearer token as Alertmanager's (checked above).
-        const result = await sns(toSnsEvent(body.toString('utf8')));
-        if (result.events.length === 0 && result.rejected.length > 0) return json(400, { error: 'nothing accepted', rejected: result.rejected });
-        return json(202, result);
-      }
       default:
         return json(404, { error: `no route for POST ${path}` });
     }
@@ -252,10 +221,8 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
     ...(approvals ? { approvals } : {}),
   });
-  const alertmanager = createAlertmanagerHandler({ queue, store, log, bearerToken: opts.alertmanagerToken });
-  const sns = createSnsHandler({ queue, store, log });
-
-  const route = router({ slack, alertmanager, sns }, opts.alertmanagerToken, log);
+  const alerts = alertRoutes({ queue, store, log }, { alertmanagerToken: opts.alertmanagerToken, ...(opts.alertSecrets ? { alertSecrets: opts.alertSecrets } : {}) }, opts.alertSources);
+  const route = router(slack, alerts, log);
 
   const server: Server = createServer((req, res) => {
     route(req).then(

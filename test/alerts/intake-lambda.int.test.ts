@@ -16,9 +16,11 @@ import { waitFor } from '../operations/serve-harness.ts';
 import { createIntakeResources, drainQueue, hasMoto, sqsEvent, startMoto, type Moto } from '../deploy/moto.ts';
 import { packageLambda, startLambdaHost, type LambdaHost } from '../deploy/lambda-package.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
-import { bigNotification, hugeAnnotationNotification, richNotification } from './fixtures/big.ts';
+import { BIG_CLUSTER, bigNotification, hugeAnnotationNotification, richNotification } from './fixtures/big.ts';
+import { bigGrafanaNotification, grafanaExample } from './fixtures/grafana.ts';
 
 const TOKEN = 'am-token-intake-lambda-0123456789';
+const GRAFANA_TOKEN = 'grafana-token-intake-lambda-0123';
 const STAGE = 'ci';
 // Ports from this run's range (KR_SANDBOX_PORT_BASE + 90..99), clear of the sandbox's own.
 const BASE = Number(process.env.KR_SANDBOX_PORT_BASE ?? 29090) + 90;
@@ -45,6 +47,7 @@ describe.skipIf(!hasMoto())('the packaged alerts Lambda on moto', () => {
     await stub.start(BASE + 1);
     const parameters = {
       [`/kafka-responder/${STAGE}/alertmanager-token`]: { value: TOKEN, secure: true },
+      [`/kafka-responder/${STAGE}/grafana-token`]: { value: GRAFANA_TOKEN, secure: true },
       [`/kafka-responder/${STAGE}/slack-bot-token`]: { value: 'xoxb-moto', secure: true },
       [`/kafka-responder/${STAGE}/config`]: { value: JSON.stringify(CONFIG) },
     };
@@ -52,7 +55,7 @@ describe.skipIf(!hasMoto())('the packaged alerts Lambda on moto', () => {
     queueUrl = resources.queueUrl;
     // serverless.yml's environment for each function (provider + function), moto for AWS.
     const common = { ...moto.awsEnv, ...resources.env, POWERTOOLS_SERVICE_NAME: 'kafka-responder', LOG_LEVEL: 'INFO' };
-    alerts = await startLambdaHost(alertsBundle.path, 'alertmanager', BASE + 2, { ...common, KR_ALERTMANAGER_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/alertmanager-token` }, 10);
+    alerts = await startLambdaHost(alertsBundle.path, 'alertmanager', BASE + 2, { ...common, KR_ALERTMANAGER_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/alertmanager-token`, KR_GRAFANA_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/grafana-token` }, 10);
     worker = await startLambdaHost(workerBundle.path, 'handler', BASE + 3, {
       ...common,
       KR_SLACK_BOT_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/slack-bot-token`,
@@ -72,10 +75,10 @@ describe.skipIf(!hasMoto())('the packaged alerts Lambda on moto', () => {
   });
 
   /** POSTs through the HTTP API stand-in, then hands every queued message to the worker. */
-  async function deliver(label: string, payload: unknown): Promise<void> {
+  async function deliver(label: string, payload: unknown, route = '/alerts/alertmanager', authorization = `Bearer ${TOKEN}`): Promise<void> {
     const body = JSON.stringify(payload);
     const t0 = Date.now();
-    const res = await fetch(`${alerts.url}/http/alerts/alertmanager`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${alerts.url}/http${route}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });
     const answer = await res.text();
     timings.push(`${label} (${(body.length / 1e6).toFixed(2)} MB): ${res.status} in ${Date.now() - t0} ms`);
     expect(res.status, answer).toBe(202);
@@ -126,5 +129,31 @@ describe.skipIf(!hasMoto())('the packaged alerts Lambda on moto', () => {
     const rss = await alerts.maxRssBytes();
     timings.push(`alerts function peak RSS ${(rss / 1024 / 1024).toFixed(0)} MB (memorySize 512)`);
     expect(rss).toBeLessThan(512 * 1024 * 1024);
+  });
+  // Grafana's route on the same function (dispatched by path, its own SecureString).
+  it("Grafana's documented example: 202, one thread with Grafana's links", async () => {
+    await deliver('Grafana example', grafanaExample({ cluster: BIG_CLUSTER, groupKey: '{}:{lambda-example}' }), '/alerts/grafana', `Bearer ${GRAFANA_TOKEN}`);
+    const { parent, replies } = await threadWith('High memory usage');
+    expect(all(parent)).toContain('*Source:* Grafana');
+    expect(all(parent)).toContain('|Silence>');
+    expect(all(parent)).toContain('<https://play.grafana.org/d/a1b2c3d4/kafka-brokers?orgId=1|Dashboard>');
+    expect(replies.map((r) => r.text)).toContain('This group holds 2 alerts (2 firing, 0 resolved), 2 shown');
+  });
+
+  it("10,000 alerts in Grafana's shape (Basic auth): 202, one message under the limit, one thread with the count", async () => {
+    await deliver('Grafana 10,000 alerts', bigGrafanaNotification(10_000, { group: 'lambda-grafana', resolved: 100 }), '/alerts/grafana', `Basic ${Buffer.from(`grafana:${GRAFANA_TOKEN}`).toString('base64')}`);
+    expect(Buffer.byteLength(messages.at(-1)!.Body!)).toBeLessThanOrEqual(SQS_MAX_MESSAGE_BYTES);
+    const { parent, replies } = await threadWith('*Source:* Grafana · `KafkaUnderReplicatedPartitions`');
+    expect(all(parent)).toContain('10,000 alerts (9,900 firing, 100 resolved), 20 shown in the thread');
+    expect(all(parent)).toContain('<https://grafana/d/kafka?viewPanel=7|Panel>');
+    expect(replies.map((r) => r.text)).toContain('This group holds 10,000 alerts (9,900 firing, 100 resolved), 20 shown');
+  });
+
+  it("a wrong token on Grafana's route (or Alertmanager's token there) is 401 and queues nothing", async () => {
+    for (const authorization of ['Bearer not-the-grafana-token-0123', `Bearer ${TOKEN}`, `Basic ${Buffer.from('grafana:wrong-0123456789abcdef').toString('base64')}`]) {
+      const res = await fetch(`${alerts.url}/http/alerts/grafana`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(grafanaExample()) });
+      expect(res.status).toBe(401);
+    }
+    expect(await drainQueue(moto, queueUrl)).toHaveLength(0);
   });
 });

@@ -18,6 +18,7 @@ import { MAX_JOB_BYTES } from '../../lib/queue/oversize.ts';
 import { ServeHarness, waitFor } from '../operations/serve-harness.ts';
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
 import { BIG_CLUSTER, bigNotification, hugeAnnotationNotification, richNotification } from './fixtures/big.ts';
+import { bigGrafanaNotification, grafanaExample, hugeAnnotationGrafana } from './fixtures/grafana.ts';
 
 const TOKEN = 'am-token-intake-serve-0123456789';
 // Ports from this run's range (KR_SANDBOX_PORT_BASE + 80..89), clear of the sandbox's own.
@@ -121,6 +122,50 @@ describe('intake at incident size through serve (installed bin, README defaults)
     expect(jobs.length).toBeGreaterThanOrEqual(4);
     for (const j of jobs) expect(j.jobBytes).toBeLessThanOrEqual(MAX_JOB_BYTES);
     timings.push(`largest job ${Math.max(...jobs.map((j) => j.jobBytes))} bytes`);
+  });
+});
+
+// Grafana's route with the README's defaults: no GRAFANA_TOKEN, so it takes ALERTMANAGER_TOKEN (serve's note says so).
+describe("Grafana Alerting's webhook through serve", () => {
+  const grafana = (body: unknown, authorization = `Bearer ${TOKEN}`) =>
+    fetch(`${url}/alerts/grafana`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it("Grafana's documented example: 202 (Basic auth, the token as password), one thread with its links and values", async () => {
+    const res = await grafana(grafanaExample({ cluster: BIG_CLUSTER, groupKey: '{}:{serve-example}' }), `Basic ${Buffer.from(`grafana:${TOKEN}`).toString('base64')}`);
+    expect(res.status).toBe(202);
+    const { parent, replies } = await threadOf('High memory usage');
+    expect(all(parent)).toContain('*Source:* Grafana');
+    expect(all(parent)).toContain('|Dashboard>');
+    expect(all(parent)).toContain('<https://play.grafana.org/alerting/silence/new?alertmanager=grafana&amp;matchers=alertname%3DT2%2Cteam%3Dblue%2Czone%3Dus-1|Silence>');
+    expect(all(parent)).toContain('Values: B=44.2394, C=1');
+    expect(replies.map((r) => r.text)).toContain('This group holds 2 alerts (2 firing, 0 resolved), 2 shown');
+    expect(serve.logs.join('')).toContain('GRAFANA_TOKEN not set: POST /alerts/grafana takes the ALERTMANAGER_TOKEN');
+  });
+
+  it('10,000 alerts in Grafana\'s shape: 202, one thread with the count and the links', async () => {
+    const body = bigGrafanaNotification(10_000, { group: 'serve-grafana' });
+    const t0 = Date.now();
+    const res = await grafana(body);
+    timings.push(`Grafana 10,000 alerts (${(JSON.stringify(body).length / 1e6).toFixed(1)} MB) accepted in ${Date.now() - t0} ms`);
+    expect(res.status).toBe(202);
+    const { parent, replies } = await threadOf('*Source:* Grafana · `KafkaUnderReplicatedPartitions`');
+    expect(all(parent)).toContain('10,000 alerts (10,000 firing, 0 resolved), 20 shown in the thread');
+    expect(all(parent)).toContain('<https://grafana/d/kafka|Dashboard>');
+    expect(replies.map((r) => r.text)).toContain('This group holds 10,000 alerts (10,000 firing, 0 resolved), 20 shown');
+  });
+
+  it('one alert with a 900 KB annotation in Grafana\'s shape: 202, one thread', async () => {
+    expect((await grafana(hugeAnnotationGrafana(900 * 1024, 'serve-grafana-huge'))).status).toBe(202);
+    const { parent } = await threadOf('*Source:* Grafana · `KafkaBrokerDown`');
+    expect(all(parent).length).toBeLessThan(20_000);
+  });
+
+  it('a wrong token is 401, and nothing is posted', async () => {
+    const before = stub.topLevel().length;
+    expect((await grafana(grafanaExample({ groupKey: 'wrong' }), 'Bearer not-the-token-0123456789')).status).toBe(401);
+    expect((await grafana(grafanaExample({ groupKey: 'wrong' }), `Basic ${Buffer.from('grafana:nope-0123456789abcdef').toString('base64')}`)).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(stub.topLevel()).toHaveLength(before);
   });
 });
 

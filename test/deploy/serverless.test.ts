@@ -9,6 +9,11 @@ import { readZip } from './zip.ts';
 import { HOST_SCRIPTS, documentResourceName, ssmDocument } from '../../lib/hosts/scripts.ts';
 import { STATE_TABLE_KEYS } from '../../lib/state/dynamo-state-store.ts';
 import { policyDocuments } from './resolve-intrinsics.ts';
+import { ALERT_SOURCES } from '../../lib/alerts/sources/index.ts';
+import type { HttpAlertSource } from '../../lib/alerts/sources/types.ts';
+
+/** The webhook alert sources: each an HTTP API route of the alerts function, with its own SecureString. */
+const WEBHOOKS = ALERT_SOURCES.filter((s): s is HttpAlertSource => s.kind === 'http');
 
 /** cfn-lint (pip install cfn-lint) validates the template, parliament (pip install parliament) its IAM policies, when installed. */
 function hasTool(tool: string): boolean {
@@ -58,9 +63,9 @@ function allowStatements(): { where: string; statement: Json }[] {
 }
 
 describe('osls package (no AWS credentials)', () => {
-  it('exposes the HTTP API routes for Slack and Alertmanager', () => {
+  it('exposes the HTTP API routes for Slack and for each webhook alert source (ALERT_SOURCES)', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey).sort();
-    expect(routes).toEqual(['POST /alerts/alertmanager', 'POST /slack/events', 'POST /slack/interactivity']);
+    expect(routes).toEqual(['POST /slack/events', 'POST /slack/interactivity', ...WEBHOOKS.map((s) => `POST ${s.path}`)].sort());
   });
 
   it('subscribes the CloudWatch function to the alarm topic and feeds the worker from the FIFO queue with a DLQ', () => {
@@ -130,7 +135,7 @@ describe('osls package (no AWS credentials)', () => {
   it('gives each function its own role, and only the worker runs in the VPC', () => {
     const role = (fn: string) => resources[fn].Properties.Role;
     expect(JSON.stringify(role('SlackLambdaFunction'))).toContain('SlackRole');
-    expect(JSON.stringify(role('AlertmanagerLambdaFunction'))).toContain('AlertsRole');
+    expect(JSON.stringify(role('AlertsLambdaFunction'))).toContain('AlertsRole');
     expect(JSON.stringify(role('CloudwatchLambdaFunction'))).toContain('AlertsRole');
     expect(JSON.stringify(role('WorkerLambdaFunction'))).toContain('WorkerRole');
     expect(resources.IamRoleLambdaExecution).toBeUndefined();
@@ -214,7 +219,9 @@ describe('osls package (no AWS credentials)', () => {
     }
     const env = (fn: string) => resources[fn].Properties.Environment.Variables;
     expect(env('SlackLambdaFunction')).toMatchObject({ KR_SLACK_SIGNING_SECRET_PARAMETER: '/kafka-responder/ci/slack-signing-secret', KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token', KR_CONFIG_PARAMETER: '/kafka-responder/ci/config' });
-    expect(env('AlertmanagerLambdaFunction')).toMatchObject({ KR_ALERTMANAGER_TOKEN_PARAMETER: '/kafka-responder/ci/alertmanager-token' });
+    // The alerts function names exactly its sources' secrets, no other parameter.
+    const alertParameters = Object.fromEntries(Object.entries(env('AlertsLambdaFunction') as Record<string, string>).filter(([k]) => k.endsWith('_PARAMETER')));
+    expect(alertParameters).toEqual(Object.fromEntries(WEBHOOKS.map((s) => [s.auth.secret.parameterVar, `/kafka-responder/ci/${s.auth.secret.parameter}`])));
     for (const fn of ['WorkerLambdaFunction', 'SweepLambdaFunction', 'AuditScheduleLambdaFunction']) {
       expect(env(fn)).toMatchObject({
         KR_SLACK_BOT_TOKEN_PARAMETER: '/kafka-responder/ci/slack-bot-token',
@@ -236,7 +243,7 @@ describe('osls package (no AWS credentials)', () => {
         })
         .sort();
     expect(readable('SlackRole')).toEqual(['/kafka-responder/ci/config', '/kafka-responder/ci/slack-bot-token', '/kafka-responder/ci/slack-signing-secret']);
-    expect(readable('AlertsRole')).toEqual(['/kafka-responder/ci/alertmanager-token']);
+    expect(readable('AlertsRole')).toEqual([...new Set(WEBHOOKS.map((s) => `/kafka-responder/ci/${s.auth.secret.parameter}`))].sort());
     expect(readable('WorkerRole')).toEqual(['/kafka-responder/ci/config', '/kafka-responder/ci/kafka-scram-credentials', '/kafka-responder/ci/pagerduty-api-token', '/kafka-responder/ci/pagerduty-routing-key', '/kafka-responder/ci/slack-bot-token']);
     // The default, the AWS-managed aws/ssm key, needs no grant; a customer managed key (the stack
     // parameter, or --param parameterKmsKeyId=… at package) is decrypted by each role only through SSM.
@@ -319,7 +326,7 @@ describe('osls package (no AWS credentials)', () => {
   });
 
   it('bundles each function under 3 MB, and the Slack bundle carries no kafkajs, host executor or diagnosis', () => {
-    const zips = ['slack', 'alertmanager', 'cloudwatch', 'worker'].map((f) => join(outDir, `${f}.zip`));
+    const zips = ['slack', 'alerts', 'cloudwatch', 'worker'].map((f) => join(outDir, `${f}.zip`));
     for (const z of zips) {
       expect(statSync(z).size, z).toBeLessThan(3 * 1024 * 1024);
       const total = [...readZip(z).values()].reduce((n, b) => n + b.length, 0);
@@ -352,7 +359,7 @@ describe('osls package (no AWS credentials)', () => {
     const approvals = ['configure approverUserIds', 'the plan is too large to store for approval'];
     const slack = readZip(join(outDir, 'slack.zip')).get('handlers/slack.mjs')!.toString('utf8');
     for (const s of approvals) expect(slack.includes(s), `"${s}" in the Slack bundle (the marker must be findable)`).toBe(true);
-    for (const fn of ['alertmanager', 'cloudwatch']) {
+    for (const fn of ['alerts', 'cloudwatch']) {
       const code = readZip(join(outDir, `${fn}.zip`)).get('handlers/alerts.mjs')!.toString('utf8');
       expect(code.length).toBeGreaterThan(10_000);
       for (const s of approvals) expect(code.includes(s), `approvals code ("${s}") in the ${fn} bundle`).toBe(false);
