@@ -190,8 +190,9 @@ export class World {
       }
       if (first.dead && stoppedAt === null) {
         stoppedAt = first.writes.at(-1) ?? null;
-        // Its in-flight work (timers, background writes) finds its process gone.
-        await new Promise((r) => setTimeout(r, 20));
+        // Its calls already under way (a concurrent write) land or fail before its client goes;
+        // anything it starts from now on (timers, background writes) finds its process gone.
+        await first.settled();
         current.close();
         // SQS hands the message out again only after its visibility timeout: leases the dead process held have run out by then.
         setClock(clockOffset + VISIBILITY_TIMEOUT_MS);
