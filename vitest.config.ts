@@ -58,8 +58,9 @@ const ISOLATED = [
 const UNIT = {
   exclude: [...configDefaults.exclude, INTEGRATION],
   // Vitest's default is one worker fewer than the cores: a single worker on CI's 2 cores.
-  // Many unit files wait on child processes, sockets and dynalite, so use every core.
-  maxWorkers: Math.max(2, availableParallelism()),
+  // Many unit files wait on child processes, sockets, timers and dynalite, so one worker
+  // more than the cores: while one waits, the cores still have two files to run.
+  maxWorkers: Math.max(2, availableParallelism()) + 1,
   env: memoryTmpdir(),
   sequence: { groupOrder: 0 },
 };
