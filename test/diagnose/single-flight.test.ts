@@ -131,13 +131,13 @@ describe('single-flight diagnosis', () => {
   });
 
   it('renews its lease while a long diagnosis runs, so nobody takes over a live leader', async () => {
-    // A lease of 600 ms, renewed every 200: the diagnosis outlives it twice over.
-    const inner = new CountingDiagnoser(1500);
-    const sf = singleFlightDiagnoser(inner, { store: db.store, pollMs: 20, leaseMs: 600 });
+    // A lease of 900 ms, renewed every 300: the diagnosis outlives it twice over.
+    const inner = new CountingDiagnoser(2000);
+    const sf = singleFlightDiagnoser(inner, { store: db.store, pollMs: 20, leaseMs: 900 });
     const c = cluster();
     const leader = sf.diagnose(req(c, 1));
     // Past the first lease: only renewals keep it.
-    await new Promise((r) => setTimeout(r, 800));
+    await new Promise((r) => setTimeout(r, 1100));
     await sf.diagnose(req(c, 2));
     await leader;
     expect(inner.calls).toBe(1);
