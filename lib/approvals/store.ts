@@ -73,9 +73,9 @@ export class ApprovalStore {
     return new ClusterLockStore(this.client, this.table);
   }
 
-  /** Creates the table (pay per request) if it does not exist; for local use and tests. */
-  ensureTable(): Promise<void> {
-    return ensureApprovalsTable(this.client, this.table);
+  /** Creates the table (pay per request) if it does not exist; for local use and tests. `pollMs`: how often to look whether it is ACTIVE yet (default 50). */
+  ensureTable(wait: { pollMs?: number } = {}): Promise<void> {
+    return ensureApprovalsTable(this.client, this.table, wait);
   }
 
   /**

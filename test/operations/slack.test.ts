@@ -51,7 +51,7 @@ const CONFIG = {
 async function build(config: unknown = CONFIG) {
   const parsed = parseConfig(config);
   const store = new ApprovalStore(dynamo.client, { tableName: `approvals-${++table}` });
-  await store.ensureTable();
+  await store.ensureTable({ pollMs: 5 });
   approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(parsed) });
   ops = new ScriptedOperations();
   h = buildHarness({ stub, store: db.store, config, approvals, operations: ops });
