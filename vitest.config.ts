@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync, statfsSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Unit and integration, told apart by file name alone, so a new file is classified the
 // moment it is added (the unit files are split further by ISOLATED below):
@@ -57,14 +58,33 @@ const ISOLATED = [
 const UNIT = {
   exclude: [...configDefaults.exclude, INTEGRATION],
   // Vitest's default is one worker fewer than the cores: a single worker on CI's 2 cores.
-  // Many unit files wait on child processes, sockets and dynalite, so use every core.
-  maxWorkers: Math.max(2, availableParallelism()),
+  // Many unit files wait on child processes, sockets, timers and dynalite, so one worker
+  // more than the cores: while one waits, the cores still have two files to run.
+  maxWorkers: Math.max(2, availableParallelism()) + 1,
   env: memoryTmpdir(),
   sequence: { groupOrder: 0 },
 };
 
+/**
+ * Vitest's own order puts project 'unit' before 'unit-isolated' (by name), so
+ * the isolated files (operations/slack.test.ts among them) ran last, on one
+ * worker while the other idled. Here, within each groupOrder, isolated files
+ * go first and the shared-module files after them, each part longest first
+ * as Vitest orders it: a worker keeps its shared modules only while the next
+ * file is a shared-module one too, so the two kinds are not interleaved.
+ */
+class IsolatedFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => f.project.config.sequence.groupOrder * 2 + (f.project.config.isolate ? 0 : 1);
+    const position = new Map(sorted.map((f, i) => [f, i]));
+    return [...sorted].sort((a, b) => rank(a) - rank(b) || position.get(a)! - position.get(b)!);
+  }
+}
+
 export default defineConfig({
   test: {
+    sequence: { sequencer: IsolatedFirst },
     testTimeout: 120_000,
     hookTimeout: 600_000,
     // Each test file removes its scratch directories (test/helpers/scratch.ts).

@@ -61,6 +61,8 @@ export class PlanPieces {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly table: string,
+    /** Bytes per piece; smaller only in tests, so a plan spanning pieces stays small. */
+    private readonly pieceBytes = PLAN_CHUNK_BYTES,
   ) {}
 
   /**
@@ -70,7 +72,8 @@ export class PlanPieces {
    */
   async write(id: string, plan: ApprovablePlan, json: string, now: number): Promise<PieceStub | 'too-large'> {
     const gz = gzipSync(Buffer.from(json, 'utf8'), { level: 9 });
-    const chunks = Math.ceil(gz.length / PLAN_CHUNK_BYTES);
+    const size = this.pieceBytes;
+    const chunks = Math.ceil(gz.length / size);
     if (chunks > MAX_PLAN_CHUNKS) return 'too-large';
     const chunkKey = createHash('sha256').update(gz).digest('hex').slice(0, 32);
     const ttl = Math.floor((now + PENDING_PIECE_TTL_MS) / 1000);
@@ -81,7 +84,7 @@ export class PlanPieces {
         this.doc.send(
           new PutCommand({
             TableName: this.table,
-            Item: { pk: pkOf(id), sk: skOf(chunkKey, i), recordType: 'plan-chunk', data: gz.subarray(i * PLAN_CHUNK_BYTES, (i + 1) * PLAN_CHUNK_BYTES), ttl },
+            Item: { pk: pkOf(id), sk: skOf(chunkKey, i), recordType: 'plan-chunk', data: gz.subarray(i * size, (i + 1) * size), ttl },
             ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :ttl',
             ExpressionAttributeNames: { '#ttl': 'ttl' },
             ExpressionAttributeValues: { ':ttl': ttl },

@@ -40,6 +40,8 @@ const headSchema = z.looseObject({ excludedApprovers: z.array(z.string().max(64)
 export interface ApprovalStoreOptions {
   tableName: string;
   retentionDays?: number;
+  /** Bytes per piece of a plan stored in pieces (default PLAN_CHUNK_BYTES); tests pass less. */
+  planPieceBytes?: number;
 }
 
 export class ApprovalStore {
@@ -58,7 +60,7 @@ export class ApprovalStore {
     this.table = options.tableName;
     this.retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
     this.audit = new AuditLog(this.doc, this.table, this.retentionMs);
-    this.pieces = new PlanPieces(this.doc, this.table);
+    this.pieces = new PlanPieces(this.doc, this.table, options.planPieceBytes);
   }
 
   /** The plan-request limits kept in the same table (rate-limit.ts). */
@@ -71,9 +73,9 @@ export class ApprovalStore {
     return new ClusterLockStore(this.client, this.table);
   }
 
-  /** Creates the table (pay per request) if it does not exist; for local use and tests. */
-  ensureTable(): Promise<void> {
-    return ensureApprovalsTable(this.client, this.table);
+  /** Creates the table (pay per request) if it does not exist; for local use and tests. `pollMs`: how often to look whether it is ACTIVE yet (default 50). */
+  ensureTable(wait: { pollMs?: number } = {}): Promise<void> {
+    return ensureApprovalsTable(this.client, this.table, wait);
   }
 
   /**

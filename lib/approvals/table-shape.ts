@@ -32,10 +32,10 @@ export function decodeSweepCursor(cursor: string): Record<string, unknown> {
 }
 
 /** Creates the approvals table (pay per request) with its sweep index if it does not exist; for local use and tests. */
-export async function ensureApprovalsTable(client: DynamoDBClient, table: string): Promise<void> {
+export async function ensureApprovalsTable(client: DynamoDBClient, table: string, wait: { pollMs?: number } = {}): Promise<void> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
-    if (Table?.TableStatus !== 'ACTIVE') await waitUntilTableActive(client, table);
+    if (Table?.TableStatus !== 'ACTIVE') await waitUntilTableActive(client, table, wait);
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException)) throw err;
@@ -66,5 +66,5 @@ export async function ensureApprovalsTable(client: DynamoDBClient, table: string
       ],
     }),
   );
-  await waitUntilTableActive(client, table);
+  await waitUntilTableActive(client, table, wait);
 }

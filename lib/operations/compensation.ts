@@ -36,6 +36,7 @@ export async function cancelOwnReassignments(
   admin: KafkaAdmin,
   plan: Plan,
   revertWaitMs = REVERT_WAIT_MS,
+  revertPollMs = REVERT_POLL_MS,
 ): Promise<{ stopped: number; foreign: number; unreverted: string[] }> {
   const targets = new Map(submittedTargets(plan).map((t) => [key(t), t.replicas]));
   if (targets.size === 0) return { stopped: 0, foreign: 0, unreverted: [] };
@@ -50,12 +51,14 @@ export async function cancelOwnReassignments(
     const failed = results.filter((r) => r.errorCode !== KafkaErrorCode.NONE && r.errorCode !== KafkaErrorCode.NO_REASSIGNMENT_IN_PROGRESS);
     if (failed.length) throw new Error(failed.slice(0, 3).map((r) => `${r.topic}-${r.partition}: ${r.error ?? r.errorCode}`).join('; '));
   }
-  const unreverted = ours.length ? await waitForOriginalReplicas(admin, ours, revertWaitMs) : [];
+  const unreverted = ours.length ? await waitForOriginalReplicas(admin, ours, revertWaitMs, revertPollMs) : [];
   return { stopped: ours.length, foreign: moving.length - ours.length, unreverted };
 }
 
 /** How long a cancel waits for the metadata to show the original replicas again. */
 export const REVERT_WAIT_MS = 30_000;
+/** How often that wait reads the metadata. */
+export const REVERT_POLL_MS = 1_000;
 
 /**
  * The controller accepts a cancel at once but reverts the replica set and
@@ -63,7 +66,7 @@ export const REVERT_WAIT_MS = 30_000;
  * ZooKeeper-mode controller). The run says "kept their original replicas" only
  * once the metadata shows it; what has not reverted in time is named.
  */
-async function waitForOriginalReplicas(admin: KafkaAdmin, cancelled: readonly OngoingReassignment[], waitMs: number): Promise<string[]> {
+async function waitForOriginalReplicas(admin: KafkaAdmin, cancelled: readonly OngoingReassignment[], waitMs: number, pollMs: number): Promise<string[]> {
   const original = new Map(cancelled.map((m) => [key(m), m.replicas.filter((r) => !m.addingReplicas.includes(r))]));
   const topics = [...new Set(cancelled.map((m) => m.topic))];
   const deadline = Date.now() + waitMs;
@@ -79,7 +82,7 @@ async function waitForOriginalReplicas(admin: KafkaAdmin, cancelled: readonly On
       pending.push(...[...original.keys()].map((k) => k.replace('\u0000', '-')));
     }
     if (pending.length === 0 || Date.now() >= deadline) return pending;
-    await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 

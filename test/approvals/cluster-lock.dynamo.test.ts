@@ -74,8 +74,14 @@ function racingIo(): FakeCluster {
   return io;
 }
 
+/** One invocation: the time its polls wait passes on its own clock, so it parks after a few polls, not a second of them. */
 function tick(id: string, worker: string, io: FakeCluster = cluster): Promise<TickResult> {
-  return runTick({ approvals, io, requestId: id, workerId: worker, deadline: Date.now() + 6_000, pollMs: 1, scheduleNext: async () => {}, report: reporter(id), sleep: async () => {} });
+  let slept = 0;
+  return runTick({
+    approvals, io, requestId: id, workerId: worker, deadline: Date.now() + 6_000, pollMs: 100, scheduleNext: async () => {}, report: reporter(id),
+    now: () => Date.now() + slept,
+    sleep: async (ms) => void (slept += ms),
+  });
 }
 
 /** Topics whose reassignment was submitted (AlterPartitionReassignments with targets), in order. */

@@ -11,7 +11,7 @@ export const twoApproverPolicy = (ttlMs = 600_000) => ({ approvers: new Set<stri
 /** A fresh approvals table and the service on it. */
 export async function approvalsOn(client: DynamoDBClient, tableName: string, ttlMs?: number): Promise<{ store: ApprovalStore; approvals: ApprovalService<Plan> }> {
   const store = new ApprovalStore(client, { tableName });
-  await store.ensureTable();
+  await store.ensureTable({ pollMs: 5 });
   return { store, approvals: new ApprovalService<Plan>({ store, policy: twoApproverPolicy(ttlMs) }) };
 }
 

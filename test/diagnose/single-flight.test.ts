@@ -119,7 +119,8 @@ describe('single-flight diagnosis', () => {
   });
 
   it('a waiting request gives up at its own deadline, saying where the result goes', async () => {
-    const inner = new CountingDiagnoser(1500);
+    // Still running well past the waiter's deadline (~300 ms in), with room for a loaded machine.
+    const inner = new CountingDiagnoser(800);
     const sf = singleFlightDiagnoser(inner, { store: db.store, pollMs: 20 });
     const c = cluster();
     const leader = sf.diagnose(req(c, 1));
@@ -130,12 +131,13 @@ describe('single-flight diagnosis', () => {
   });
 
   it('renews its lease while a long diagnosis runs, so nobody takes over a live leader', async () => {
-    const inner = new CountingDiagnoser(3500);
-    const sf = singleFlightDiagnoser(inner, { store: db.store, pollMs: 20, leaseMs: 1500 });
+    // A lease of 900 ms, renewed every 300: the diagnosis outlives it twice over.
+    const inner = new CountingDiagnoser(2000);
+    const sf = singleFlightDiagnoser(inner, { store: db.store, pollMs: 20, leaseMs: 900 });
     const c = cluster();
     const leader = sf.diagnose(req(c, 1));
     // Past the first lease: only renewals keep it.
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, 1100));
     await sf.diagnose(req(c, 2));
     await leader;
     expect(inner.calls).toBe(1);

@@ -18,8 +18,26 @@ export class ProcessStopped extends Error {
 export class StopPoint {
   readonly writes: string[] = [];
   private stopped = false;
+  /** Calls under way, and who waits for them to end (settled()). */
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
   readonly abort = new AbortController();
   constructor(private readonly stopAfter: number | null) {}
+
+  /** Once stopped, no call starts: resolves when the calls already under way have ended. */
+  settled(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private async track<T>(call: () => Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      return await call();
+    } finally {
+      if (--this.inFlight === 0) this.waiting.splice(0).forEach((resolve) => resolve());
+    }
+  }
 
   get dead(): boolean {
     return this.stopped;
@@ -42,14 +60,14 @@ export class StopPoint {
 
   async write<T>(what: string, call: () => Promise<T>): Promise<T> {
     this.alive(what);
-    const result = await call();
+    const result = await this.track(call);
     this.wrote(what);
     return result;
   }
 
   async read<T>(what: string, call: () => Promise<T>): Promise<T> {
     this.alive(what);
-    return call();
+    return this.track(call);
   }
 }
 

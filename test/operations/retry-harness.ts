@@ -94,7 +94,7 @@ export interface RetryWorld {
 
 export async function retryWorld(dynamo: LocalDynamo, store: StateStore, stub: SlackStub, table: string): Promise<RetryWorld> {
   const approvalStore = new ApprovalStore(dynamo.client, { tableName: table });
-  await approvalStore.ensureTable();
+  await approvalStore.ensureTable({ pollMs: 5 });
   let skew = 0;
   const approvals = new ApprovalService<Plan>({ store: approvalStore, policy: approvalPolicy(CONFIG), now: () => Date.now() + skew });
   const ops = new ScriptedOperations();

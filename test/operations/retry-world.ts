@@ -44,7 +44,7 @@ export function useOpsRetryWorld(): OpsRetryWorld {
     },
     async approvalStore(table) {
       const store = new ApprovalStore(world.dynamo.client, { tableName: table });
-      await store.ensureTable();
+      await store.ensureTable({ pollMs: 5 });
       return store;
     },
     async slowTopicWorld(name, pollsToFinish) {

@@ -247,11 +247,12 @@ describe('edge 4b: a cancel says the original replicas are kept only once the me
     await admin.alterPartitionReassignments(planned.plan.steps[0]!.action === 'reassign' ? planned.plan.steps[0]!.partitions : []);
     // Two stale metadata answers, then the revert shows: the wait sees it.
     cluster.revertLagPolls = 2;
-    expect(await cancelOwnReassignments(admin, planned.plan, 10_000)).toEqual({ stopped: moving, foreign: 0, unreverted: [] });
+    // Polled every 20 ms instead of every second: the same polls, without the real wait.
+    expect(await cancelOwnReassignments(admin, planned.plan, 10_000, 20)).toEqual({ stopped: moving, foreign: 0, unreverted: [] });
     // A revert that outlasts the wait is named, not claimed.
     await admin.alterPartitionReassignments(planned.plan.steps[0]!.action === 'reassign' ? planned.plan.steps[0]!.partitions : []);
     cluster.revertLagPolls = 1_000;
-    const late = await cancelOwnReassignments(admin, planned.plan, 1_500);
+    const late = await cancelOwnReassignments(admin, planned.plan, 150, 20);
     expect(late.stopped).toBe(moving);
     expect(late.unreverted).toHaveLength(moving);
     expect(late.unreverted[0]).toMatch(/^orders-\d$/);

@@ -51,7 +51,7 @@ const CONFIG = {
 async function build(config: unknown = CONFIG) {
   const parsed = parseConfig(config);
   const store = new ApprovalStore(dynamo.client, { tableName: `approvals-${++table}` });
-  await store.ensureTable();
+  await store.ensureTable({ pollMs: 5 });
   approvals = new ApprovalService<Plan>({ store, policy: approvalPolicy(parsed) });
   ops = new ScriptedOperations();
   h = buildHarness({ stub, store: db.store, config, approvals, operations: ops });
@@ -252,9 +252,15 @@ describe('two-person rule through the buttons', () => {
   it('a cluster that stops answering mid-run: the run keeps its place, says it retries, and finishes once it answers', async () => {
     const { plan, id } = await requestPlan();
     ops.cluster.failNext = { method: 'openAdmin', times: 1 };
+    // The retry is a delayed job (2 s here): its delay passes on the bot's clock, and it is delivered at once.
+    const enqueue = h.queue.enqueue.bind(h.queue);
+    h.queue.enqueue = async (job, options) => {
+      if (options?.delayMs) pass(options.delayMs);
+      return enqueue(job, { ...options, delayMs: 0 });
+    };
     await click('ops:approve', id, ALICE, plan);
     await click('ops:approve', id, BOB, plan);
-    // The retry is a delayed job (2 s here); idle() waits for it like SQS would deliver it.
+    // idle() waits for the retry like SQS would deliver it.
     await h.queue.idle();
     // Said in the run's progress message while it retried (its last word is the outcome).
     const said = stub.thread(plan.ts).flatMap((m) => m.history);

@@ -28,6 +28,8 @@ beforeAll(async () => {
     slackApiUrl: stub.apiUrl,
     port: 0,
     diagnoser: new ScriptedDiagnoser(),
+    // Posts one after another, without Slack's 1 s between them (pacing is delivery.test.ts's).
+    slackDelivery: { postIntervalMs: 0 },
   });
 });
 afterAll(async () => {
@@ -165,7 +167,7 @@ describe('kafka-responder serve (one command)', () => {
     });
     expect(res2.status).toBe(200);
     const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && !stub.topLevel('C0LOCAL').some((m) => /failed/.test(m.text))) await new Promise((r) => setTimeout(r, 200));
+    while (Date.now() < deadline && !stub.topLevel('C0LOCAL').some((m) => /failed/.test(m.text))) await new Promise((r) => setTimeout(r, 25));
     // Nothing listens on that sandbox's ports: the real diagnosis fails fast and says so in the channel.
     expect(stub.topLevel('C0LOCAL')[0]?.text).toMatch(/^Diagnosis of sandbox failed: /);
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
@@ -191,7 +193,8 @@ describe('local server: operations with approvals on an in-process dynalite', ()
       log,
       slackApiUrl: opsStub.apiUrl,
       port: 0,
-        diagnoser: new ScriptedDiagnoser(),
+      diagnoser: new ScriptedDiagnoser(),
+      slackDelivery: { postIntervalMs: 0 },
       operations: {
         async plan(_cluster, request) {
           planned.push(request.kind);
