@@ -318,14 +318,19 @@ describe('extension points for issue 5', () => {
 describe('progress edits', () => {
   it('a probe answering after the diagnosis failed does not overwrite the failure', async () => {
     const late: ScriptedDiagnoser = new ScriptedDiagnoser();
+    let answerLate: (() => void) | undefined;
     late.diagnose = async (req) => {
       req.onProgress?.({ stage: 'brokers probed', done: 0, total: 3 });
       // The snapshot fails while probes are still out; they answer afterwards (as Promise.all leaves them).
-      setTimeout(() => req.onProgress?.({ stage: 'brokers probed', done: 3, total: 3, brokerId: 3, commandId: 'c3' }), 30);
+      answerLate = () => req.onProgress?.({ stage: 'brokers probed', done: 3, total: 3, brokerId: 3, commandId: 'c3' });
       throw new Error('could not read cluster metadata from any bootstrap server');
     };
     h = buildHarness({ stub, store: db.store, diagnoser: late });
     await slash('diagnose');
+    await h.queue.idle();
+    // Only once the failure is posted, however slow the machine: the late answer must not overwrite it.
+    expect(answerLate).toBeDefined();
+    answerLate!();
     await h.queue.idle();
     await new Promise((r) => setTimeout(r, 100));
     const [parent] = stub.topLevel('C0OPS');
