@@ -31,6 +31,8 @@ import { renderDigestReply } from './big-group-reply.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
 import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './thread-messages.ts';
 import { routeAlert } from './routing.ts';
+import { incidentIdOf } from '../pagerduty/inbound.ts';
+import { queueIncidentNote } from '../pagerduty/notes.ts';
 import type { ClusterConfig } from '../config/schema.ts';
 
 export const alertEventSchema = z.object({
@@ -283,6 +285,9 @@ async function diagnoseInThread(t: TriageRun, cluster: ClusterConfig, threadTs: 
     if (rendered.file) await posts.upload('file', { channel, thread_ts: threadTs, ...rendered.file });
     await posts.once('chart', async () => void (await postReportChart(slack, { channel, thread_ts: threadTs }, report, log, at)));
     await posts.mark('diagnosis');
+    // From PagerDuty: the findings as a note on its incident (queued once per job, never in the thread's way).
+    const incidentId = incidentIdOf(event);
+    if (incidentId) await queueIncidentNote(ctx, { incidentId, report, channel, threadTs, key: job.id }).catch((err: unknown) => log.warn('could not queue the PagerDuty note', { error: errorMessage(err) }));
   } catch (err) {
     await progress.close();
     log.error('alert diagnosis failed', { error: errorMessage(err) });
