@@ -113,6 +113,6 @@ function unmappedIncident(event: AlertEvent, config: Config, hint: string | unde
   }
   return {
     why: `its PagerDuty service ${code(service)} is not in \`pagerduty.incidents.services\`${field ? ` and its custom field ${code(field)} is not set` : ' and no `clusterField` is configured'} (an incident goes to no cluster by default)`,
-    fix: `add \`"${escapeMrkdwn(service.replace(/[`"]/g, "'").slice(0, 64))}": "<cluster>"\` to \`pagerduty.incidents.services\` (one of ${names}), or set \`pagerduty.incidents.clusterField\` to the incident's custom field that names the cluster`,
+    fix: `add \`"${escapeMrkdwn(service.replace(/[`"]/g, "'").slice(0, 64))}": "&lt;cluster&gt;"\` to \`pagerduty.incidents.services\` (one of ${names}), or set \`pagerduty.incidents.clusterField\` to the incident's custom field that names the cluster`,
   };
 }

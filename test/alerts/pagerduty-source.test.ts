@@ -153,7 +153,7 @@ describe('the worker maps the incident to a cluster (pagerduty.incidents)', () =
       const routed = routeAlert(eventOf(PAGERDUTY_EXAMPLES.triggered), c);
       expect(routed.cluster).toBeUndefined();
       expect(routed.unmapped?.why).toContain(EXAMPLE_SERVICE_ID);
-      expect(routed.unmapped?.fix).toContain(`"${EXAMPLE_SERVICE_ID}": "<cluster>"`);
+      expect(routed.unmapped?.fix).toContain(`"${EXAMPLE_SERVICE_ID}": "&lt;cluster&gt;"`);
       expect(routed.unmapped?.fix).toContain('pagerduty.incidents.services');
     }
     const wrong = routeAlert(eventOf(PAGERDUTY_EXAMPLES.triggered), config({ services: { [EXAMPLE_SERVICE_ID]: 'nowhere' } }));
