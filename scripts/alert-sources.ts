@@ -23,7 +23,7 @@ const param = (parameter: string) => `/kafka-responder/\${sls:stage}/${parameter
 /** serverless.yml's regions by name: lines without their indentation. */
 export function yamlRegions(sources: readonly AlertSourceDef[]): Record<string, string[]> {
   return {
-    secrets: secretsOf(sources).map((s) => `#   /kafka-responder/<stage>/${s.auth.secret.parameter}`.padEnd(54) + `SecureString (≥ ${s.auth.minSecretChars} characters): ${s.label}'s ${s.auth.secretNoun}`),
+    secrets: secretsOf(sources).map((s) => `#   /kafka-responder/<stage>/${s.auth.secret.parameter} `.padEnd(54) + `SecureString (≥ ${s.auth.minSecretChars} characters): ${s.label}'s ${s.auth.secretNoun}`),
     environment: secretsOf(sources).map((s) => `${s.auth.secret.parameterVar}: ${param(s.auth.secret.parameter)}`),
     events: http(sources).map((s) => `- httpApi: { method: POST, path: ${s.path} }`),
     'iam-parameters': secretsOf(sources).map((s) => `- 'Fn::Join': ['', ['arn:', { Ref: AWS::Partition }, ':ssm:', { Ref: AWS::Region }, ':', { Ref: AWS::AccountId }, ':parameter${param(s.auth.secret.parameter)}']]`),

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { renderDiagnosis, renderProgress } from '../diagnose/render-slack.ts';
 import { renderFailure } from '../slack/blocks.ts';
-import { clipEscaped } from '../slack/limits.ts';
+import { clipMrkdwn } from '../slack/limits.ts';
 import { closeIncident, upsertIncident } from '../state/activity.ts';
 import { loggedFindings, openIncident, recordIncidentEvent } from '../state/incident-log.ts';
 import { withTimelineButton } from '../timeline/button.ts';
@@ -31,6 +31,8 @@ import { renderDigestReply } from './big-group-reply.ts';
 import { countCycles, isFlapping, lastFiringDurationMs, recordTransition, type Transition } from './flapping.ts';
 import { renderFlappingCallout, renderTransitionReply, renderTriageParent } from './thread-messages.ts';
 import { routeAlert } from './routing.ts';
+import { incidentIdOf } from '../pagerduty/inbound.ts';
+import { queueIncidentNote } from '../pagerduty/notes.ts';
 import type { ClusterConfig } from '../config/schema.ts';
 
 export const alertEventSchema = z.object({
@@ -220,7 +222,7 @@ async function followUps(t: TriageRun, threadTs: string, flapping: boolean, cycl
   }
 }
 
-/** No configured cluster matches the alert: say why in the thread, and which label or alias to add. */
+/** No configured cluster matches the alert: say why in the thread, and which label or alias to add (routing escaped the alert's words). */
 async function postUnknownCluster(t: TriageRun, threadTs: string): Promise<void> {
   const { once, channel, routed } = t;
   const unmapped = routed.unmapped ?? { why: 'no configured cluster matches it', fix: "add the cluster's name to its `aliases` in the configuration" };
@@ -228,7 +230,7 @@ async function postUnknownCluster(t: TriageRun, threadTs: string): Promise<void>
     channel,
     thread_ts: threadTs,
     text: 'No diagnosis: unknown cluster',
-    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: clipEscaped(`:grey_question: I can't tell which configured cluster this alert is about: ${unmapped.why}.\n*To map it:* ${unmapped.fix}.`, 2900) } }],
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: clipMrkdwn(`:grey_question: I can't tell which configured cluster this alert is about: ${unmapped.why}.\n*To map it:* ${unmapped.fix}.`, 2900) } }],
   });
 }
 
@@ -283,6 +285,9 @@ async function diagnoseInThread(t: TriageRun, cluster: ClusterConfig, threadTs: 
     if (rendered.file) await posts.upload('file', { channel, thread_ts: threadTs, ...rendered.file });
     await posts.once('chart', async () => void (await postReportChart(slack, { channel, thread_ts: threadTs }, report, log, at)));
     await posts.mark('diagnosis');
+    // From PagerDuty: the findings as a note on its incident (queued once per job, never in the thread's way).
+    const incidentId = incidentIdOf(event);
+    if (incidentId) await queueIncidentNote(ctx, { incidentId, report, channel, threadTs, key: job.id }).catch((err: unknown) => log.warn('could not queue the PagerDuty note', { error: errorMessage(err) }));
   } catch (err) {
     await progress.close();
     log.error('alert diagnosis failed', { error: errorMessage(err) });

@@ -25,6 +25,8 @@ Environment:
                          (default: generated and printed)
   GRAFANA_TOKEN          the token POST /alerts/grafana takes, as bearer or Basic password
                          (default: ALERTMANAGER_TOKEN)
+  PAGERDUTY_WEBHOOK_SECRETS   the V3 webhook secrets POST /alerts/pagerduty checks
+                         X-PagerDuty-Signature against, one a line (default: ALERTMANAGER_TOKEN)
   KR_CONFIG / KR_CONFIG_FILE   configuration JSON (default: the local Kafka sandbox)
   KR_SLACK_CHANNELS, KR_SLACK_USERS, KR_INCIDENT_CHANNEL   allow-lists for the sandbox default
   KR_SLACK_TEAMS         the workspace ids (T0123ABCD) the sandbox default answers (default: any)

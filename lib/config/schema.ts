@@ -170,9 +170,13 @@ export const clusterSchema = z.object({
     .optional(),
 });
 
-/** The alert sources' names (lib/alerts/sources/index.ts; a test keeps the two lists equal). */
-export const ALERT_SOURCE_NAMES = ['alertmanager', 'cloudwatch', 'grafana'] as const;
-const alertSourceName = z.enum(ALERT_SOURCE_NAMES);
+/**
+ * An alert source's name (ALERT_SOURCES, lib/alerts/sources/index.ts): any
+ * name-shaped string here, since the config cannot import the table; the
+ * composition root refuses a name the table does not have (configuredSourceNames).
+ */
+export const ALERT_SOURCE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+const alertSourceName = z.string().regex(ALERT_SOURCE_NAME, 'an alert source name, like alertmanager or grafana');
 
 /** Which diagnosis an alert needs. Matched in order; the first match wins. */
 export const alertRouteSchema = z.object({
@@ -240,7 +244,7 @@ export const configSchema = z
          * usual ones (cluster, kafka_cluster, cluster_name, Cluster Name); the value is matched
          * against each cluster's name and aliases.
          */
-        clusterLabels: z.partialRecord(alertSourceName, z.array(z.string().min(1).max(200)).max(10)).default({}),
+        clusterLabels: z.record(alertSourceName, z.array(z.string().min(1).max(200)).max(10)).default({}),
         /** Fire/resolve transitions of one alert group within this window count towards flapping. */
         flappingWindowSeconds: z.number().int().positive().default(3600),
         /** This many fire→resolve cycles within the window make a group flapping. */
@@ -313,6 +317,12 @@ export const configSchema = z
   });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Every alert source name the config uses (routes' match.source, clusterLabels' keys): checked against ALERT_SOURCES by the composition root. */
+export function configuredSourceNames(config: Config): string[] {
+  const names = config.alerts.routes.flatMap((r) => (r.match.source ? [r.match.source] : []));
+  return [...new Set([...names, ...Object.keys(config.alerts.clusterLabels)])];
+}
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type AlertRoute = z.infer<typeof alertRouteSchema>;
 

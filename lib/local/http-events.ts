@@ -1,6 +1,7 @@
 // serve's requests as the events Lambda receives (API Gateway HTTP API v2,
 // SNS), and its alert routes: one per source of ALERT_SOURCES, each with the
 // secret its sender must present.
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { createHttpAlertHandler, createSnsHandler } from '../alerts/intake.ts';
 import { ALERT_SOURCES } from '../alerts/sources/index.ts';
@@ -15,13 +16,15 @@ import type { Log } from '../runtime/log.ts';
 /**
  * An API Gateway HTTP API v2 event for this request. Slack's forms come base64
  * as API Gateway sends them; alerts (JSON) as text, so a 10 MB alert is not
- * copied once more into base64.
+ * copied once more into base64 (unless it is not UTF-8: then base64, exactly).
  */
 export function toHttpEvent(req: IncomingMessage, body: Buffer): HttpEvent {
   const url = new URL(req.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const text = url.pathname.startsWith('/alerts/');
+  // Text only when it decodes losslessly: a signature (PagerDuty's) is checked on the bytes the
+  // handler gets back from the event, so a body that is not UTF-8 travels as base64, byte for byte.
+  const text = url.pathname.startsWith('/alerts/') && isUtf8(body);
   return {
     version: '2.0',
     rawPath: url.pathname,

@@ -12,6 +12,7 @@ import type { Config } from '../config/schema.ts';
 import type { Diagnoser } from '../diagnose/diagnoser.ts';
 import type { OperationsBackend } from '../operations/backend.ts';
 import { OPS_JOB_KINDS } from '../operations/requests.ts';
+import { PAGERDUTY_JOB_KINDS } from '../pagerduty/deliveries.ts';
 import type { Plan } from '../operations/types.ts';
 import { newJob } from '../queue/job.ts';
 import { InProcessJobQueue } from '../queue/queue.ts';
@@ -211,6 +212,9 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const sweepMs = opts.sweepIntervalMs ?? 60_000;
   const sweepTimer = approvals && sweepMs > 0 ? setInterval(() => void queue.enqueue(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`)), sweepMs) : undefined;
   sweepTimer?.unref();
+  // PagerDuty deliveries whose first enqueue was lost, as the deployed minute sweep does.
+  const pdSweepTimer = opts.config.pagerduty && sweepMs > 0 ? setInterval(() => void queue.enqueue(newJob(PAGERDUTY_JOB_KINDS.sweep, {}, `sweep-pd-${Date.now()}`)), sweepMs) : undefined;
+  pdSweepTimer?.unref();
   const slack = buildSlackHandler({
     config: opts.config,
     queue,
@@ -253,6 +257,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     operations,
     close: async () => {
       clearInterval(sweepTimer);
+      clearInterval(pdSweepTimer);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       queue.close();
       await queue.idle();

@@ -19,7 +19,7 @@ import type { JobContext, JobHandler } from '../worker/worker.ts';
 import type { ChangeEventBody } from './change-events.ts';
 import { PagerDutyError, sendChangeEvent, sendIncidentNote } from './client.ts';
 
-export const PAGERDUTY_JOB_KINDS = { deliver: 'pagerduty.deliver' } as const;
+export const PAGERDUTY_JOB_KINDS = { deliver: 'pagerduty.deliver', sweep: 'pagerduty.sweep' } as const;
 
 export type Delivery =
   | { target: 'change-event'; body: ChangeEventBody }
@@ -40,6 +40,12 @@ export interface OutboxRecord {
 /** Kept well past the last retry: a request seen again later (a late refresh) finds it sent and sends nothing. */
 const OUTBOX_TTL_SECONDS = 30 * 24 * 3600;
 const outboxKey = (id: string) => `pagerduty:outbox:${id}`;
+/** Every delivery not yet done, one list across channels: the sweep's view (sweepDeliveries). */
+const PENDING_LIST = 'pagerduty:pending';
+const pendingKey = (id: string) => `pagerduty:pending:${id}`;
+/** A pending delivery no attempt has touched within this is queued again (its first enqueue was lost). */
+export const REQUEUE_AFTER_MS = 2 * 60_000;
+const MAX_SWEPT = 500;
 const TARGET_NAMES = { 'change-event': 'PagerDuty change event', 'incident-note': 'PagerDuty note' } as const;
 
 /** A stable id for one purpose ("change:<request>:approved"): the same purpose is queued once. */
@@ -64,6 +70,8 @@ export async function queueDelivery(ctx: Pick<JobContext, 'store' | 'queue' | 'l
   const record: OutboxRecord = { id, delivery, what: clip(what, 300), channel, state: 'pending', attempts: 0, queuedAt: new Date().toISOString() };
   if (!(await ctx.store.create(outboxKey(id), record, OUTBOX_TTL_SECONDS))) return false;
   await listDelivery(ctx.store, listed(record)!, ctx.log);
+  // In the sweep's view before the enqueue: a lost enqueue is queued again by the next sweep.
+  await ctx.store.put(pendingKey(id), { id }, OUTBOX_TTL_SECONDS, PENDING_LIST);
   if (!ctx.queue) {
     ctx.log.warn('no queue to deliver to PagerDuty on; listed as pending', { purpose });
     return true;
@@ -103,6 +111,7 @@ export async function deliver(ctx: JobContext, id: string, secret: PagerDutySecr
   if (failure === null) {
     await ctx.store.replace(key, stored.version + 1, { ...trying, state: 'delivered', doneAt: now }, OUTBOX_TTL_SECONDS);
     await unlistDelivery(ctx.store, id, ctx.log);
+    await ctx.store.remove(pendingKey(id));
     return 'delivered';
   }
   const transient = (failureOf(failure) ?? 'transient') === 'transient';
@@ -111,6 +120,7 @@ export async function deliver(ctx: JobContext, id: string, secret: PagerDutySecr
   ctx.log.warn('PagerDuty delivery failed', { id, target: trying.delivery.target, attempts: trying.attempts, retry: again, error: next.error });
   await ctx.store.replace(key, stored.version + 1, next, OUTBOX_TTL_SECONDS);
   await listDelivery(ctx.store, listed(next)!, ctx.log);
+  if (!again) await ctx.store.remove(pendingKey(id));
   if (again && ctx.queue) await ctx.queue.enqueue(newJob(PAGERDUTY_JOB_KINDS.deliver, { id }, ctx.job.correlationId), { delayMs: retryDelayMs(config, trying.attempts) });
   return next.state;
 }
@@ -118,6 +128,33 @@ export async function deliver(ctx: JobContext, id: string, secret: PagerDutySecr
 /** The record of a delivery, for tests and the docs' examples. */
 export async function outboxRecord(store: JobContext['store'], id: string): Promise<OutboxRecord | null> {
   return (await store.get<OutboxRecord>(outboxKey(id)))?.value ?? null;
+}
+
+/**
+ * The minute sweep's part for PagerDuty (lib/root/deployed-worker.ts, serve's
+ * timer): a delivery still pending with no attempt REQUEUE_AFTER_MS after it
+ * was queued lost its first enqueue (listed by /kafka status, never sent): it
+ * is queued again. A copy of a job that did arrive sends nothing twice
+ * (deliver counts the attempt with a conditional write first).
+ */
+export async function sweepDeliveries(ctx: Pick<JobContext, 'store' | 'queue' | 'log' | 'job'>, now = Date.now()): Promise<{ looked: number; requeued: number; cleared: number }> {
+  const counts = { looked: 0, requeued: 0, cleared: 0 };
+  for (const item of await ctx.store.list<{ id: string }>(PENDING_LIST, MAX_SWEPT)) {
+    counts.looked++;
+    const id = item.value.id;
+    const record = (await ctx.store.get<OutboxRecord>(outboxKey(id)))?.value;
+    if (!record || record.state === 'delivered' || record.state === 'failed') {
+      await ctx.store.remove(item.key);
+      counts.cleared++;
+      continue;
+    }
+    const queuedAt = Date.parse(record.queuedAt);
+    if (record.state !== 'pending' || record.attempts > 0 || !(now - queuedAt >= REQUEUE_AFTER_MS) || !ctx.queue) continue;
+    await ctx.queue.enqueue(newJob(PAGERDUTY_JOB_KINDS.deliver, { id }, ctx.job.correlationId, `pd-${id}`));
+    ctx.log.info('PagerDuty delivery queued again: no attempt since it was queued', { id, queuedAt: record.queuedAt });
+    counts.requeued++;
+  }
+  return counts;
 }
 
 const deliverJobSchema = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/) });
@@ -130,5 +167,10 @@ export function pagerDutyJobs(deps: { pagerdutySecret?: PagerDutySecret }): JobH
     schema: deliverJobSchema,
     run: async (payload, ctx) => void (await deliver(ctx, payload.id, secret)),
   };
-  return [job];
+  const sweep: JobHandler<Record<string, unknown>> = {
+    kind: PAGERDUTY_JOB_KINDS.sweep,
+    schema: z.record(z.string(), z.unknown()),
+    run: async (_payload, ctx) => void ctx.log.info('PagerDuty deliveries sweep', await sweepDeliveries(ctx)),
+  };
+  return [job, sweep];
 }

@@ -16,6 +16,8 @@ type IncidentMapConfig = PagerDutyConfig['incidents'];
 
 /** The label the incident id travels under: the note on the incident is addressed by it (notes.ts). */
 export const INCIDENT_LABEL = 'pagerduty_incident';
+/** The label the incident's service id travels under: the worker maps it to a cluster (pagerduty.incidents.services). */
+export const SERVICE_LABEL = 'pagerduty_service_id';
 const GROUP_PREFIX = 'pagerduty:';
 
 const STATUS: Record<string, 'firing' | 'resolved'> = {
@@ -79,7 +81,7 @@ const MAX_LABELS = 40;
 function incidentLabels(incident: PagerDutyIncident): Record<string, string> {
   const labels: Record<string, string> = {
     [INCIDENT_LABEL]: incident.id,
-    pagerduty_service_id: incident.service.id,
+    [SERVICE_LABEL]: incident.service.id,
     ...(incident.service.summary ? { pagerduty_service: clip(incident.service.summary, 200) } : {}),
     ...(incident.urgency ? { urgency: incident.urgency } : {}),
     ...(incident.priority?.summary ? { priority: clip(incident.priority.summary, 100) } : {}),

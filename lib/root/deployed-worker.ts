@@ -6,6 +6,7 @@ import { SECRETS, loadDeployedConfig, readScramCredentials, readSecret } from '.
 import { findCluster, type Config } from '../config/schema.ts';
 import { attachScramCredentials } from '../kafka/cluster-connection.ts';
 import { OPS_JOB_KINDS } from '../operations/requests.ts';
+import { PAGERDUTY_JOB_KINDS } from '../pagerduty/deliveries.ts';
 import { AUDIT_JOB_KINDS } from '../audit/kinds.ts';
 import type { Plan } from '../operations/types.ts';
 import { newJob } from '../queue/job.ts';
@@ -62,10 +63,15 @@ export async function handler(event: SqsEvent, context?: LambdaContext): Promise
   return processSqsBatch(event, (job) => w.run(job, remainingOf(context)), log);
 }
 
-/** EventBridge, every minute: the operations sweep (lib/operations/jobs.ts sweepOperations). */
+/** EventBridge, every minute: the operations sweep (lib/operations/jobs.ts sweepOperations), then PagerDuty's deliveries'. */
 export async function sweep(_event: unknown, context?: LambdaContext): Promise<void> {
   const w = await current();
-  await w.run(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), remainingOf(context));
+  try {
+    await w.run(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`), remainingOf(context));
+  } finally {
+    // PagerDuty deliveries whose first enqueue was lost are queued again (lib/pagerduty/deliveries.ts sweepDeliveries).
+    if (w.deps.config.pagerduty) await w.run(newJob(PAGERDUTY_JOB_KINDS.sweep, {}, `sweep-pd-${Date.now()}`), remainingOf(context));
+  }
 }
 
 /**

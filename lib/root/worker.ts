@@ -5,7 +5,8 @@
 import { alertJobs } from '../alerts/triage.ts';
 import { auditJobs, createDefaultAuditor, type Auditor } from '../audit/jobs.ts';
 import type { ApprovalService } from '../approvals/service.ts';
-import type { Config } from '../config/schema.ts';
+import { ConfigError, configuredSourceNames, type Config } from '../config/schema.ts';
+import { ALERT_SOURCES, unknownSourceNames } from '../alerts/sources/index.ts';
 import { assessRestart } from '../diagnose/can-restart.ts';
 import { createDefaultDiagnoser, type Diagnoser } from '../diagnose/diagnoser.ts';
 import { diagnoseJobs } from '../diagnose/jobs.ts';
@@ -67,6 +68,9 @@ export interface Worker {
 }
 
 export function buildWorker(config: Config, infra: WorkerInfra, features: FeatureDeps): Worker {
+  // The config takes any name-shaped source name (it cannot import the table): one the table lacks is a typo.
+  const unknown = unknownSourceNames(configuredSourceNames(config));
+  if (unknown.length) throw new ConfigError(`alerts: no alert source named ${unknown.join(', ')} (sources: ${ALERT_SOURCES.map((s) => s.name).join(', ')})`);
   // Concurrent requests (users, an alert storm) for one cluster and scope share one diagnosis.
   const shared: FeatureDeps = {
     ...features,

@@ -34,7 +34,11 @@ export function escapeMrkdwn(text: string): string {
 
 /** Escapes, then clips to `max` characters without cutting an entity (`&amp;`) in half. */
 export function clipEscaped(text: string, max: number): string {
-  const escaped = escapeMrkdwn(text);
+  return clipMrkdwn(escapeMrkdwn(text), max);
+}
+
+/** Clips mrkdwn escaped already (by whoever put a payload's text in it) without cutting an entity in half. */
+export function clipMrkdwn(escaped: string, max: number): string {
   if (escaped.length <= max) return escaped;
   const cut = escaped.slice(0, Math.max(0, max - 1));
   const amp = cut.lastIndexOf('&');

@@ -6,6 +6,7 @@
 // for a message: each accepted (2xx), SQS (moto enforces 256 KiB) holds no
 // message over the limit, and each group gets one thread with the right counts.
 // One moto, one pair of functions for every case.
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +19,11 @@ import { packageLambda, startLambdaHost, type LambdaHost } from '../deploy/lambd
 import { SlackStub, type StubMessage } from '../slack/helpers/slack-stub.ts';
 import { BIG_CLUSTER, bigNotification, hugeAnnotationNotification, richNotification } from './fixtures/big.ts';
 import { bigGrafanaNotification, grafanaExample } from './fixtures/grafana.ts';
+import { EXAMPLE_INCIDENT_ID, EXAMPLE_SERVICE_ID, PAGERDUTY_EXAMPLES } from '../../lib/pagerduty/examples.ts';
 
 const TOKEN = 'am-token-intake-lambda-0123456789';
 const GRAFANA_TOKEN = 'grafana-token-intake-lambda-0123';
+const PD_SECRET = 'pd-webhook-secret-lambda-0123456789';
 const STAGE = 'ci';
 // Ports from this run's range (KR_SANDBOX_PORT_BASE + 90..99), clear of the sandbox's own.
 const BASE = Number(process.env.KR_SANDBOX_PORT_BASE ?? 29090) + 90;
@@ -48,6 +51,8 @@ describe.skipIf(!hasMoto())('the packaged alerts Lambda on moto', () => {
     const parameters = {
       [`/kafka-responder/${STAGE}/alertmanager-token`]: { value: TOKEN, secure: true },
       [`/kafka-responder/${STAGE}/grafana-token`]: { value: GRAFANA_TOKEN, secure: true },
+      // Two lines: a rotation under way.
+      [`/kafka-responder/${STAGE}/pagerduty-webhook-secrets`]: { value: `${PD_SECRET}\nold-pd-secret-0123456789abcdef`, secure: true },
       [`/kafka-responder/${STAGE}/slack-bot-token`]: { value: 'xoxb-moto', secure: true },
       [`/kafka-responder/${STAGE}/config`]: { value: JSON.stringify(CONFIG) },
     };
@@ -55,7 +60,7 @@ describe.skipIf(!hasMoto())('the packaged alerts Lambda on moto', () => {
     queueUrl = resources.queueUrl;
     // serverless.yml's environment for each function (provider + function), moto for AWS.
     const common = { ...moto.awsEnv, ...resources.env, POWERTOOLS_SERVICE_NAME: 'kafka-responder', LOG_LEVEL: 'INFO' };
-    alerts = await startLambdaHost(alertsBundle.path, 'alertmanager', BASE + 2, { ...common, KR_ALERTMANAGER_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/alertmanager-token`, KR_GRAFANA_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/grafana-token` }, 10);
+    alerts = await startLambdaHost(alertsBundle.path, 'alertmanager', BASE + 2, { ...common, KR_ALERTMANAGER_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/alertmanager-token`, KR_GRAFANA_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/grafana-token`, KR_PAGERDUTY_WEBHOOK_SECRETS_PARAMETER: `/kafka-responder/${STAGE}/pagerduty-webhook-secrets` }, 10);
     worker = await startLambdaHost(workerBundle.path, 'handler', BASE + 3, {
       ...common,
       KR_SLACK_BOT_TOKEN_PARAMETER: `/kafka-responder/${STAGE}/slack-bot-token`,
@@ -154,6 +159,31 @@ describe.skipIf(!hasMoto())('the packaged alerts Lambda on moto', () => {
       const res = await fetch(`${alerts.url}/http/alerts/grafana`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(grafanaExample()) });
       expect(res.status).toBe(401);
     }
+    expect(await drainQueue(moto, queueUrl)).toHaveLength(0);
+  });
+
+  // PagerDuty's route on the same function: X-PagerDuty-Signature over the raw body, its own SecureString.
+  const pagerduty = (body: unknown, secret: string) => {
+    const raw = JSON.stringify(body);
+    const signature = `v1=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+    return fetch(`${alerts.url}/http/alerts/pagerduty`, { method: 'POST', headers: { 'x-pagerduty-signature': signature, 'content-type': 'application/json' }, body: raw });
+  };
+
+  it('a signed PagerDuty incident.triggered: 202, one thread linking the incident (its service unmapped here: the thread says which entry to add)', async () => {
+    const res = await pagerduty(PAGERDUTY_EXAMPLES.triggered, PD_SECRET);
+    expect(res.status, await res.text()).toBe(202);
+    const got = await drainQueue(moto, queueUrl);
+    expect(got).toHaveLength(1);
+    for (const m of got) expect(await worker.invoke(sqsEvent(m))).toEqual({ batchItemFailures: [] });
+    const { parent, replies } = await threadWith('*Source:* PagerDuty');
+    expect(all(parent)).toContain(`<https://acme.pagerduty.com/incidents/${EXAMPLE_INCIDENT_ID}|PagerDuty incident #2146>`);
+    expect(replies.map(all).join('\n')).toContain(JSON.stringify(`"${EXAMPLE_SERVICE_ID}": "&lt;cluster&gt;"`).slice(1, -1));
+  });
+
+  it('a PagerDuty body with a bad signature (or none) is 401 and queues nothing', async () => {
+    expect((await pagerduty(PAGERDUTY_EXAMPLES.triggered, 'not-the-pd-secret-0123456789')).status).toBe(401);
+    const unsigned = await fetch(`${alerts.url}/http/alerts/pagerduty`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(PAGERDUTY_EXAMPLES.triggered) });
+    expect(unsigned.status).toBe(401);
     expect(await drainQueue(moto, queueUrl)).toHaveLength(0);
   });
 });

@@ -2,7 +2,7 @@
 // sender posts {"service", "cluster", "state": "down" | "up", "message"} with
 // an X-Toy-Key header; the key is the SecureString toy-key (TOY_KEY in serve).
 import * as z from 'zod';
-import type { AlertEvent, AlertSource } from '../../lib/alerts/event.ts';
+import type { AlertEvent } from '../../lib/alerts/event.ts';
 import { extractTargets, groupKey } from '../../lib/alerts/event.ts';
 import { alertSecret, safeEqual } from '../../lib/alerts/sources/auth.ts';
 import type { HttpAlertSource } from '../../lib/alerts/sources/types.ts';
@@ -10,8 +10,7 @@ import type { HttpAlertSource } from '../../lib/alerts/sources/types.ts';
 const toySchema = z.object({ service: z.string().min(1).max(200), cluster: z.string().max(200).optional(), state: z.enum(['down', 'up']), message: z.string().max(2000).default('') });
 
 export const toySource: HttpAlertSource = {
-  // A real source adds its name to AlertSource (lib/alerts/event.ts) and to the config's ALERT_SOURCE_NAMES.
-  name: 'toy' as AlertSource,
+  name: 'toy',
   label: 'Toy',
   idPrefix: 'toy',
   kind: 'http',
@@ -40,7 +39,7 @@ export const toySource: HttpAlertSource = {
     if (!p.success) return { ok: false, reason: `not a toy alert: ${p.error.message}` };
     const labels = { alertname: 'ToyServiceDown', service: p.data.service, ...(p.data.cluster ? { cluster: p.data.cluster } : {}) };
     const event: AlertEvent = {
-      source: 'toy' as AlertSource,
+      source: 'toy',
       groupKey: groupKey(`toy:${p.data.service}`),
       status: p.data.state === 'down' ? 'firing' : 'resolved',
       alertname: 'ToyServiceDown',
