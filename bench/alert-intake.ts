@@ -4,8 +4,8 @@
 // process behind the API Gateway HTTP API stand-in (test/deploy/lambda-package.ts)
 // with moto's server (pip install 'moto[server]') as SQS, DynamoDB and SSM, and
 // posts per run one Alertmanager notification of N alerts (20,000: 3.6 MB) and
-// one Grafana notification (10,000 alerts: 5.5 MB, near Lambda's 6 MB) to a
-// fresh function each.
+// one Grafana notification (10,000 alerts: 5.5 MB, near Lambda's 6 MB) and one
+// signed PagerDuty V3 incident webhook to a fresh function each.
 // Prints the time to the 202 as the sender sees it (cold: the first request of
 // a fresh process, module load and SSM read included; warm: the others), the
 // handler's own intake time (parse, digest, enqueue; from its log line), the
@@ -18,6 +18,8 @@ import { packageLambda, startLambdaHost } from '../test/deploy/lambda-package.ts
 import { createIntakeResources, drainQueue, hasMoto, startMoto } from '../test/deploy/moto.ts';
 import { bigNotification } from '../test/alerts/fixtures/big.ts';
 import { bigGrafanaNotification } from '../test/alerts/fixtures/grafana.ts';
+import { createHmac } from 'node:crypto';
+import { PAGERDUTY_EXAMPLES } from '../lib/pagerduty/examples.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: number) => {
@@ -30,11 +32,15 @@ const RUNS = Math.min(50, flag('--runs', 10));
 const BASE = Number(process.env.KR_SANDBOX_PORT_BASE ?? 29090) + 95;
 const TOKEN = 'am-token-bench-0123456789abcdef';
 const GRAFANA_TOKEN = 'grafana-token-bench-0123456789ab';
+const PAGERDUTY_SECRET = 'pagerduty-secret-bench-0123456789';
+const pagerDutySigned = (body: string) => ({ 'x-pagerduty-signature': `v1=${createHmac('sha256', PAGERDUTY_SECRET).update(body).digest('hex')}` });
 
 /** Per source: its route, its credentials and the notification posted. */
 const SOURCES = [
-  { name: 'alertmanager', path: '/alerts/alertmanager', authorization: `Bearer ${TOKEN}`, alerts: ALERTS, body: () => JSON.stringify(bigNotification(ALERTS, { group: 'bench', resolved: 100 })) },
-  { name: 'grafana', path: '/alerts/grafana', authorization: `Bearer ${GRAFANA_TOKEN}`, alerts: GRAFANA_ALERTS, body: () => JSON.stringify(bigGrafanaNotification(GRAFANA_ALERTS, { group: 'bench', resolved: 100 })) },
+  { name: 'alertmanager', path: '/alerts/alertmanager', headers: () => ({ authorization: `Bearer ${TOKEN}` }), alerts: ALERTS, body: () => JSON.stringify(bigNotification(ALERTS, { group: 'bench', resolved: 100 })) },
+  { name: 'grafana', path: '/alerts/grafana', headers: () => ({ authorization: `Bearer ${GRAFANA_TOKEN}` }), alerts: GRAFANA_ALERTS, body: () => JSON.stringify(bigGrafanaNotification(GRAFANA_ALERTS, { group: 'bench', resolved: 100 })) },
+  // One incident per webhook (PagerDuty's V3 shape), signed over the raw body.
+  { name: 'pagerduty', path: '/alerts/pagerduty', headers: pagerDutySigned, alerts: 1, body: () => JSON.stringify(PAGERDUTY_EXAMPLES.triggered) },
 ];
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
@@ -48,7 +54,7 @@ async function measure(source: (typeof SOURCES)[number], host: Host, moto: Moto,
   let rssAfterCold = 0;
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    const res = await fetch(`${host.url}/http${source.path}`, { method: 'POST', headers: { authorization: source.authorization, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${host.url}/http${source.path}`, { method: 'POST', headers: { ...source.headers(body), 'content-type': 'application/json' }, body });
     await res.text();
     client.push(performance.now() - t0);
     if (res.status !== 202) throw new Error(`${source.name} run ${i}: ${res.status}`);
@@ -80,10 +86,11 @@ async function main(): Promise<void> {
     const { env, queueUrl } = await createIntakeResources(moto, 'bench', {
       '/kafka-responder/bench/alertmanager-token': { value: TOKEN, secure: true },
       '/kafka-responder/bench/grafana-token': { value: GRAFANA_TOKEN, secure: true },
+      '/kafka-responder/bench/pagerduty-webhook-secrets': { value: PAGERDUTY_SECRET, secure: true },
     });
     console.log(`alerts Lambda bundle ${(bundle.bytes / 1e6).toFixed(2)} MB; ${RUNS} runs per source`);
     for (const [i, source] of SOURCES.entries()) {
-      const hostEnv = { ...moto.awsEnv, ...env, KR_ALERTMANAGER_TOKEN_PARAMETER: '/kafka-responder/bench/alertmanager-token', KR_GRAFANA_TOKEN_PARAMETER: '/kafka-responder/bench/grafana-token', LOG_LEVEL: 'INFO' };
+      const hostEnv = { ...moto.awsEnv, ...env, KR_ALERTMANAGER_TOKEN_PARAMETER: '/kafka-responder/bench/alertmanager-token', KR_GRAFANA_TOKEN_PARAMETER: '/kafka-responder/bench/grafana-token', KR_PAGERDUTY_WEBHOOK_SECRETS_PARAMETER: '/kafka-responder/bench/pagerduty-webhook-secrets', LOG_LEVEL: 'INFO' };
       const host = await startLambdaHost(bundle.path, 'http', BASE + 1 + i, hostEnv, 10);
       try {
         await measure(source, host, moto, queueUrl);
