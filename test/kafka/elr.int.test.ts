@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { parseConnectionConfig, splitBootstrap } from '../../lib/kafka/connection.ts';
-import { readPartitionDetails } from '../../lib/kafka/partition-details.ts';
+import { readPartitionDetails } from '../../lib/kafka/api/describe-topic-partitions/call.ts';
 import { WireBroker } from '../../lib/kafka/wire.ts';
 import { wireOptionsFor } from '../../lib/kafka/connection.ts';
 import { detect } from '../../lib/diagnose/detect.ts';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAdmin, type KafkaAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig, splitBootstrap, wireOptionsFor } from '../../lib/kafka/connection.ts';
-import { fetchCommitted, takesManyGroups } from '../../lib/kafka/consumer-offsets.ts';
+import { committedOfGroups, takesManyGroups } from '../../lib/kafka/api/offset-fetch/call.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { WireBroker, type ApiVersionRange } from '../../lib/kafka/wire.ts';
 import { createTopic, kafkaTool, waitFor, withAdmin } from '../../sandbox/client.ts';
@@ -70,7 +70,7 @@ describe.skipIf(!haveSandbox)('committed offsets: batched, per group and kafka-c
         (conn.apiVersions as Record<number, ApiVersionRange>)[9] = { minVersion: 1, maxVersion: 7 };
         expect(await takesManyGroups(conn)).toBe(false);
         const ids = ours.filter((g) => g.coordinator === id).map((g) => g.groupId);
-        for (const [groupId, g] of await fetchCommitted(conn, ids)) {
+        for (const [groupId, g] of await committedOfGroups(conn, ids)) {
           expect(g.errorCode).toBe(0);
           perGroup.set(groupId, Object.fromEntries(g.topics.flatMap((t) => t.partitions.filter((p) => p.committedOffset >= 0).map((p) => [key(t.name, p.partition), p.committedOffset]))));
         }
