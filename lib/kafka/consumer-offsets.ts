@@ -7,7 +7,7 @@
 
 import type { ConsumerSample, GroupOffsets, GroupState, LogOffsets, SnapshotError, TopicState } from './types.ts';
 import type { WireBroker } from './wire.ts';
-import { ListOffsets, type OffsetQuery } from './api/list-offsets/call.ts';
+import { eachOffset, ListOffsets, type OffsetQuery } from './api/list-offsets/call.ts';
 import type { OffsetFetchGroupResult } from './api/offset-fetch/codec.ts';
 import { committedOfGroups, takesManyGroups } from './api/offset-fetch/call.ts';
 import { partitionLookup } from './partitions.ts';
@@ -146,19 +146,18 @@ async function listLogOffsets(wanted: ReadonlyMap<string, ReadonlySet<number>>, 
     work.push({ brokerId: leader, queries: tps.map((tp) => ({ ...tp, timestamp: LATEST })), timestamp: LATEST });
     if (input.withStart) work.push({ brokerId: leader, queries: tps.map((tp) => ({ ...tp, timestamp: EARLIEST })), timestamp: EARLIEST });
   }
-  // Each partition to the leader Metadata named, mapped as the admin's ListOffsets maps it (list-offsets/call.ts).
+  // Each partition to the leader Metadata named, read as the admin's ListOffsets reads it (list-offsets/call.ts).
   await toNodes(input, work, {
     label: ({ brokerId }) => `ListOffsets on broker ${brokerId}`,
     // READ_UNCOMMITTED (no readCommitted): the high watermark, as kafka-consumer-groups.sh reports LOG-END-OFFSET.
     ask: (conn, { queries }) => conn.request(ListOffsets.api, ListOffsets.build(queries, { requestTimeoutMs: input.requestTimeoutMs })),
-    answered: ({ queries, timestamp }, res) => {
-      for (const p of ListOffsets.toResults(res, queries, { brokerId: null }).values()) {
-        const entry = out.get(p.topic)?.get(p.partition);
-        if (!entry || p.offset === null) continue;
-        if (timestamp === LATEST) entry.end = p.offset;
-        else entry.start = p.offset;
-      }
-    },
+    answered: ({ timestamp }, res) =>
+      eachOffset(res, (topic, partition, offset) => {
+        const entry = out.get(topic)?.get(partition);
+        if (!entry || offset === null) return;
+        if (timestamp === LATEST) entry.end = offset;
+        else entry.start = offset;
+      }),
     unreachable: () => undefined,
     failed: ({ brokerId }, err) => void input.errors.push({ scope: `offsets:broker:${brokerId}`, message: `ListOffsets: ${errorMessage(err)}` }),
   });
