@@ -1,7 +1,7 @@
 // The snapshot's reads, each a step of the pass in snapshot.ts: topics from
 // Metadata, the ListGroups pass (also who answers), in-progress reassignments,
 // topic configs, and the consumer samples. Each goes through the pass's router
-// (the API table's calls, lib/kafka/api/) or its connections, under its budget.
+// (the API table's calls, lib/kafka/api/, by the router's routes), under its budget.
 
 import type { BrokerCoordinatorError, BrokerInfo, ConsumerSample, GroupState, SnapshotError, TopicConfigSubset, TopicState } from './types.ts';
 import type { RawMetadata, WireBroker, WireOptions } from './wire.ts';

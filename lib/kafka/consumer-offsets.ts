@@ -6,12 +6,14 @@
 // snapshot; what fails is recorded and the sample is marked in `errors`.
 
 import type { ConsumerSample, GroupOffsets, GroupState, LogOffsets, SnapshotError, TopicState } from './types.ts';
-import { pickVersion, type WireBroker } from './wire.ts';
-import { ListOffsets } from './api/list-offsets/codec.ts';
-import { OFFSET_FETCH_BATCHED_VERSION, OffsetFetch, type OffsetFetchGroupResult } from './api/offset-fetch/codec.ts';
-import { groupByTopic, partitionLookup } from './partitions.ts';
+import type { WireBroker } from './wire.ts';
+import { eachOffset, ListOffsets, type OffsetQuery } from './api/list-offsets/call.ts';
+import type { OffsetFetchGroupResult } from './api/offset-fetch/codec.ts';
+import { committedOfGroups, takesManyGroups } from './api/offset-fetch/call.ts';
+import { partitionLookup } from './partitions.ts';
 import { kafkaError } from './errors.ts';
-import { chunk, mapLimit, withTimeout } from './limits.ts';
+import { chunk } from './limits.ts';
+import { toNodes } from './router/passes.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
 /** Groups per batched OffsetFetch: a bounded answer (a group of 100 partitions is ~2 KB). */
@@ -71,27 +73,28 @@ export async function readConsumerSample(input: ConsumerSampleInput): Promise<Co
     else byCoordinator.set(g.coordinator!, [g.groupId]);
   }
   const fetched = new Map<string, GroupOffsets>();
-  const work: { coordinator: number; groupIds: string[] }[] = [];
+  const work: { brokerId: number; groupIds: string[] }[] = [];
   for (const [coordinator, groupIds] of byCoordinator) {
     const conn = input.conns.get(coordinator);
-    if (!conn || input.unreachable.has(coordinator)) {
-      for (const groupId of groupIds) fetched.set(groupId, { groupId, offsets: [], error: `coordinator broker ${coordinator} is not reachable` });
-      continue;
-    }
-    const batched = await takesManyGroups(conn).catch(() => false);
-    for (const ids of batched ? chunk(groupIds, OFFSET_FETCH_GROUPS_PER_REQUEST) : groupIds.map((id) => [id])) work.push({ coordinator, groupIds: ids });
+    const batched = conn && !input.unreachable.has(coordinator) ? await takesManyGroups(conn).catch(() => false) : false;
+    for (const ids of batched ? chunk(groupIds, OFFSET_FETCH_GROUPS_PER_REQUEST) : groupIds.map((id) => [id])) work.push({ brokerId: coordinator, groupIds: ids });
   }
-  await mapLimit(work, input.concurrency, async ({ coordinator, groupIds }) => {
-    const label = groupIds.length === 1 ? `OffsetFetch ${groupIds[0]}` : `OffsetFetch of ${groupIds.length} groups`;
-    try {
-      const answers = await withTimeout(fetchCommitted(input.conns.get(coordinator)!, groupIds), input.budget(input.requestTimeoutMs), `${label} on broker ${coordinator}`);
+  // Each coordinator as the offsets partition's leader names it (the router's to-nodes route).
+  await toNodes(input, work, {
+    label: ({ brokerId, groupIds }) => `${groupIds.length === 1 ? `OffsetFetch ${groupIds[0]}` : `OffsetFetch of ${groupIds.length} groups`} on broker ${brokerId}`,
+    ask: (conn, { groupIds }) => committedOfGroups(conn, groupIds),
+    answered: ({ groupIds }, answers) => {
       for (const groupId of groupIds) fetched.set(groupId, groupOffsets(groupId, answers.get(groupId), rank));
-    } catch (err) {
+    },
+    unreachable: ({ brokerId, groupIds }) => {
+      for (const groupId of groupIds) fetched.set(groupId, { groupId, offsets: [], error: `coordinator broker ${brokerId} is not reachable` });
+    },
+    failed: ({ groupIds }, err) => {
       for (const groupId of groupIds) {
         input.errors.push({ scope: `offsets:${groupId}`, message: errorMessage(err) });
         fetched.set(groupId, { groupId, offsets: [], error: errorMessage(err) });
       }
-    }
+    },
   });
   const groups = readable.map((g) => fetched.get(g.groupId)!);
 
@@ -105,32 +108,6 @@ export async function readConsumerSample(input: ConsumerSampleInput): Promise<Co
   }
   const logOffsets = await listLogOffsets(wanted, input, rank);
   return { at, groups, logOffsets };
-}
-
-/** Does this broker answer OffsetFetch for many groups at once (v8, Kafka 3.0+)? */
-export async function takesManyGroups(conn: WireBroker): Promise<boolean> {
-  await conn.connect();
-  const version = pickVersion(OffsetFetch.versions, conn.apiVersions?.[OffsetFetch.apiKey]);
-  return version !== null && version >= OFFSET_FETCH_BATCHED_VERSION;
-}
-
-/**
- * Every partition these groups committed, from their coordinator, by group id:
- * one request for all of them, or (a broker before v8) one request per group,
- * which the answer then names no group in.
- */
-export async function fetchCommitted(conn: WireBroker, groupIds: readonly string[]): Promise<Map<string, OffsetFetchGroupResult>> {
-  const ask = (ids: readonly string[]) => conn.request(OffsetFetch, { groups: ids.map((groupId) => ({ groupId, topics: null })) });
-  const out = new Map<string, OffsetFetchGroupResult>();
-  if (groupIds.length > 1 && (await takesManyGroups(conn))) {
-    for (const g of (await ask(groupIds)).groups) if (g.groupId !== null) out.set(g.groupId, g);
-    return out;
-  }
-  for (const groupId of groupIds) {
-    const [g] = (await ask([groupId])).groups;
-    if (g) out.set(groupId, { ...g, groupId: g.groupId ?? groupId });
-  }
-  return out;
 }
 
 function groupOffsets(groupId: string, answer: OffsetFetchGroupResult | undefined, rank: ReadonlyMap<string, number>): GroupOffsets {
@@ -164,35 +141,25 @@ async function listLogOffsets(wanted: ReadonlyMap<string, ReadonlySet<number>>, 
     }
   }
   // A partition may appear once per ListOffsets request: the end and the start are two requests per leader.
-  const work: { leader: number; tps: { topic: string; partition: number }[]; timestamp: number }[] = [];
+  const work: { brokerId: number; queries: OffsetQuery[]; timestamp: number }[] = [];
   for (const [leader, tps] of byLeader) {
-    work.push({ leader, tps, timestamp: LATEST });
-    if (input.withStart) work.push({ leader, tps, timestamp: EARLIEST });
+    work.push({ brokerId: leader, queries: tps.map((tp) => ({ ...tp, timestamp: LATEST })), timestamp: LATEST });
+    if (input.withStart) work.push({ brokerId: leader, queries: tps.map((tp) => ({ ...tp, timestamp: EARLIEST })), timestamp: EARLIEST });
   }
-  await mapLimit(work, input.concurrency, async ({ leader, tps, timestamp }) => {
-    try {
-      const res = await withTimeout(
-        input.conns.get(leader)!.request(ListOffsets, {
-          replicaId: -1,
-          // READ_UNCOMMITTED: the high watermark, as kafka-consumer-groups.sh reports LOG-END-OFFSET.
-          isolationLevel: 0,
-          topics: [...groupByTopic(tps)].map(([topic, ps]) => ({ topic, partitions: ps.map((p) => ({ partition: p.partition, timestamp })) })),
-        }),
-        input.budget(input.requestTimeoutMs),
-        `ListOffsets on broker ${leader}`,
-      );
-      for (const t of res.topics) {
-        const entries = out.get(t.name);
-        for (const p of t.partitions) {
-          const entry = entries?.get(p.partition);
-          if (!entry || p.errorCode !== 0) continue;
-          if (timestamp === LATEST) entry.end = p.offset;
-          else entry.start = p.offset;
-        }
-      }
-    } catch (err) {
-      input.errors.push({ scope: `offsets:broker:${leader}`, message: `ListOffsets: ${errorMessage(err)}` });
-    }
+  // Each partition to the leader Metadata named, read as the admin's ListOffsets reads it (list-offsets/call.ts).
+  await toNodes(input, work, {
+    label: ({ brokerId }) => `ListOffsets on broker ${brokerId}`,
+    // READ_UNCOMMITTED (no readCommitted): the high watermark, as kafka-consumer-groups.sh reports LOG-END-OFFSET.
+    ask: (conn, { queries }) => conn.request(ListOffsets.api, ListOffsets.build(queries, { requestTimeoutMs: input.requestTimeoutMs })),
+    answered: ({ timestamp }, res) =>
+      eachOffset(res, (topic, partition, offset) => {
+        const entry = out.get(topic)?.get(partition);
+        if (!entry || offset === null) return;
+        if (timestamp === LATEST) entry.end = offset;
+        else entry.start = offset;
+      }),
+    unreachable: () => undefined,
+    failed: ({ brokerId }, err) => void input.errors.push({ scope: `offsets:broker:${brokerId}`, message: `ListOffsets: ${errorMessage(err)}` }),
   });
   const all: LogOffsets[] = [];
   for (const entries of out.values()) for (const e of entries.values()) all.push(e);

@@ -15,10 +15,13 @@ import type { GroupMemberAssignment, GroupState, GroupType, SnapshotError, Topic
 import type { WireBroker } from './wire.ts';
 import { offsetsPartitionFor } from './group-partition.ts';
 import { kafkaError } from './errors.ts';
-import { chunk, mapLimit, withTimeout } from './limits.ts';
+import { chunk } from './limits.ts';
+import { toNodes } from './router/passes.ts';
 import { CONSUMER_GROUP_DESCRIBE_API_KEY, ConsumerGroupDescribe, type AssignedTopic, type DescribedGroup } from './api/consumer-group-describe/codec.ts';
 import { SHARE_GROUP_DESCRIBE_API_KEY, ShareGroupDescribe, type ShareGroupMember } from './api/share-group-describe/codec.ts';
-import type { RawDescribeGroups } from './api/describe-groups/codec.ts';
+import type { RawDescribeGroupsFull } from './api/describe-groups/codec.ts';
+import { DescribeGroups } from './api/describe-groups/call.ts';
+import type { GroupDescription } from './admin/types.ts';
 import { errorMessage } from '../runtime/errors.ts';
 
 const GROUP_ID_NOT_FOUND = 69;
@@ -90,6 +93,10 @@ export async function describeListedGroups(input: DescribeGroupsInput): Promise<
   return pass.result();
 }
 
+/** One describe request: its API, its coordinator, its groups. */
+type DescribeBatch = { describer: Describer; brokerId: number; ids: string[] };
+type DescribeAnswer = { kind: 'classic'; res: RawDescribeGroupsFull } | { kind: 'kip848'; groups: readonly DescribedGroup<ShareGroupMember>[] } | { kind: 'unsupported' };
+
 /** Batches of group ids by describe API and coordinator ("describer:broker"). */
 type Queue = Map<string, string[]>;
 
@@ -150,50 +157,55 @@ class GroupsPass {
     return [...this.states.values()].sort((a, b) => a.groupId.localeCompare(b.groupId));
   }
 
-  run(work: Queue): Promise<unknown> {
-    const batches: { describer: Describer; brokerId: number; ids: string[] }[] = [];
+  run(work: Queue): Promise<void> {
+    const batches: DescribeBatch[] = [];
     for (const [key, ids] of work) {
       const [describer, broker] = key.split(':') as [Describer, string];
       for (const batch of chunk(ids.sort(), this.input.batchSize)) batches.push({ describer, brokerId: Number(broker), ids: batch });
     }
-    return mapLimit(batches, this.input.concurrency, ({ describer, brokerId, ids }) => this.describe(describer, brokerId, ids));
+    // Each batch to the coordinator its offsets partition names (the router's to-nodes route).
+    return toNodes(this.input, batches, {
+      label: ({ describer, brokerId }) => `${API_NAME[describer]} on broker ${brokerId}`,
+      ask: (conn, batch) => this.ask(conn, batch),
+      answered: ({ describer, brokerId, ids }, answer) => {
+        if (answer.kind === 'classic') this.classicAnswer(DescribeGroups.toResults(answer.res, ids, { brokerId }));
+        else if (answer.kind === 'kip848') this.kip848Answer(describer as 'consumer' | 'share', answer.groups);
+        // Listed with a type its coordinator cannot describe (a cluster mid-upgrade): ListGroups' state, members unknown.
+        else for (const id of ids) if (this.states.get(id)!.state === 'Unknown') this.states.get(id)!.error = { code: 35, type: 'UNSUPPORTED_VERSION', message: `broker ${brokerId} does not serve ${API_NAME[describer]}` };
+      },
+      unreachable: ({ brokerId, ids }) => this.markFailed(ids, `coordinator broker ${brokerId} is not reachable`),
+      // A broker that fails is unreachable from then on.
+      failed: ({ describer, brokerId, ids }, err) => {
+        this.input.unreachable.add(brokerId);
+        this.input.errors.push({ scope: `broker:${brokerId}`, message: `${API_NAME[describer]}: ${errorMessage(err)}` });
+        this.markFailed(ids, errorMessage(err));
+      },
+    });
   }
 
   private markFailed(ids: readonly string[], message: string): void {
     for (const id of ids) this.states.get(id)!.error = { code: -1, type: 'REQUEST_FAILED', message };
   }
 
-  /** One batch of one describe API on one coordinator; a broker that fails is unreachable from then on. */
-  private async describe(describer: Describer, brokerId: number, ids: string[]): Promise<void> {
-    const { conns, unreachable, errors } = this.input;
-    const conn = conns.get(brokerId);
-    if (!conn || unreachable.has(brokerId)) return this.markFailed(ids, `coordinator broker ${brokerId} is not reachable`);
-    try {
-      const what = `${API_NAME[describer]} on broker ${brokerId}`;
-      if (describer === 'classic') return this.classicAnswer(await withTimeout(conn.describeGroups(ids), this.input.budget(this.input.requestTimeoutMs), what));
-      if (!supports(conn, describer === 'consumer' ? CONSUMER_GROUP_DESCRIBE_API_KEY : SHARE_GROUP_DESCRIBE_API_KEY)) {
-        // Listed with a type its coordinator cannot describe (a cluster mid-upgrade): ListGroups' state, members unknown.
-        for (const id of ids) if (this.states.get(id)!.state === 'Unknown') this.states.get(id)!.error = { code: 35, type: 'UNSUPPORTED_VERSION', message: `broker ${brokerId} does not serve ${API_NAME[describer]}` };
-        return;
-      }
-      const res = await withTimeout(conn.request(describer === 'consumer' ? ConsumerGroupDescribe : ShareGroupDescribe, { groupIds: ids }), this.input.budget(this.input.requestTimeoutMs), what);
-      this.kip848Answer(describer, res.groups);
-    } catch (err) {
-      unreachable.add(brokerId);
-      errors.push({ scope: `broker:${brokerId}`, message: `${API_NAME[describer]}: ${errorMessage(err)}` });
-      this.markFailed(ids, errorMessage(err));
-    }
+  /** One batch of one describe API on one coordinator; nothing sent for an API it does not serve. */
+  private async ask(conn: WireBroker, { describer, ids }: DescribeBatch): Promise<DescribeAnswer> {
+    if (describer === 'classic') return { kind: 'classic', res: await conn.request(DescribeGroups.api, DescribeGroups.build(ids, { requestTimeoutMs: this.input.requestTimeoutMs })) };
+    if (!supports(conn, describer === 'consumer' ? CONSUMER_GROUP_DESCRIBE_API_KEY : SHARE_GROUP_DESCRIBE_API_KEY)) return { kind: 'unsupported' };
+    const res = await conn.request(describer === 'consumer' ? ConsumerGroupDescribe : ShareGroupDescribe, { groupIds: ids });
+    return { kind: 'kip848', groups: res.groups };
   }
 
-  private classicAnswer(res: RawDescribeGroups): void {
-    for (const g of res.groups) {
+  /** DescribeGroups' answer, mapped as the admin maps it (describe-groups/call.ts). */
+  private classicAnswer(described: ReadonlyMap<string, GroupDescription>): void {
+    for (const g of described.values()) {
       const s = this.states.get(g.groupId);
       if (!s) continue;
-      s.state = g.errorCode === 0 ? g.state : 'Unknown';
-      if (g.errorCode === 0) s.members = g.members?.length ?? 0;
-      if (g.errorCode === 0 && this.converted.has(g.groupId)) s.groupType = 'classic';
+      const ok = g.errorCode === 0;
+      s.state = g.state;
+      if (ok) s.members = g.members;
+      if (ok && this.converted.has(g.groupId)) s.groupType = 'classic';
       if (g.protocolType) s.protocolType = g.protocolType;
-      s.error = g.errorCode === 0 ? null : kafkaError(g.errorCode);
+      s.error = ok ? null : kafkaError(g.errorCode);
     }
   }
 

@@ -1,85 +1,13 @@
 // Every partition's ELR and last known ELR, from DescribeTopicPartitions
-// (lib/kafka/api/describe-topic-partitions/codec.ts) where the broker serves it:
-// one broker, page after page along the cursor, under a bound on pages.
+// (lib/kafka/api/describe-topic-partitions/call.ts: the paging, the version
+// check, the result mapping) where the broker serves it: one broker, a second
+// only if the first failed.
 // Where it does not (ZooKeeper mode, KRaft before 3.8) the snapshot keeps what
 // Metadata said and leaves `elr` unset: unknown, never "empty".
 
 import type { SnapshotError, TopicState } from './types.ts';
-import { DESCRIBE_TOPIC_PARTITIONS_API_KEY, DescribeTopicPartitions, type DescribedPartition, type TopicPartitionCursor } from './api/describe-topic-partitions/codec.ts';
-import { type WireBroker, UnsupportedVersionError } from './wire.ts';
-import { withTimeout } from './limits.ts';
-import { errorMessage } from '../runtime/errors.ts';
-
-/** Kafka's own cap (max.request.partition.size.limit, default 2000): asking for more gets no more. */
-export const PARTITIONS_PER_PAGE = 2000;
-
-export type PartitionDetails = Map<string, Map<number, DescribedPartition>>;
-
-export type PartitionDetailsRead =
-  | { status: 'read'; partitions: PartitionDetails }
-  | { status: 'unsupported'; reason: string }
-  | { status: 'failed'; reason: string };
-
-export interface PartitionDetailsOptions {
-  /** null: every topic; otherwise exactly these. */
-  topics: readonly string[] | null;
-  /** Partitions the cluster is known to have (from Metadata): bounds the pages asked for. */
-  expectedPartitions: number;
-  /** Budget for one page (capped by what the caller has left). */
-  pageBudget: () => number;
-  pageSize?: number;
-}
-
-/** What the reader needs of a broker connection (a WireBroker; a fake in tests). */
-export type PageSource = Pick<WireBroker, 'connect' | 'apiVersions' | 'request' | 'nodeId' | 'address'>;
-
-/** Does this (connected) broker serve DescribeTopicPartitions? Only KRaft brokers from 3.8 list API 75. */
-export function servesDescribeTopicPartitions(conn: PageSource): boolean {
-  return conn.apiVersions?.[DESCRIBE_TOPIC_PARTITIONS_API_KEY] !== undefined;
-}
-
-const cursorKey = (c: TopicPartitionCursor) => `${c.topicName}\u0000${c.partitionIndex}`;
-
-/** Reads every page from one broker; a failed page fails the read (no half-ELR snapshot). */
-export async function readPartitionDetails(conn: PageSource, options: PartitionDetailsOptions): Promise<PartitionDetailsRead> {
-  const pageSize = options.pageSize ?? PARTITIONS_PER_PAGE;
-  const partitions: PartitionDetails = new Map();
-  try {
-    await withTimeout(conn.connect(), options.pageBudget(), `connect to broker ${conn.nodeId ?? conn.address}`);
-  } catch (err) {
-    return { status: 'failed', reason: errorMessage(err) };
-  }
-  if (!servesDescribeTopicPartitions(conn)) return { status: 'unsupported', reason: `broker ${conn.nodeId ?? conn.address} does not serve DescribeTopicPartitions (API key 75)` };
-  // A page ends inside a topic or at a topic's start: at most one extra page per boundary, plus the last.
-  const maxPages = Math.ceil(options.expectedPartitions / pageSize) + 2;
-  const seen = new Set<string>();
-  let cursor: TopicPartitionCursor | null = null;
-  for (let page = 0; page < maxPages; page++) {
-    let res;
-    try {
-      res = await withTimeout(
-        conn.request(DescribeTopicPartitions, { topics: options.topics ?? [], responsePartitionLimit: pageSize, cursor }),
-        options.pageBudget(),
-        `DescribeTopicPartitions on broker ${conn.nodeId ?? conn.address}`,
-      );
-    } catch (err) {
-      if (err instanceof UnsupportedVersionError) return { status: 'unsupported', reason: err.message };
-      return { status: 'failed', reason: errorMessage(err) };
-    }
-    for (const t of res.topics) {
-      if (t.errorCode !== 0 || t.name === null) continue;
-      const byPartition = partitions.get(t.name) ?? new Map<number, DescribedPartition>();
-      for (const p of t.partitions) if (p.errorCode === 0) byPartition.set(p.partitionIndex, p);
-      partitions.set(t.name, byPartition);
-    }
-    if (!res.nextCursor) return { status: 'read', partitions };
-    const key = cursorKey(res.nextCursor);
-    if (seen.has(key)) return { status: 'failed', reason: `DescribeTopicPartitions: the cursor did not advance (${res.nextCursor.topicName}-${res.nextCursor.partitionIndex})` };
-    seen.add(key);
-    cursor = res.nextCursor;
-  }
-  return { status: 'failed', reason: `DescribeTopicPartitions: still more after ${maxPages} pages for ${options.expectedPartitions} partitions` };
-}
+import { readPartitionDetails, type PageSource, type PartitionDetails } from './api/describe-topic-partitions/call.ts';
+import { firstThenSecond } from './router/passes.ts';
 
 /**
  * Puts what DescribeTopicPartitions said into the snapshot's partitions: the
@@ -115,23 +43,26 @@ export async function readElrInto(
   stopWaiting?: Promise<string>,
 ): Promise<'DescribeTopicPartitions' | 'Metadata'> {
   const expectedPartitions = topics.reduce((n, t) => n + t.partitions.length, 0);
-  const failures: string[] = [];
   const stop = stopWaiting?.then((reason) => ({ stoppedBecause: reason }));
-  // One broker answers for all; a second only when the first failed, never a third.
-  for (const conn of brokers.slice(0, 2)) {
-    const reading = readPartitionDetails(conn, { topics: topicFilter, expectedPartitions, pageBudget });
-    const read = stop ? await Promise.race([reading, stop]) : await reading;
-    if ('stoppedBecause' in read) {
-      errors.push({ scope: 'elr', message: `eligible leader replicas unknown (${read.stoppedBecause}): partitions as Metadata lists them` });
-      return 'Metadata';
-    }
-    if (read.status === 'unsupported') return 'Metadata';
-    if (read.status === 'read') {
-      applyPartitionDetails(topics, read.partitions);
-      return 'DescribeTopicPartitions';
-    }
-    failures.push(read.reason);
+  // One broker answers for all; a second only when the first failed, never a third (the router's rule).
+  const read = await firstThenSecond(
+    brokers,
+    (conn) => {
+      const reading = readPartitionDetails(conn, { topics: topicFilter, expectedPartitions, pageBudget });
+      return stop ? Promise.race([reading, stop]) : reading;
+    },
+    (r) => ('status' in r && r.status === 'failed' ? r.reason : null),
+  );
+  if ('failures' in read) {
+    if (read.failures.length > 0) errors.push({ scope: 'elr', message: `eligible leader replicas unknown: ${read.failures.join('; ')}` });
+    return 'Metadata';
   }
-  if (failures.length > 0) errors.push({ scope: 'elr', message: `eligible leader replicas unknown: ${failures.join('; ')}` });
-  return 'Metadata';
+  const r = read.answer;
+  if ('stoppedBecause' in r) {
+    errors.push({ scope: 'elr', message: `eligible leader replicas unknown (${r.stoppedBecause}): partitions as Metadata lists them` });
+    return 'Metadata';
+  }
+  if (r.status !== 'read') return 'Metadata';
+  applyPartitionDetails(topics, r.partitions);
+  return 'DescribeTopicPartitions';
 }

@@ -6,7 +6,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { DescribeTopicPartitions, type DescribeTopicPartitionsArgs, type DescribeTopicPartitionsResult, type DescribedPartition } from '../../lib/kafka/api/describe-topic-partitions/codec.ts';
-import { type PageSource, applyPartitionDetails, readElrInto, readPartitionDetails } from '../../lib/kafka/partition-details.ts';
+import { applyPartitionDetails, readElrInto } from '../../lib/kafka/partition-details.ts';
+import { type PageSource, readPartitionDetails } from '../../lib/kafka/api/describe-topic-partitions/call.ts';
 import { UnsupportedVersionError } from '../../lib/kafka/wire.ts';
 import type { SnapshotError, TopicState } from '../../lib/kafka/types.ts';
 

@@ -41,6 +41,7 @@ function coordinator(opts: { consumerApi: boolean; shareApi?: boolean; classic?:
       };
     },
     request: async (api: { apiName: string }, args: { groupIds: string[] }) => {
+      if (api.apiName === 'DescribeGroups') return broker.describeGroups(args.groupIds);
       calls.push(`${api.apiName} ${args.groupIds.join(',')}`);
       if (opts.fail) throw new Error('Connection timeout');
       return { throttleTimeMs: 0, groups: described(api.apiName === 'ConsumerGroupDescribe' ? 'consumer' : 'share', args.groupIds) };

@@ -2,13 +2,13 @@
 // OffsetFetch (v8, many groups per request, KIP-709), the per-group requests we
 // fall back to on brokers before Kafka 3.0 (this broker made to advertise
 // OffsetFetch v1-v7, as a 2.8 one does), and kafka-consumer-groups.sh
-// --describe --all-groups. All three must agree, group by group and partition
+// --describe of those groups. All three must agree, group by group and partition
 // by partition, for groups spread over every coordinator.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAdmin, type KafkaAdmin } from '../../lib/kafka/admin.ts';
 import { parseConnectionConfig, splitBootstrap, wireOptionsFor } from '../../lib/kafka/connection.ts';
-import { fetchCommitted, takesManyGroups } from '../../lib/kafka/consumer-offsets.ts';
+import { committedOfGroups, takesManyGroups } from '../../lib/kafka/api/offset-fetch/call.ts';
 import { takeSnapshot } from '../../lib/kafka/snapshot.ts';
 import { WireBroker, type ApiVersionRange } from '../../lib/kafka/wire.ts';
 import { createTopic, kafkaTool, waitFor, withAdmin } from '../../sandbox/client.ts';
@@ -45,6 +45,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await admin?.close();
+  // Admin commits past the log end: left behind, they are findings in the next file's "healthy" diagnosis.
+  if (haveSandbox) await kafkaTool(kafkaBin, 'kafka-consumer-groups.sh', ['--bootstrap-server', bootstrap, '--delete', ...GROUPS.flatMap((g) => ['--group', g])]).catch(() => undefined);
 });
 
 describe.skipIf(!haveSandbox)('committed offsets: batched, per group and kafka-consumer-groups.sh agree', () => {
@@ -70,7 +72,7 @@ describe.skipIf(!haveSandbox)('committed offsets: batched, per group and kafka-c
         (conn.apiVersions as Record<number, ApiVersionRange>)[9] = { minVersion: 1, maxVersion: 7 };
         expect(await takesManyGroups(conn)).toBe(false);
         const ids = ours.filter((g) => g.coordinator === id).map((g) => g.groupId);
-        for (const [groupId, g] of await fetchCommitted(conn, ids)) {
+        for (const [groupId, g] of await committedOfGroups(conn, ids)) {
           expect(g.errorCode).toBe(0);
           perGroup.set(groupId, Object.fromEntries(g.topics.flatMap((t) => t.partitions.filter((p) => p.committedOffset >= 0).map((p) => [key(t.name, p.partition), p.committedOffset]))));
         }
@@ -79,8 +81,8 @@ describe.skipIf(!haveSandbox)('committed offsets: batched, per group and kafka-c
       await Promise.all([...conns.values()].map((c) => c.disconnect()));
     }
 
-    // 3. Kafka's own tool, every group at once.
-    const out = await kafkaTool(kafkaBin, 'kafka-consumer-groups.sh', ['--bootstrap-server', bootstrap, '--describe', '--all-groups']);
+    // 3. Kafka's own tool, our groups at once (--all-groups fails outright on another file's group whose topic a scenario deleted).
+    const out = await kafkaTool(kafkaBin, 'kafka-consumer-groups.sh', ['--bootstrap-server', bootstrap, '--describe', ...GROUPS.flatMap((g) => ['--group', g])]);
     const cli = new Map<string, Record<string, number>>();
     for (const line of out.split('\n')) {
       const cols = line.trim().split(/\s+/);

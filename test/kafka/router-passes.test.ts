@@ -1,10 +1,13 @@
 // The router's routes for a pass that must finish whatever some brokers do
 // (lib/kafka/router/passes.ts): each broker on its own (a failure its entry,
 // the broker then down for the pass), and batches spread over the live
-// brokers with one more try on the next. Fake connections: no Kafka.
+// brokers with one more try on the next, batches to the broker Metadata names
+// (toNodes), and a first broker with a second only if it failed
+// (firstThenSecond). Fake connections: no Kafka.
 import { describe, expect, it } from 'vitest';
 import { Nodes } from '../../lib/kafka/router/nodes.ts';
 import { Router } from '../../lib/kafka/router/router.ts';
+import { firstThenSecond, toNodes } from '../../lib/kafka/router/passes.ts';
 import type { AdminApi, FanOutApi } from '../../lib/kafka/router/spec.ts';
 import type { WireBroker, WireApi } from '../../lib/kafka/wire.ts';
 
@@ -75,5 +78,48 @@ describe('Router.spread', () => {
     });
     const [batch] = await new Router(nodes).spread(Spread, ['a'], 10);
     expect(batch).toMatchObject({ batch: ['a'], error: new Error('broker 2 down') });
+  });
+});
+
+describe('toNodes', () => {
+  it('sends each batch to the broker it names, the concurrency at a time; down or unknown brokers get nothing sent, a failure its entry, a hang its bound', async () => {
+    const sent: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const conns = new Map([1, 2, 3, 4].map((id) => [id, id]));
+    const seen: string[] = [];
+    await toNodes({ conns, unreachable: new Set([3]), concurrency: 2, budget: (ms) => Math.min(ms, 50), requestTimeoutMs: 1000 }, [1, 2, 3, 4, 5, 1].map((brokerId, i) => ({ brokerId, i })), {
+      label: ({ brokerId, i }) => `Ask ${i} on broker ${brokerId}`,
+      ask: async (conn, { i }) => {
+        sent.push(`${conn}:${i}`);
+        most = Math.max(most, ++inFlight);
+        try {
+          if (conn === 4) return await new Promise<string>(() => {});
+          if (conn === 2) throw new Error('refused');
+          return `ok ${i}`;
+        } finally {
+          inFlight--;
+        }
+      },
+      answered: ({ i }, out) => void seen.push(`answered ${i}: ${out}`),
+      unreachable: ({ i }) => void seen.push(`unreachable ${i}`),
+      failed: ({ i }, err) => void seen.push(`failed ${i}: ${(err as Error).message}`),
+    });
+    expect(sent.sort()).toEqual(['1:0', '1:5', '2:1', '4:3']);
+    expect(most).toBeLessThanOrEqual(2);
+    expect(seen.sort()).toEqual(['answered 0: ok 0', 'answered 5: ok 5', 'failed 1: refused', 'failed 3: Ask 3 on broker 4: no answer within 50 ms', 'unreachable 2', 'unreachable 4']);
+  });
+});
+
+describe('firstThenSecond', () => {
+  it('takes the first answer; asks a second broker only when the first failed, never a third', async () => {
+    const asked: number[] = [];
+    const ask = (fail: number[]) => async (id: number) => (asked.push(id), fail.includes(id) ? `failed ${id}` : `answer ${id}`);
+    const failure = (r: string) => (r.startsWith('failed') ? r : null);
+    expect(await firstThenSecond([1, 2, 3], ask([]), failure)).toEqual({ answer: 'answer 1' });
+    expect(await firstThenSecond([1, 2, 3], ask([1]), failure)).toEqual({ answer: 'answer 2' });
+    expect(await firstThenSecond([1, 2, 3], ask([1, 2]), failure)).toEqual({ failures: ['failed 1', 'failed 2'] });
+    expect(asked).toEqual([1, 1, 2, 1, 2]);
+    expect(await firstThenSecond([], ask([]), failure)).toEqual({ failures: [] });
   });
 });

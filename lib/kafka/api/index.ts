@@ -4,8 +4,10 @@
 // the controller, a partition's leader, a coordinator, each broker) and its
 // result mapping, as router/spec.ts describes them. The router (router/)
 // sends, routes and retries every call, the snapshot's too (Metadata,
-// ListGroups, DescribeConfigs, ListPartitionReassignments); its other reads
-// send these definitions over the router's connections. A new API: one folder, one line here
+// ListGroups, DescribeConfigs, ListPartitionReassignments; group describes,
+// OffsetFetch and ListOffsets to the brokers Metadata names, router/passes.ts
+// toNodes; DescribeCluster and DescribeTopicPartitions at a first broker and a
+// second only if it failed, firstThenSecond). A new API: one folder, one line here
 // (test/kafka/api-table.test.ts registers a toy one and checks the table
 // against the folders).
 import type { WireApi } from '../protocol/kafkajs.ts';
@@ -14,7 +16,8 @@ import { AlterPartitionReassignments as AlterPartitionReassignmentsWire } from '
 import { AlterPartitionReassignments } from './alter-partition-reassignments/call.ts';
 import { ConsumerGroupDescribe as ConsumerGroupDescribeWire } from './consumer-group-describe/codec.ts';
 import { ConsumerGroupDescribe } from './consumer-group-describe/call.ts';
-import { DescribeCluster } from './describe-cluster/codec.ts';
+import { DescribeCluster as DescribeClusterWire } from './describe-cluster/codec.ts';
+import { DescribeCluster } from './describe-cluster/call.ts';
 import { DescribeConfigsWire } from './describe-configs/codec.ts';
 import { DescribeConfigs } from './describe-configs/call.ts';
 import { DescribeGroupsWire } from './describe-groups/codec.ts';
@@ -24,7 +27,8 @@ import { DescribeLogDirs } from './describe-log-dirs/call.ts';
 import { DescribeProducers } from './describe-producers/codec.ts';
 import { describeProducersVia } from './describe-producers/call.ts';
 import { DescribeQuorum } from './describe-quorum/codec.ts';
-import { DescribeTopicPartitions } from './describe-topic-partitions/codec.ts';
+import { DescribeTopicPartitions as DescribeTopicPartitionsWire } from './describe-topic-partitions/codec.ts';
+import { DescribeTopicPartitions } from './describe-topic-partitions/call.ts';
 import { DescribeTransactions } from './describe-transactions/codec.ts';
 import { describeTransactionsVia } from './describe-transactions/call.ts';
 import { ElectLeaders as ElectLeadersWire } from './elect-leaders/codec.ts';
@@ -67,9 +71,9 @@ export interface KafkaApi {
 
 export const KAFKA_APIS = {
   Metadata: { folder: 'metadata', wire: MetadataWire, call: Metadata }, // any broker
-  DescribeCluster: { folder: 'describe-cluster', wire: DescribeCluster }, // snapshot: any broker (registered-brokers-read.ts)
+  DescribeCluster: { folder: 'describe-cluster', wire: DescribeClusterWire, call: DescribeCluster }, // snapshot: any broker, a second if the first failed (registered-brokers-read.ts)
   DescribeQuorum: { folder: 'describe-quorum', wire: DescribeQuorum }, // snapshot: a KRaft broker or controller (quorum-read.ts)
-  DescribeTopicPartitions: { folder: 'describe-topic-partitions', wire: DescribeTopicPartitions }, // snapshot: any broker (partition-details.ts)
+  DescribeTopicPartitions: { folder: 'describe-topic-partitions', wire: DescribeTopicPartitionsWire, call: DescribeTopicPartitions }, // snapshot: any broker, a second if the first failed (partition-details.ts)
   ListOffsets: { folder: 'list-offsets', wire: ListOffsetsWire, call: ListOffsets }, // each partition's leader
   OffsetFetch: { folder: 'offset-fetch', wire: OffsetFetchWire, call: OffsetFetch }, // the group's coordinator
   OffsetCommit: { folder: 'offset-commit', wire: OffsetCommitWire, call: OffsetCommit }, // the group's coordinator
@@ -82,7 +86,7 @@ export const KAFKA_APIS = {
   ListGroups: { folder: 'list-groups', wire: ListGroupsWire, call: ListGroups }, // each broker
   DescribeGroups: { folder: 'describe-groups', wire: DescribeGroupsWire, call: DescribeGroups }, // each group's coordinator
   ConsumerGroupDescribe: { folder: 'consumer-group-describe', wire: ConsumerGroupDescribeWire, call: ConsumerGroupDescribe }, // each group's coordinator
-  ShareGroupDescribe: { folder: 'share-group-describe', wire: ShareGroupDescribe }, // snapshot: each group's coordinator (groups.ts)
+  ShareGroupDescribe: { folder: 'share-group-describe', wire: ShareGroupDescribe }, // snapshot: each group's coordinator from Metadata (groups.ts, Router.toNodes)
   FindCoordinator: { folder: 'find-coordinator', wire: FindCoordinatorWire, call: FindCoordinator }, // any broker
   DescribeProducers: { folder: 'describe-producers', wire: DescribeProducers, call: describeProducersVia }, // each partition's leader
   DescribeTransactions: { folder: 'describe-transactions', wire: DescribeTransactions, call: describeTransactionsVia }, // each transactional id's coordinator

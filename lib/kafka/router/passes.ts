@@ -4,7 +4,7 @@
 // the next one (spread). Each connect and request has a bound of its own,
 // capped by what is left of the pass (Nodes.bound), and named after its broker.
 
-import { chunk, withTimeout } from '../limits.ts';
+import { chunk, mapLimit, withTimeout } from '../limits.ts';
 import type { Nodes } from './nodes.ts';
 import type { AdminApi, BuildContext, FanOutApi } from './spec.ts';
 
@@ -68,4 +68,63 @@ export async function spread<Item, Req, Res, Result extends { errorCode: number;
     done.push({ batch, error: lastError });
   });
   return done;
+}
+
+/** What the to-nodes route needs of a pass: its connections by broker id, who is down, its bounds. */
+export interface NodeTargets<C> {
+  conns: ReadonlyMap<number, C>;
+  unreachable: ReadonlySet<number>;
+  concurrency: number;
+  /** A call's timeout: its own, or what is left of the pass if less. */
+  budget(perCall: number): number;
+  requestTimeoutMs: number;
+}
+
+/** One request per batch to the broker it names; what each answer or failure means is the caller's. */
+export interface ToNodesCall<B extends { brokerId: number }, C, Out> {
+  /** The request as timeouts name it ("OffsetFetch ... on broker 2"). */
+  label(batch: B): string;
+  ask(conn: C, batch: B): Promise<Out>;
+  answered(batch: B, out: Out): void;
+  /** Its broker is not in Metadata or down in this pass: nothing sent. */
+  unreachable(batch: B): void;
+  failed(batch: B, err: unknown): void;
+}
+
+/**
+ * Batches already keyed by broker id (a group's coordinator from the
+ * `__consumer_offsets` leaders, a partition's leader from Metadata: no
+ * FindCoordinator per group), the pass's concurrency at a time, each request
+ * under one request timeout capped by the pass. Whether the broker is down is
+ * checked when its batch is sent: a failure earlier in the same call counts.
+ */
+export async function toNodes<B extends { brokerId: number }, C, Out>(targets: NodeTargets<C>, batches: readonly B[], call: ToNodesCall<B, C, Out>): Promise<void> {
+  await mapLimit(batches, targets.concurrency, async (batch) => {
+    const conn = targets.conns.get(batch.brokerId);
+    if (!conn || targets.unreachable.has(batch.brokerId)) return call.unreachable(batch);
+    let out: Out;
+    try {
+      out = await withTimeout(call.ask(conn, batch), targets.budget(targets.requestTimeoutMs), call.label(batch));
+    } catch (err) {
+      return call.failed(batch, err);
+    }
+    call.answered(batch, out);
+  });
+}
+
+/**
+ * A question any broker answers, asked of these in order (the pass's live
+ * brokers): a second only when the first failed, never a third (the `any`
+ * route's rule, bounded for a pass). `failure` says why an answer is a
+ * failure (null: it is the answer, an unsupported version included).
+ */
+export async function firstThenSecond<S, R>(sources: readonly S[], ask: (source: S) => Promise<R>, failure: (answer: R) => string | null): Promise<{ answer: R } | { failures: string[] }> {
+  const failures: string[] = [];
+  for (const source of sources.slice(0, 2)) {
+    const answer = await ask(source);
+    const why = failure(answer);
+    if (why === null) return { answer };
+    failures.push(why);
+  }
+  return { failures };
 }

@@ -10,7 +10,11 @@
 //   any → Metadata, FindCoordinator. broker → DescribeLogDirs, ListGroups.
 //   leaders → ListOffsets. coordinator(s) → group calls (FindCoordinator first).
 //   each broker, tolerating failures (eachBroker) → the snapshot's ListGroups
-//     pass; bounded fan-out over the live brokers (spread) → its topic configs.
+//     pass; bounded fan-out over the live brokers (spread) → its topic configs;
+//     batches keyed by the broker Metadata names (toNodes: coordinators from the
+//     __consumer_offsets leaders, partition leaders) → its group describes,
+//     OffsetFetch, ListOffsets; a first broker, a second only if it failed
+//     (firstThenSecond) → its DescribeCluster and DescribeTopicPartitions.
 // Every call runs under the admin's timeout (longer for requests the broker
 // holds), capped in a snapshot pass by what is left of it (Nodes.bound); a dead
 // socket is reconnected once (lib/kafka/wire.ts).
