@@ -60,14 +60,18 @@ describe('Grafana webhook: schema and mapping', () => {
     expect(event()).toMatchObject({ groupKey: firing, status: 'resolved' });
   });
 
-  it("refuses Alertmanager's version on Grafana's route and Grafana's on Alertmanager's, with the reason (422)", async () => {
+  it("refuses Alertmanager's version on Grafana's route (422, with the reason); takes Grafana's on Alertmanager's as Grafana's, since Grafana never retries a 4xx", async () => {
     const { post } = setup();
     const res = await post(alertmanagerPayload('firing'));
     expect(res.statusCode).toBe(422);
     expect(res.body).toContain('only Grafana webhook payload version');
-    const am = createAlertmanagerHandler({ queue: { enqueue: async () => {} }, store: new MemoryStateStore(), log: recordingLog(), bearerToken: TOKEN });
-    const refused = await am({ rawPath: '/alerts/alertmanager', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(grafanaExample()), requestContext: { http: { method: 'POST' } } });
-    expect(refused.statusCode).toBe(422);
+    const queued: { payload: AlertEvent }[] = [];
+    const am = createAlertmanagerHandler({ queue: { enqueue: async (job: Job) => void queued.push(job as never) }, store: new MemoryStateStore(), log: recordingLog(), bearerToken: TOKEN });
+    const taken = await am({ rawPath: '/alerts/alertmanager', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(grafanaExample()), requestContext: { http: { method: 'POST' } } });
+    expect(taken.statusCode).toBe(202);
+    expect(queued).toHaveLength(1);
+    expect(queued[0]!.payload).toMatchObject({ source: 'grafana', status: 'firing' });
+    expect(queued[0]!.payload.links?.length).toBeGreaterThan(0);
   });
 
   it('accepts null values (NoData) and a missing valueString; drops non-http links', async () => {

@@ -1,6 +1,10 @@
 // Prometheus Alertmanager's webhook (payload version 4), bearer token.
+// A Grafana contact point pointed here by mistake (Alertmanager's shape,
+// version 1) is taken as Grafana's: Grafana never retries a 4xx, so a refusal
+// would lose its alerts.
 import { alertmanagerEnvelopeSchema, parseAlertmanager } from '../alertmanager.ts';
 import { ALERTMANAGER_SECRET, bearerAuth } from './auth.ts';
+import { grafanaSource } from './grafana.ts';
 import type { HttpAlertSource } from './types.ts';
 
 export const alertmanagerSource: HttpAlertSource = {
@@ -11,10 +15,13 @@ export const alertmanagerSource: HttpAlertSource = {
   path: '/alerts/alertmanager',
   auth: bearerAuth(ALERTMANAGER_SECRET),
   schema: alertmanagerEnvelopeSchema,
-  maps: 'one thread per `receiver` + `groupKey`; cluster, topic, broker from labels; severity and status counted in the digest; `externalURL` linked',
+  maps: 'one thread per `receiver` + `groupKey`; cluster, topic, broker from labels; severity and status counted in the digest; `externalURL` linked; a Grafana notification (version 1) sent here is taken as Grafana\'s',
   parse: (body) => {
     const parsed = parseAlertmanager(body);
-    return parsed.ok ? { ok: true, value: [parsed.value] } : parsed;
+    if (parsed.ok) return { ok: true, value: [parsed.value] };
+    // Only on the refusal path: a version-4 notification is parsed once.
+    const asGrafana = grafanaSource.parse(body);
+    return asGrafana.ok ? asGrafana : parsed;
   },
   examples: [
     {
