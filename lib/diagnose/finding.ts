@@ -3,7 +3,7 @@
 // for evidence so every check quotes partitions alike.
 
 import type { PartitionState } from '../kafka/types.ts';
-import { sha256Hex } from '../runtime/digest.ts';
+import { createHash } from 'node:crypto';
 import type { Evidence, Finding, FindingKind, OperationOffer, Severity, TopicPartitionRef } from './types.ts';
 
 /** Evidence lists stay readable (and Slack-sized): the full set is in `affected`. */
@@ -18,7 +18,7 @@ export const SEVERITY_RANK: Record<Severity, number> = { critical: 0, error: 1, 
  * things in.
  */
 export function fingerprint(kind: FindingKind, identity: readonly string[]): string {
-  return sha256Hex(kind + [...identity].sort().map((part) => '\n' + part).join('')).slice(0, 20);
+  return createHash('sha256').update(kind + [...identity].sort().map((part) => '\n' + part).join(''), 'utf8').digest('hex').slice(0, 20);
 }
 
 export interface FindingInput {

@@ -27,7 +27,7 @@ import * as z from 'zod';
 import type { ClusterSnapshot, TopicState } from '../kafka/types.ts';
 import type { HostProbeOutcome } from '../hosts/types.ts';
 import type { ConfigView } from './config-view.ts';
-import { sha1Hex } from '../runtime/digest.ts';
+import { createHash } from 'node:crypto';
 import { once } from '../runtime/once.ts';
 
 export const CHANGE_WINDOW_MS = 60 * 60 * 1000;
@@ -136,7 +136,7 @@ export function factsOf(snapshot: ClusterSnapshot, probes: readonly HostProbeOut
   const topics: Record<string, TopicFacts> = {};
   for (const t of snapshot.topics) {
     const parts = [...t.partitions].sort((a, b) => a.partition - b.partition);
-    const digest = sha1Hex(parts.map((p) => `${p.partition}:${p.leader}:${p.replicas.join(',')}`).join(';')).slice(0, 16);
+    const digest = createHash('sha1').update(parts.map((p) => `${p.partition}:${p.leader}:${p.replicas.join(',')}`).join(';'), 'utf8').digest('hex').slice(0, 16);
     topics[t.name] = {
       ...(detailed
         ? { leaders: Object.fromEntries(parts.map((p) => [String(p.partition), p.leader])), replicas: Object.fromEntries(parts.map((p) => [String(p.partition), p.replicas])) }
