@@ -210,11 +210,10 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const timeoutMs = (opts.workerTimeoutSeconds ?? DEPLOYED_WORKER_TIMEOUT_SECONDS) * 1000;
   const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs);
   const sweepMs = opts.sweepIntervalMs ?? 60_000;
-  const sweepTimer = approvals && sweepMs > 0 ? setInterval(() => void queue.enqueue(newJob(OPS_JOB_KINDS.sweep, {}, `sweep-${Date.now()}`)), sweepMs) : undefined;
+  // One timer for what the deployed minute sweep runs: operations, and PagerDuty deliveries whose first enqueue was lost.
+  const sweeps = [...(approvals ? [{ kind: OPS_JOB_KINDS.sweep, id: 'sweep' }] : []), ...(opts.config.pagerduty ? [{ kind: PAGERDUTY_JOB_KINDS.sweep, id: 'sweep-pd' }] : [])];
+  const sweepTimer = sweeps.length && sweepMs > 0 ? setInterval(() => sweeps.forEach((s) => void queue.enqueue(newJob(s.kind, {}, `${s.id}-${Date.now()}`))), sweepMs) : undefined;
   sweepTimer?.unref();
-  // PagerDuty deliveries whose first enqueue was lost, as the deployed minute sweep does.
-  const pdSweepTimer = opts.config.pagerduty && sweepMs > 0 ? setInterval(() => void queue.enqueue(newJob(PAGERDUTY_JOB_KINDS.sweep, {}, `sweep-pd-${Date.now()}`)), sweepMs) : undefined;
-  pdSweepTimer?.unref();
   const slack = buildSlackHandler({
     config: opts.config,
     queue,
@@ -257,7 +256,6 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     operations,
     close: async () => {
       clearInterval(sweepTimer);
-      clearInterval(pdSweepTimer);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       queue.close();
       await queue.idle();

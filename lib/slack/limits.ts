@@ -32,6 +32,11 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** Text from outside as inline code: escaped, backticks made quotes (they would end it), at most 100 characters. */
+export function inlineCode(text: string): string {
+  return `\`${escapeMrkdwn(text.replace(/`/g, "'").slice(0, 100))}\``;
+}
+
 /** Escapes, then clips to `max` characters without cutting an entity (`&amp;`) in half. */
 export function clipEscaped(text: string, max: number): string {
   return clipMrkdwn(escapeMrkdwn(text), max);

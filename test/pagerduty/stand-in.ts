@@ -2,6 +2,7 @@
 // records every request, answers what the test says (202 by default).
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 
 export interface Received {
   method: string;
@@ -45,4 +46,16 @@ export class PagerDutyStandIn {
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
+}
+
+type ChangeEvent = ReturnType<PagerDutyStandIn['changeEvents']>[number];
+
+/** The Events API v2 change event's shape, as PagerDuty documents it: these keys and no others. */
+export function expectChangeEventShape(e: ChangeEvent, routingKey: string, source: string): void {
+  expect(Object.keys(e).sort()).toEqual(['links', 'payload', 'routing_key']);
+  expect(e.routing_key).toBe(routingKey);
+  expect(Object.keys(e.payload).sort()).toEqual(['custom_details', 'source', 'summary', 'timestamp']);
+  expect(e.payload.summary.length).toBeLessThanOrEqual(1024);
+  expect(e.payload.source).toBe(source);
+  expect(Number.isFinite(Date.parse(e.payload.timestamp))).toBe(true);
 }

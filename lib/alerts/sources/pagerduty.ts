@@ -9,13 +9,16 @@
 //
 // The alerts function reads no config: the incident's service id and custom
 // field values travel as labels, and the worker maps them to a cluster
-// (lib/alerts/routing.ts, the config's pagerduty.incidents).
+// (pagerDutyClusters below, which lib/alerts/routing.ts asks for the source's events).
 import { EXAMPLE_SERVICE_ID, PAGERDUTY_EXAMPLES } from '../../pagerduty/examples.ts';
-import { mapPagerDutyEvent } from '../../pagerduty/inbound.ts';
+import { SERVICE_LABEL, mapPagerDutyEvent } from '../../pagerduty/inbound.ts';
+import type { Config } from '../../config/schema.ts';
+import { escapeMrkdwn, inlineCode as code } from '../../slack/limits.ts';
+import type { AlertEvent } from '../event.ts';
 import { SIGNATURE_HEADER, verifyPagerDutySignature, webhookSecrets } from '../../pagerduty/signature.ts';
 import { pagerDutyWebhookSchema, parsePagerDutyWebhook } from '../../pagerduty/webhook.ts';
 import { alertSecret } from './auth.ts';
-import type { HttpAlertSource, SourceAuth } from './types.ts';
+import type { HttpAlertSource, SourceAuth, SourceClusterMapping } from './types.ts';
 
 /** The same SSM parameter and variables as SECRETS.pagerdutyWebhookSecrets (lib/config/secrets.ts). */
 export const PAGERDUTY_WEBHOOK_SECRET = alertSecret('pagerduty-webhook-secrets');
@@ -29,6 +32,36 @@ export const pagerDutyAuth: SourceAuth = {
   checkBody: (get, body, secrets) => {
     const check = verifyPagerDutySignature(body, get(SIGNATURE_HEADER), webhookSecrets(secrets));
     return check.ok ? null : `invalid PagerDuty signature: ${check.reason}`;
+  },
+};
+
+/**
+ * The incident's cluster, as the config's pagerduty.incidents says: its service
+ * id in `services`, else the custom field `clusterField` names it. An incident
+ * mapped nowhere is about no cluster: an account-wide subscription sees every
+ * service's incidents, and only the mapping says which are Kafka's.
+ */
+export const pagerDutyClusters: SourceClusterMapping = {
+  noDefault: true,
+  hint(event: AlertEvent, config: Config) {
+    const incidents = config.pagerduty?.incidents;
+    if (!incidents) return undefined;
+    const service = event.labels[SERVICE_LABEL];
+    return (service ? incidents.services[service] : undefined) ?? (incidents.clusterField ? event.labels[incidents.clusterField] : undefined);
+  },
+  unmapped(event, config, hint, clusters) {
+    const service = event.labels[SERVICE_LABEL] ?? '?';
+    const field = config.pagerduty?.incidents.clusterField;
+    if (hint !== undefined) {
+      return {
+        why: `\`pagerduty.incidents\` maps the incident (service ${code(service)}) to "${escapeMrkdwn(hint.slice(0, 100))}", which is neither the name nor an alias of a configured cluster (${clusters})`,
+        fix: 'name a configured cluster (or one of its `aliases`) in that mapping',
+      };
+    }
+    return {
+      why: `its PagerDuty service ${code(service)} is not in \`pagerduty.incidents.services\`${field ? ` and its custom field ${code(field)} is not set` : ' and no `clusterField` is configured'} (an incident goes to no cluster by default)`,
+      fix: `add \`"${escapeMrkdwn(service.replace(/[`"]/g, "'").slice(0, 64))}": "&lt;cluster&gt;"\` to \`pagerduty.incidents.services\` (one of ${clusters}), or set \`pagerduty.incidents.clusterField\` to the incident's custom field that names the cluster`,
+    };
   },
 };
 
@@ -48,6 +81,7 @@ export const pagerdutySource: HttpAlertSource = {
     const mapped = mapPagerDutyEvent(parsed.webhook, undefined);
     return { ok: true, value: mapped.kind === 'alert' ? [mapped.event] : [] };
   },
+  cluster: pagerDutyClusters,
   examples: [
     { title: `incident triggered on service ${EXAMPLE_SERVICE_ID}`, body: PAGERDUTY_EXAMPLES.triggered },
     { title: 'the same incident resolved', body: PAGERDUTY_EXAMPLES.resolved },

@@ -6,6 +6,7 @@
 import type * as z from 'zod';
 import type { ParseResult } from '../alertmanager.ts';
 import type { SnsParseOutcome } from '../cloudwatch.ts';
+import type { Config } from '../../config/schema.ts';
 import type { AlertEvent, AlertSource } from '../event.ts';
 
 /** A SecureString parameter `/kafka-responder/<stage>/<parameter>`; serve reads `valueVar` instead. */
@@ -51,6 +52,23 @@ interface SourceBase {
   /** What an event takes from the payload, for the docs' table. */
   maps: string;
   examples: SourceExample[];
+  /** How the worker maps this source's events to a cluster beyond the labels (a config section of its own); absent: labels only. */
+  cluster?: SourceClusterMapping;
+}
+
+/** Why no configured cluster takes an alert, and what to add: the thread says both. */
+export interface Unmapped {
+  why: string;
+  fix: string;
+}
+
+export interface SourceClusterMapping {
+  /** The cluster the config maps the event to, tried before the labels; undefined: not mapped there. */
+  hint(event: AlertEvent, config: Config): string | undefined;
+  /** True: an event mapped nowhere goes to no cluster, not the only or default one. */
+  noDefault?: boolean;
+  /** The thread's explanation when no configured cluster takes it (`clusters`: the configured names, formatted). */
+  unmapped(event: AlertEvent, config: Config, hint: string | undefined, clusters: string): Unmapped;
 }
 
 /** A webhook: API Gateway route deployed, the same route in serve. */
