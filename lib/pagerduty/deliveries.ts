@@ -35,6 +35,8 @@ export interface OutboxRecord {
   queuedAt: string;
   error?: string;
   doneAt?: string;
+  /** A retrying delivery's next attempt: when its delayed job is due. */
+  dueAt?: string;
 }
 
 /** Kept well past the last retry: a request seen again later (a late refresh) finds it sent and sends nothing. */
@@ -116,12 +118,13 @@ export async function deliver(ctx: JobContext, id: string, secret: PagerDutySecr
   }
   const transient = (failureOf(failure) ?? 'transient') === 'transient';
   const again = transient && config !== undefined && trying.attempts < config.delivery.maxAttempts;
-  const next: OutboxRecord = { ...trying, state: again ? 'retrying' : 'failed', error: clip(errorMessage(failure), 300), ...(again ? {} : { doneAt: now }) };
+  const delayMs = again ? retryDelayMs(config, trying.attempts) : 0;
+  const next: OutboxRecord = { ...trying, state: again ? 'retrying' : 'failed', error: clip(errorMessage(failure), 300), ...(again ? { dueAt: new Date(Date.now() + delayMs).toISOString() } : { doneAt: now }) };
   ctx.log.warn('PagerDuty delivery failed', { id, target: trying.delivery.target, attempts: trying.attempts, retry: again, error: next.error });
   await ctx.store.replace(key, stored.version + 1, next, OUTBOX_TTL_SECONDS);
   await listDelivery(ctx.store, listed(next)!, ctx.log);
   if (!again) await ctx.store.remove(pendingKey(id));
-  if (again && ctx.queue) await ctx.queue.enqueue(newJob(PAGERDUTY_JOB_KINDS.deliver, { id }, ctx.job.correlationId), { delayMs: retryDelayMs(config, trying.attempts) });
+  if (again && ctx.queue) await ctx.queue.enqueue(newJob(PAGERDUTY_JOB_KINDS.deliver, { id }, ctx.job.correlationId), { delayMs });
   return next.state;
 }
 
@@ -132,9 +135,10 @@ export async function outboxRecord(store: JobContext['store'], id: string): Prom
 
 /**
  * The minute sweep's part for PagerDuty (lib/root/deployed-worker.ts, serve's
- * timer): a delivery still pending with no attempt REQUEUE_AFTER_MS after it
- * was queued lost its first enqueue (listed by /kafka status, never sent): it
- * is queued again. A copy of a job that did arrive sends nothing twice
+ * timer): a delivery whose job is REQUEUE_AFTER_MS past due and untouched lost
+ * that job (listed by /kafka status, never sent): it is queued again. Due is
+ * when it was queued for a delivery no attempt has touched, and its retry's
+ * time for one retrying. A copy of a job that did arrive sends nothing twice
  * (deliver counts the attempt with a conditional write first).
  */
 export async function sweepDeliveries(ctx: Pick<JobContext, 'store' | 'queue' | 'log' | 'job'>, now = Date.now()): Promise<{ looked: number; requeued: number; cleared: number }> {
@@ -148,10 +152,10 @@ export async function sweepDeliveries(ctx: Pick<JobContext, 'store' | 'queue' | 
       counts.cleared++;
       continue;
     }
-    const queuedAt = Date.parse(record.queuedAt);
-    if (record.state !== 'pending' || record.attempts > 0 || !(now - queuedAt >= REQUEUE_AFTER_MS) || !ctx.queue) continue;
+    const due = record.state === 'retrying' ? record.dueAt : record.attempts === 0 ? record.queuedAt : undefined;
+    if (due === undefined || !(now - Date.parse(due) >= REQUEUE_AFTER_MS) || !ctx.queue) continue;
     await ctx.queue.enqueue(newJob(PAGERDUTY_JOB_KINDS.deliver, { id }, ctx.job.correlationId, `pd-${id}`));
-    ctx.log.info('PagerDuty delivery queued again: no attempt since it was queued', { id, queuedAt: record.queuedAt });
+    ctx.log.info('PagerDuty delivery queued again: its job is past due', { id, state: record.state, due });
     counts.requeued++;
   }
   return counts;

@@ -1,5 +1,6 @@
 // A delivery whose first enqueue was lost: listed by /kafka status as pending,
-// and queued again by the minute sweep (sweepDeliveries); done ones leave it.
+// and queued again by the minute sweep (sweepDeliveries), as is a retry whose
+// delayed job was lost; done ones leave it.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../lib/config/schema.ts';
 import { deliver, deliveryId, outboxRecord, PAGERDUTY_JOB_KINDS, pagerDutyJobs, queueDelivery, REQUEUE_AFTER_MS, sweepDeliveries } from '../../lib/pagerduty/deliveries.ts';
@@ -7,6 +8,7 @@ import { newJob, type Job } from '../../lib/queue/job.ts';
 import { listDeliveries } from '../../lib/state/activity.ts';
 import { MemoryStateStore } from '../../lib/state/state-store.ts';
 import type { JobContext } from '../../lib/worker/worker.ts';
+import { closedPort } from '../helpers/net.ts';
 import { recordingLog } from '../helpers/recording-log.ts';
 import { BASE_CONFIG } from '../slack/helpers/harness.ts';
 
@@ -54,6 +56,24 @@ describe('the PagerDuty deliveries sweep', () => {
     expect((await outboxRecord(ctx.store, id))?.state).toBe('failed');
     expect(await sweepDeliveries(ctx, Date.now() + REQUEUE_AFTER_MS * 10)).toEqual({ looked: 0, requeued: 0, cleared: 0 });
     expect(enqueued).toHaveLength(0);
+  });
+
+  it('re-queues a retrying delivery whose delayed job was lost, once its retry is past due by the grace; not before', async () => {
+    const { ctx, enqueued, up } = setup();
+    up();
+    const config = parseConfig({ ...BASE_CONFIG, pagerduty: { changeEvents: { source: 'kafka-responder-test' }, eventsApiUrl: `http://127.0.0.1:${await closedPort()}`, delivery: { firstRetryMs: 60_000, maxAttempts: 3, timeoutMs: 1000 } } });
+    const body = { routing_key: 'unused', payload: { summary: 'Approved', timestamp: new Date().toISOString(), source: 'kafka-responder-test', custom_details: {} }, links: [] };
+    await queueDelivery(ctx, 'change:lost-retry', { target: 'change-event', body } as never, 'approved', 'C0OPS');
+    const id = deliveryId('change:lost-retry');
+    // The first attempt finds PagerDuty unreachable: a retry is due in a minute, as a delayed job…
+    expect(await deliver({ ...ctx, config } as unknown as JobContext, id, async () => 'routing-key')).toBe('retrying');
+    const dueAt = Date.parse((await outboxRecord(ctx.store, id))!.dueAt!);
+    expect(dueAt).toBeGreaterThan(Date.now() + 50_000);
+    // …which is lost.
+    enqueued.length = 0;
+    expect(await sweepDeliveries(ctx, dueAt)).toEqual({ looked: 1, requeued: 0, cleared: 0 });
+    expect(await sweepDeliveries(ctx, dueAt + REQUEUE_AFTER_MS + 1000)).toEqual({ looked: 1, requeued: 1, cleared: 0 });
+    expect(enqueued[0]).toMatchObject({ kind: PAGERDUTY_JOB_KINDS.deliver, payload: { id } });
   });
 
   it("is one of PagerDuty's job kinds (the worker's minute sweep runs it)", () => {
