@@ -200,7 +200,7 @@ function decideRun<P extends ApprovablePlan>(request: ApprovalRequest<P>, action
           'step',
           action.workerId,
           `step ${step.index + 1} ${step.name}: ${step.status}${step.detail ? ` — ${clip(step.detail)}` : ''}`,
-          { index: step.index, name: step.name, status: step.status, ...(step.data ? { data: step.data } : {}) },
+          { index: step.index, name: step.name, status: step.status, ...(step.startedAt !== undefined ? { startedAt: step.startedAt } : {}), ...(step.phase ? { phase: step.phase } : {}), ...(step.data ? { data: step.data } : {}) },
         ),
       };
     }

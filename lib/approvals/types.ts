@@ -97,7 +97,14 @@ export interface StepReport {
   status: 'ok' | 'failed' | 'skipped' | 'dry-run';
   detail?: string;
   data?: Record<string, unknown>;
+  /** When the step began (epoch ms); it ended when its audit event was written. */
+  startedAt?: number;
+  /** The milestone of an outage this step's end reached (lib/approvals/run-timing.ts). */
+  phase?: RunPhase;
 }
+
+/** re-checked: the plan still fits the live cluster; elected: the new leader is in Metadata; writable: it takes acks=all writes. */
+export type RunPhase = 're-checked' | 'elected' | 'writable';
 
 export type FinalOutcome = 'SUCCEEDED' | 'FAILED' | 'STALE' | 'CANCELLED';
 

@@ -25,6 +25,12 @@ export interface OperationIo extends Partial<Capabilities> {
   cluster?: ClusterConfig;
 }
 
+/** What a run's re-check reads with: its open admin, and the snapshot being read beside it. */
+export interface LiveReads {
+  admin: KafkaAdmin;
+  snapshot(): Promise<ClusterSnapshot>;
+}
+
 /** Words typed after `/kafka <name>`, turned into request fields for the kind's schema (or why not). */
 export interface KindCommand {
   name: string;
@@ -90,8 +96,12 @@ export interface OperationKind<K extends PlanKind> {
   topics(params: PlanParamsByKind[K]): string[] | null;
   /** I/O, then the pure planner: what the backend calls to plan a request. */
   plan(io: OperationIo, request: Record<string, unknown>): Promise<PlanResult>;
-  /** What the fingerprint needs beyond the snapshot, read again right before running (e.g. each replica's measured end). */
-  measure?(io: OperationIo, plan: PlanOf<K>, snapshot: ClusterSnapshot): Promise<unknown>;
+  /**
+   * What the fingerprint needs beyond the snapshot, read again right before
+   * running (e.g. each replica's size). It runs beside the snapshot's read:
+   * await `live.snapshot()` only when the plan itself cannot say what to read.
+   */
+  measure?(io: OperationIo, plan: PlanOf<K>, live: LiveReads): Promise<unknown>;
   /** The fingerprinted state (pure): the planner and the run's check call the same function. */
   preconditions(params: PlanParamsByKind[K], snapshot: ClusterSnapshot, measured: unknown): Record<string, unknown>;
   /**

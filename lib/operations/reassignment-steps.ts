@@ -12,7 +12,7 @@ import type { Plan, PlanStep, TopicPartition } from './types.ts';
 import type { PartitionAssignment } from './validate.ts';
 import { fatal } from './failures.ts';
 import { listOf } from './lists.ts';
-import type { StepContext, StepHandlers, StepOutcome } from './step-context.ts';
+import { WATCH_METADATA_MS, type StepContext, type StepHandlers, type StepOutcome } from './step-context.ts';
 
 /** How long a leader may take to show up after an election before the step fails. */
 export const VERIFY_LEADERS_TIMEOUT_MS = 60_000;
@@ -196,10 +196,11 @@ async function verifyLeaders(step: Extract<PlanStep, { action: 'verify-leaders' 
       status: 'done',
       detail: step.expected.length === 1 ? `leader ${step.expected[0]!.leader}, isr ${first?.isr?.join(',') ?? '?'}` : `${count(step.expected.length)} have the expected leader`,
       data: { partitions: states },
+      phase: 'elected',
     };
   }
   if (ctx.now() - ctx.run.stepStartedAt > VERIFY_LEADERS_TIMEOUT_MS) throw fatal({ code: 'leaders-not-as-expected', wrong: wrong.slice(0, 5) });
-  return { status: 'waiting', progress: `waiting for the new leader: ${wrong.slice(0, 3).join('; ')}` };
+  return { status: 'waiting', progress: `waiting for the new leader: ${wrong.slice(0, 3).join('; ')}`, lookAgainMs: WATCH_METADATA_MS };
 }
 
 async function verifyAssignment(step: Extract<PlanStep, { action: 'verify-assignment' }>, ctx: StepContext): Promise<StepOutcome> {

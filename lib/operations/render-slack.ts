@@ -5,6 +5,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
 import type { Notice } from './failures.ts';
+import { elapsedText, phasesText, runTiming } from '../approvals/run-timing.ts';
 import type { PlanSection } from './kind.ts';
 import { capped, pages } from './lists.ts';
 import { kindOf } from './registry.ts';
@@ -155,7 +156,14 @@ export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMes
   const blocks: KnownBlock[] = [
     section(`${icon} *${escapeMrkdwn(r.plan.title)}: ${s.status}* in ${(s.durationMs / 1000).toFixed(1)} s\n${escapeMrkdwn(clip(s.summary, 1500))}`),
   ];
-  if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st) => `• ${st.index < 0 ? 'check' : st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}`).join('\n')}`));
+  const timing = runTiming(r);
+  const phases = timing && phasesText(timing);
+  if (phases) blocks.push(section(`*Timing* (from the last approval): ${phases}`));
+  const took = (i: number) => {
+    const t = timing?.steps[i];
+    return t && t.startedMs !== null ? ` (${elapsedText(t.endedMs - t.startedMs)})` : '';
+  };
+  if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st, i) => `• ${st.index < 0 ? 'check' : st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}${took(i)}`).join('\n')}`));
   if (s.audit.length) blocks.push(section(`*Audit trail (DynamoDB, request \`${r.id}\`):*\n${s.audit.slice(-25).map((a) => `• ${escapeMrkdwn(clip(a, 200))}`).join('\n')}`));
   return { text: clipEscaped(`${r.plan.title}: ${s.status}`, SLACK_LIMITS.fallbackText), blocks };
 }

@@ -20,27 +20,26 @@
 import type { ApprovalService } from '../approvals/service.ts';
 import type { ApprovalRequest, FinalOutcome, Lease, RunState, StepReport } from '../approvals/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
-import type { ClusterSnapshot } from '../kafka/types.ts';
-import { digestOf } from '../approvals/fingerprint.ts';
 import { classify, type Notice } from './failures.ts';
 import { LEAVE_STOPPED_REASON, type OperationIo, type OperationKind } from './kind.ts';
-import { listOf } from './lists.ts';
 import { kindOf } from './registry.ts';
 import { noticeText } from './render-text.ts';
 import { quorumRefusal } from './quorum-gate.ts';
-import { describeChange } from './describe-change.ts';
 import { handOverLeftovers, LEDGER_NAME } from './throttle-handover.ts';
 import { compensate } from './run-compensation.ts';
 import { runStep, type StepContext } from './steps.ts';
 import type { ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanKind } from './types.ts';
+import { preconditionRefusal } from './recheck.ts';
 import { resolveCapabilities, type RunCapabilities } from './capabilities.ts';
+import { LOCK_WAIT_MS, operationLockOf, type OperationLock } from './run-lock.ts';
 
 export type { OperationIo } from './kind.ts';
 export { cancelOwnReassignments, reassignedPartitions } from './compensation.ts';
 export { describeChange } from './describe-change.ts';
 export { LEDGER_NAME } from './throttle-handover.ts';
 export { COMPENSATION_NAME, cleanupFinishedRun } from './run-compensation.ts';
+export { LOCK_WAIT_MS, operationLockOf, type OperationLock } from './run-lock.ts';
 
 /** What the thread hears about a run. Failures to post never stop the run. */
 export interface RunReporter {
@@ -51,32 +50,6 @@ export interface RunReporter {
   /** The run paused and waits for a human: say why, with Resume and Cancel (and the kind's own choices). */
   paused?(reason: string, request: ApprovalRequest<Plan>, notice?: Notice): Promise<void>;
   finished(request: ApprovalRequest<Plan>, outcome: { status: FinalOutcome; summary: string }): Promise<void>;
-}
-
-/**
- * The cluster-level operation lock (a conditional write in the approvals
- * table): an exclusive kind (one that moves replicas or stops brokers) takes it before its
- * precondition check and gives it back when the run ends; while another run
- * holds it, the run waits (parks), never fails. Absent: only the "no other
- * reassignment" check applies.
- */
-export interface OperationLock {
-  take(cluster: string, requestId: string): Promise<{ ok: true } | { ok: false; message: string }>;
-  release(cluster: string, requestId: string): Promise<void>;
-}
-
-/** A run waiting for its cluster's operation lock asks again this often. */
-export const LOCK_WAIT_MS = 30_000;
-
-/** The approvals service's cluster lock (lib/approvals/cluster-lock.ts) as the runner takes it. */
-export function operationLockOf(approvals: Pick<ApprovalService<Plan>, 'lockCluster' | 'unlockCluster'>): OperationLock {
-  return {
-    take: async (cluster, id) => {
-      const r = await approvals.lockCluster(cluster, id);
-      return r.ok ? { ok: true } : { ok: false, message: r.message };
-    },
-    release: (cluster, id) => approvals.unlockCluster(cluster, id),
-  };
 }
 
 export interface TickInput {
@@ -113,6 +86,8 @@ export const PARK_GRACE_MS = 60_000;
 const PARK_MARGIN_MS = 5_000;
 /** Transient failures (cluster unreachable...) are retried on later ticks; this many in a row are fatal. */
 export const MAX_CONSECUTIVE_ERRORS = 20;
+/** A step watched more often than this saves its progress at most this often. */
+const SAVE_PROGRESS_MS = 1_000;
 /** A paused run parks this long between checks that it is still paused (Resume wakes it at once). */
 export const PAUSE_PARK_MS = 15 * 60_000;
 
@@ -154,6 +129,10 @@ class Tick {
   private run: RunState;
   private admin: KafkaAdmin | null = null;
   private capabilities: RunCapabilities = {};
+  /** The thread's posts, in order, beside the run: a step never waits for Slack (its pacing is a second a message). */
+  private posts: Promise<void> = Promise.resolve();
+  /** Polls of the current step's wait: how often it was looked at, for its report. */
+  private watch: { polls: number; firstAt: number; savedAt: number } | null = null;
 
   constructor(
     private readonly input: TickInput,
@@ -181,6 +160,10 @@ class Tick {
   /** Opened when first needed: a Cancel, and a stopped broker's start, need only the host, never the cluster. */
   private openedAdmin = async (): Promise<KafkaAdmin> => (this.admin ??= await this.input.io.openAdmin());
   private text = (notice: Notice) => noticeText(notice, this.plan.kind);
+  /** Queued behind the thread's earlier posts; the tick waits for them only at its end. */
+  private tell(post: () => Promise<void> | undefined): void {
+    this.posts = this.posts.then(() => quietly(post()));
+  }
   private setData(patch: Record<string, unknown>) {
     const data = { ...this.run.data, ...patch };
     for (const k of Object.keys(patch)) if (patch[k] === undefined) delete data[k];
@@ -189,8 +172,9 @@ class Tick {
 
   async go(resumedAfterDeath: boolean): Promise<TickResult> {
     const { report } = this.input;
-    if (resumedAfterDeath) await quietly(report.resumed?.(this.request));
-    else if (this.run.invocations === 1 && this.run.cursor === 0 && !this.run.checked) await quietly(report.started?.(this.request));
+    const request = this.request;
+    if (resumedAfterDeath) this.tell(() => report.resumed?.(request));
+    else if (this.run.invocations === 1 && this.run.cursor === 0 && !this.run.checked) this.tell(() => report.started?.(request));
     try {
       this.capabilities = await resolveCapabilities(this.kind.needs, this.input.io);
       for (;;) {
@@ -201,6 +185,7 @@ class Tick {
       return await this.retryLater(err);
     } finally {
       await this.admin?.close().catch(() => undefined);
+      await this.posts;
     }
   }
 
@@ -233,27 +218,40 @@ class Tick {
     return null;
   }
 
-  /** Before step 1 (and on a resume that asks for it): the cluster (and what the kind measures) must be as planned. */
+  /**
+   * Before step 1 (and on a resume that asks for it): the cluster (and what the kind measures) must be as planned.
+   * Everything it reads is read at once (the lock, the snapshot, the kind's measure, running reassignments): the
+   * partition stays unwritable until the election, so the check is the round trip of its slowest read, not their sum.
+   */
   private async check(connected: KafkaAdmin): Promise<TickResult | null> {
     const { approvals, requestId, workerId, report } = this.input;
-    if (this.locks && !this.run.data?.locked) {
-      // Of two approved runs, one takes the lock, checks and starts; the other waits for it.
-      const taken = await this.lock!.take(this.clusterName, requestId);
-      if (!taken.ok) return this.park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
-      this.setData({ locked: true });
-    }
-    const snapshot = await this.input.io.snapshot(this.topics);
-    // While the KRaft quorum has no leader nothing a run asks for can happen: it pauses, and Resume checks again.
-    const quorumLost = quorumRefusal(snapshot, 'run');
-    if (quorumLost) return this.pauseFor(quorumLost);
-    const refusal = await preconditionCheck(this.kind, this.plan, this.input.io, connected, snapshot);
+    const startedAt = this.now();
     const reassigns = this.plan.steps.some((s) => s.action === 'reassign');
+    // Of two approved runs, one takes the lock, checks and starts; the other waits for it (its reads are only reads).
+    const lockTaken = this.locks && !this.run.data?.locked ? this.lock!.take(this.clusterName, requestId).then((r) => {
+            if (r.ok) this.setData({ locked: true });
+            return r;
+          })
+        : null;
+    const snapshot = this.input.io.snapshot(this.topics);
+    const [taken, live, measured, running] = await Promise.all([
+      lockTaken,
+      snapshot,
+      this.kind.measure?.(this.input.io, this.plan as never, { admin: connected, snapshot: () => snapshot }),
+      reassigns ? connected.listPartitionReassignments(null) : [],
+    ]);
+    if (taken && !taken.ok) return this.park(LOCK_WAIT_MS, `waiting: ${taken.message}`);
+    // While the KRaft quorum has no leader nothing a run asks for can happen: it pauses, and Resume checks again.
+    const quorumLost = quorumRefusal(live, 'run');
+    if (quorumLost) return this.pauseFor(quorumLost);
+    const refusal = preconditionRefusal(this.kind, this.plan, live, measured, running);
     const detail = refusal ? this.text(refusal.notice) : `fingerprint ${this.plan.fingerprint.slice(0, 12)} unchanged${reassigns ? '; no other reassignment running' : ''}`;
-    const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail };
+    const checkReport: StepReport = { index: -1, name: 'check preconditions', status: refusal ? 'failed' : 'ok', detail, startedAt, ...(refusal ? {} : { phase: 're-checked' as const }) };
     this.run = { ...this.run, checked: true, stepStartedAt: this.now() };
     const recorded = await approvals.recordStep(requestId, workerId, checkReport, this.run, this.leaseUntil() - this.now());
     if (!recorded.ok) throw new Error(`audit of the precondition check failed: ${recorded.message}`);
-    await quietly(report.step(checkReport, recorded.request));
+    this.run = { ...this.run, stepStartedAt: this.now() };
+    this.tell(() => report.step(checkReport, recorded.request));
     if (!refusal) return null;
     const head = this.run.cursor > 0 ? `stopped before step ${this.run.cursor + 1} (steps 1–${this.run.cursor} had run)` : 'not run';
     return this.finish(refusal.status, refusal.notice, `${head}: ${this.text(refusal.notice)}`);
@@ -278,23 +276,46 @@ class Tick {
     }
     if (this.input.signal?.aborted) return { kind: 'aborted' };
     if (outcome.status === 'done') {
-      const done: StepReport = { index: this.run.cursor, name: step.action, status: 'ok', detail: outcome.detail, ...(outcome.data ? { data: outcome.data } : {}) };
+      const watched = this.watchedText();
+      const detail = watched ? `${outcome.detail} (${watched.text})` : outcome.detail;
+      const data = watched ? { ...outcome.data, watched: watched.data } : outcome.data;
+      const done: StepReport = { index: this.run.cursor, name: step.action, status: 'ok', detail, ...(data ? { data } : {}), startedAt: this.run.stepStartedAt, ...(outcome.phase ? { phase: outcome.phase } : {}) };
       const { progress: _finished, ...rest } = this.run;
       this.run = { ...rest, cursor: this.run.cursor + 1, stepStartedAt: this.now() };
       this.setData({ errors: 0, resumedFrom: undefined });
       const recorded = await approvals.recordStep(requestId, workerId, done, this.run, this.leaseUntil() - this.now());
       // No audit record, no next step: the lease may be gone or the table unreachable.
       if (!recorded.ok) throw new Error(`audit of step ${done.index + 1} failed: ${recorded.message}`);
-      await quietly(report.step(done, recorded.request));
+      // The next step starts once this one is audited (the stored start, a moment earlier, is what a resumed run uses).
+      this.run = { ...this.run, stepStartedAt: this.now() };
+      this.tell(() => report.step(done, recorded.request));
       return null;
     }
     this.run = { ...this.run, progress: { text: outcome.progress, at: this.now(), ...(outcome.data ? { data: outcome.data } : {}) } };
     this.setData({ errors: 0, resumedFrom: undefined });
-    if (!(await approvals.saveRun(requestId, workerId, this.run, this.lease()))) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
-    await quietly(report.progress(outcome.progress, this.request));
-    if (this.now() + this.input.pollMs + PARK_MARGIN_MS >= this.input.deadline) return this.park(this.input.pollMs);
-    await this.sleep(this.input.pollMs);
+    const watch = (this.watch ??= { polls: 0, firstAt: this.now(), savedAt: -Infinity });
+    watch.polls++;
+    // A wait watched every 50 ms saves its progress once a second, not at every look: a worker that dies repeats the look.
+    if (this.now() - watch.savedAt >= SAVE_PROGRESS_MS) {
+      watch.savedAt = this.now();
+      if (!(await approvals.saveRun(requestId, workerId, this.run, this.lease()))) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
+      const request = this.request;
+      this.tell(() => report.progress(outcome.progress, request));
+    }
+    const lookAgainMs = outcome.lookAgainMs ?? this.input.pollMs;
+    if (this.now() + lookAgainMs + PARK_MARGIN_MS >= this.input.deadline) return this.park(lookAgainMs);
+    await this.sleep(lookAgainMs);
     return null;
+  }
+
+  /** How the finished step's wait was watched (looks and their measured interval); null when it did not wait. */
+  private watchedText(): { text: string; data: { looks: number; everyMs: number } } | null {
+    const watch = this.watch;
+    this.watch = null;
+    if (!watch) return null;
+    const looks = watch.polls + 1;
+    const everyMs = Math.round((this.now() - watch.firstAt) / watch.polls);
+    return { text: `watched: ${looks} looks, one every ${everyMs} ms`, data: { looks, everyMs } };
   }
 
   /** Transient trouble (the cluster, a host or a table unreachable): the run keeps its place and tries again later. */
@@ -325,7 +346,7 @@ class Tick {
     // run.data.locked set, never taking the lock again) beside another run that took it. Closed and still
     // held, the lock is stale: the next run takes it over, and a retry of this tick releases it.
     if (this.locks && run.data?.locked && after.status !== 'EXECUTING') await this.lock!.release(this.clusterName, requestId).catch(() => undefined);
-    await quietly(report.finished(after, { status, summary: text }));
+    this.tell(() => report.finished(after, { status, summary: text }));
     return { kind: 'finished', status, summary: text };
   }
 
@@ -335,7 +356,8 @@ class Tick {
     if (!saved) return { kind: 'not-run', code: 'lease-lost', message: 'another worker took the run over' };
     // If this enqueue fails the parked lease runs out and the sweep schedules the tick instead.
     await this.input.scheduleNext(delayMs).catch(() => undefined);
-    if (note) await quietly(this.input.report.progress(note, this.request));
+    const request = this.request;
+    if (note) this.tell(() => this.input.report.progress(note, request));
     return { kind: 'parked', cursor: this.run.cursor, nextInMs: delayMs };
   }
 
@@ -344,7 +366,10 @@ class Tick {
     this.setData({ errors: 0, resumedFrom: undefined, pause: { at: this.now(), cursor: this.run.cursor, notice } satisfies Pause });
     this.run = { ...this.run, progress: { text: `paused: ${this.text(notice)}`, at: this.now(), ...(this.run.progress?.data ? { data: this.run.progress.data } : {}) } };
     const parked = await this.park(PAUSE_PARK_MS);
-    if (parked.kind === 'parked') await quietly(this.input.report.paused?.(this.text(notice), (await this.input.approvals.get(this.input.requestId)) ?? this.request, notice));
+    if (parked.kind === 'parked') {
+      const request = (await this.input.approvals.get(this.input.requestId)) ?? this.request;
+      this.tell(() => this.input.report.paused?.(this.text(notice), request, notice));
+    }
     return parked;
   }
 
@@ -352,22 +377,10 @@ class Tick {
     const { approvals, requestId, workerId, report } = this.input;
     const failed: StepReport = { index: step, name: this.plan.steps[step]?.action ?? 'step', status: 'failed', detail: this.text(notice) };
     const recorded = await approvals.recordStep(requestId, workerId, failed, this.run, this.leaseUntil() - this.now());
-    await quietly(report.step(failed, recorded.ok ? recorded.request : this.request));
+    const request = recorded.ok ? recorded.request : this.request;
+    this.tell(() => report.step(failed, request));
     return this.finish('FAILED', notice, `failed at step ${step + 1} (${this.plan.steps[step]?.description ?? ''}): ${this.text(notice)}`);
   }
-}
-
-/** The plan must still fit the cluster (and what the kind measures), and nobody else's reassignment may be running. */
-async function preconditionCheck(kind: OperationKind<PlanKind>, plan: Plan, io: OperationIo, admin: KafkaAdmin, snapshot: ClusterSnapshot): Promise<{ status: 'STALE' | 'FAILED'; notice: Notice } | null> {
-  const measured = kind.measure ? await kind.measure(io, plan as never, snapshot) : undefined;
-  const current = kind.preconditions(plan.params as never, snapshot, measured);
-  if (digestOf(current) !== plan.fingerprint) return { status: 'STALE', notice: { code: 'stale', change: describeChange(plan.preconditions, current) } };
-  if (plan.steps.some((s) => s.action === 'reassign')) {
-    // Cruise Control's rule: never start a reassignment while another one runs.
-    const running = await admin.listPartitionReassignments(null);
-    if (running.length > 0) return { status: 'FAILED', notice: { code: 'other-reassignment', partitions: listOf(running.map((r) => `${r.topic}-${r.partition}`)) } };
-  }
-  return null;
 }
 
 async function quietly(p: Promise<void> | undefined): Promise<void> {

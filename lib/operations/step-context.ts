@@ -3,14 +3,21 @@
 // replica-moving kinds are in reassignment-steps.ts; steps.ts looks the
 // action up in the table the registry builds.
 
-import type { RunState } from '../approvals/types.ts';
+import type { RunPhase, RunState } from '../approvals/types.ts';
 import type { KafkaAdmin } from '../kafka/admin.ts';
 import type { ClusterSnapshot } from '../kafka/types.ts';
 import type { RunCapabilities } from './capabilities.ts';
 import type { ThrottleLedger } from './throttles.ts';
 import type { Plan, PlanStep, PlanStepAction } from './types.ts';
 
-export type StepOutcome = { status: 'done'; detail: string; data?: Record<string, unknown> } | { status: 'waiting'; progress: string; data?: Record<string, unknown> };
+/** How often a step watching for the cluster to answer (a new leader, an ISR) reads Metadata: one read costs milliseconds, a second of unwritable partition costs writes. */
+export const WATCH_METADATA_MS = 50;
+
+export type StepOutcome =
+  /** phase: the milestone of an outage this step's end reached (a leader in Metadata, acks=all writes taken). */
+  | { status: 'done'; detail: string; data?: Record<string, unknown>; phase?: RunPhase }
+  /** lookAgainMs: how soon to look again (a Metadata read every 50 ms for an election); absent, the run's poll interval. */
+  | { status: 'waiting'; progress: string; data?: Record<string, unknown>; lookAgainMs?: number };
 
 export interface StepContext {
   plan: Plan;

@@ -6,6 +6,7 @@
 // outcome. Returns entries with codes and data; render-markdown.ts has the words.
 import type { ApprovablePlan, ApprovalRequest, AuditEvent } from '../approvals/types.ts';
 import { parseChanges, type ClusterChange } from '../diagnose/what-changed.ts';
+import { runTiming, type Phase } from '../approvals/run-timing.ts';
 import type { IncidentEvent, IncidentMeta, LoggedFinding } from '../state/incident-log.ts';
 
 export type TimelineEntry =
@@ -16,7 +17,7 @@ export type TimelineEntry =
   | { code: 'cluster-change'; at: string; change: ClusterChange }
   /** A plan whose request could not be read: the thread still says it was asked for. */
   | { code: 'plan-unreadable'; at: string; requestId: string; title: string; requestedBy: string }
-  | { code: 'audit'; at: string; requestId: string; planTitle: string; event: AuditEvent };
+  | { code: 'audit'; at: string; requestId: string; planTitle: string; event: AuditEvent; phase?: { phase: Phase; afterMs: number } };
 
 export interface PlanRecord {
   requestId: string;
@@ -91,7 +92,12 @@ export function buildTimeline(incident: IncidentMeta, events: readonly IncidentE
       continue;
     }
     const request = p.request;
-    for (const event of [...request.events].sort((a, b) => a.seq - b.seq)) entries.push({ code: 'audit', at: iso(event.at), requestId: request.id, planTitle: request.plan.title, event });
+    // approval → re-checked → elected → writable → done, to the millisecond: the table's times are to the second.
+    const phases = new Map((runTiming(request)?.phases ?? []).map((x) => [x.seq, { phase: x.phase, afterMs: x.afterMs }]));
+    for (const event of [...request.events].sort((a, b) => a.seq - b.seq)) {
+      const phase = phases.get(event.seq);
+      entries.push({ code: 'audit', at: iso(event.at), requestId: request.id, planTitle: request.plan.title, event, ...(phase ? { phase } : {}) });
+    }
   }
   const indexed = entries.map((entry, i) => ({ entry, i }));
   indexed.sort((a, b) => Date.parse(a.entry.at) - Date.parse(b.entry.at) || RANK[a.entry.code] - RANK[b.entry.code] || a.i - b.i);

@@ -86,16 +86,18 @@ describe.skipIf(!up)('compensation on the sandbox', () => {
     expect(before).not.toBeNull();
     const id = await approve(planned.plan);
     let stoppedPid: number | null | undefined;
-    const report: RunReporter = {
-      ...quiet,
-      async step(r) {
-        if (r.name === 'stop-broker' && r.status === 'ok') {
-          stoppedPid = (await hosts.status(2, host.host)).pid;
-          await approvals.requestCancel(id, 'UBOB', 'changed my mind');
-        }
-      },
+    // Cancel pressed once the stop is audited, before the run goes on (the thread's posts run beside the run: no hook there).
+    const record = approvals.recordStep.bind(approvals);
+    approvals.recordStep = async (...args: Parameters<typeof record>) => {
+      const recorded = await record(...args);
+      if (args[2].name === 'stop-broker' && args[2].status === 'ok' && stoppedPid === undefined) {
+        stoppedPid = (await hosts.status(2, host.host)).pid;
+        await approvals.requestCancel(id, 'UBOB', 'changed my mind');
+      }
+      return recorded;
     };
-    const result = await runToEnd(id, report);
+    const result = await runToEnd(id, quiet);
+    approvals.recordStep = record;
     expect(result, JSON.stringify(result)).toMatchObject({ kind: 'finished', status: 'CANCELLED' });
     // It was down between the two, and it is up again: another process.
     expect(stoppedPid).toBeNull();

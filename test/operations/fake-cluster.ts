@@ -37,6 +37,8 @@ export class FakeCluster implements OperationIo {
   restart?: () => Promise<RestartIo | null>;
   /** Kafka's cluster id, as Metadata reports it. */
   clusterId = 'fake';
+  /** Every topic's min.insync.replicas. */
+  minIsr = 1;
   /** Make the next calls of this method throw (transient trouble). */
   /** The next `times` calls of `method` throw `error` (default: a connection refused). */
   failNext: { method: string; times: number; error?: Error } | null = null;
@@ -71,7 +73,7 @@ export class FakeCluster implements OperationIo {
         .map(([name, parts]) => ({
           name,
           internal: false,
-          config: { minInsyncReplicas: 1, uncleanLeaderElectionEnable: false, cleanupPolicy: 'delete', segmentBytes: null },
+          config: { minInsyncReplicas: this.minIsr, uncleanLeaderElectionEnable: false, cleanupPolicy: 'delete', segmentBytes: null },
           partitions: parts.map((p, partition) => {
             const m = this.moving.get(key({ topic: name, partition }));
             return { partition, leader: p.leader, replicas: [...p.replicas], isr: [...p.isr], offlineReplicas: p.replicas.filter((r) => !this.live.has(r)), ...(m ? { addingReplicas: m.target.filter((r) => !m.original.includes(r)) } : {}) };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult, Executor, HostTarget, ScriptRun } from '../../lib/hosts/types.ts';
 import { digestOf } from '../../lib/approvals/fingerprint.ts';
-import { mergeReplicaData, planLeaderOverride, type CommittedGroup, type LeaderOverrideInputs } from '../../lib/operations/kinds/leader-override/plan.ts';
+import { boundSizes, mergeReplicaData, planLeaderOverride, type CommittedGroup, type LeaderOverrideInputs } from '../../lib/operations/kinds/leader-override/plan.ts';
 import { gatherLeaderOverrideInputs, type BrokerLogDirs, type LeaderOverrideAdmin } from '../../lib/operations/kinds/leader-override/gather.ts';
 import { leaderOverride } from '../../lib/operations/kinds/leader-override/index.ts';
 import { candidateLossText, consumerGroupLines, leaderOverrideLossLines, lossHeadline, lossSummary } from '../../lib/operations/kinds/leader-override/loss-text.ts';
@@ -211,9 +211,10 @@ describe('planLeaderOverride: consumer groups', () => {
       { groupId: 'billing', committedOffset: 850, state: 'Empty', members: 0, certain: true, committedByPlan: true, adminCommit: 'accepted' },
       { groupId: 'odd', committedOffset: 900, state: 'Unknown', members: null, certain: true, committedByPlan: false, adminCommit: 'unknown' },
     ]);
-    expect(p.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'commit-offsets', 'wait-reassignment']);
-    expect(p.steps[3]).toMatchObject({ action: 'commit-offsets', topic: 'orders', partition: 0, groups: ['billing'] });
+    // Writable first: restoring the replicas and committing offsets come after the partition takes acks=all writes.
+    expect(p.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'verify-writable', 'wait-reassignment', 'commit-offsets']);
     expect(p.steps[4]).toMatchObject({ action: 'wait-reassignment', reassignStep: 0 });
+    expect(p.steps[5]).toMatchObject({ action: 'commit-offsets', topic: 'orders', partition: 0, groups: ['billing'] });
     // Each fact once: the groups that will reset are in the consumer-group lines, not repeated as a warning.
     expect(codes(p)).toEqual(['replicas-dropped', 'do-not-start']);
     // The odd group's 900 is the highest figure: the bound rests on it.
@@ -259,9 +260,9 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(rendered(p)).toMatch(/would pick broker 2, which holds 1,000 fewer messages than broker 3/);
   });
 
-  it('reorders so the chosen replica is first (dead ones leave), then an unclean election, verify, wait', () => {
+  it('reorders so the chosen replica is first (dead ones leave), then an unclean election, verify the leader, then writes, wait', () => {
     const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, inputs(measured)));
-    expect(p.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'wait-reassignment']);
+    expect(p.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'verify-writable', 'wait-reassignment']);
     expect(p.steps[0]).toEqual({
       action: 'reassign',
       description: 'reorder orders-0 replicas to 3,2 so broker 3 is first (dead broker 1 leaves the list)',
@@ -270,7 +271,8 @@ describe('planLeaderOverride: choice and steps', () => {
     });
     expect(p.steps[1]).toMatchObject({ action: 'elect-leaders', electionType: 'unclean', partitions: [{ topic: 'orders', partition: 0 }] });
     expect(p.steps[2]).toMatchObject({ expected: [{ topic: 'orders', partition: 0, leader: 3 }] });
-    expect(p.steps[3]).toMatchObject({ action: 'wait-reassignment', reassignStep: 0 });
+    expect(p.steps[3]).toMatchObject({ action: 'verify-writable', topic: 'orders', partition: 0, leader: 3 });
+    expect(p.steps[4]).toMatchObject({ action: 'wait-reassignment', reassignStep: 0 });
     expect(p.warnings).toEqual([
       { code: 'replicas-dropped', brokers: [1], from: 3, to: 2 },
       { code: 'do-not-start', brokers: [1], isrKnown: true },
@@ -284,7 +286,7 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(p.params).toMatchObject({ replica: 2, requestedReplica: 2 });
     expect(p.impact.loss).toMatchObject({ atLeast: 1000, known: false, basis: { kind: 'checkpointed-high-watermark', brokerId: 3, value: 2000 } });
     // 2 is already the first live replica: the election picks it without a reorder, and the replication factor stays.
-    expect(p.steps.map((s) => s.action)).toEqual(['elect-leaders', 'verify-leaders']);
+    expect(p.steps.map((s) => s.action)).toEqual(['elect-leaders', 'verify-leaders', 'verify-writable']);
     expect(codes(p)).not.toContain('replicas-dropped');
   });
 
@@ -292,7 +294,7 @@ describe('planLeaderOverride: choice and steps', () => {
     // leader -1 with all brokers live: e.g. the last ISR member returned with ELR cleared.
     const s = snapshot([1, 2, 3], { t: [[-1, [2, 1, 3], [2]]] });
     const p = plan(planLeaderOverride(s, { topic: 't', partition: 0, replica: 2 }, inputs([])));
-    expect(p.steps.map((x) => x.action)).toEqual(['elect-leaders', 'verify-leaders']);
+    expect(p.steps.map((x) => x.action)).toEqual(['elect-leaders', 'verify-leaders', 'verify-writable']);
     expect(rendered(p)).toMatch(/could not be measured/);
     expect(codes(p)).not.toContain('do-not-start');
   });
@@ -328,10 +330,11 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(reason(planLeaderOverride(leaderless, { topic: 'orders', partition: 0, replica: 1.5 }, inputs(measured)))).toMatch(/integer/);
   });
 
-  it('fingerprints cluster id, topic, partition, leader, replicas, ISR, live brokers and each replica\'s measured end', () => {
+  it('fingerprints cluster id, topic, partition, leader, replicas, ISR, live brokers and each replica\'s size', () => {
     const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, inputs(measured)));
     expect(p.fingerprint).toBe(digestOf(p.preconditions));
-    const ends = { unit: 'messages', ends: [{ broker: 1, end: null }, { broker: 2, end: 1000 }, { broker: 3, end: 2000 }] };
+    // Sizes, not log ends: read over the Kafka protocol, the re-check before the election never starts a host tool.
+    const ends = { unit: 'bytes', sizes: [{ broker: 1, bytes: null }, { broker: 2, bytes: 10_887 }, { broker: 3, bytes: 22_882 }] };
     expect(p.preconditions).toEqual({ kind: 'leader-override', clusterId: 'c1', topic: 'orders', partition: 0, leader: -1, replicas: [1, 2, 3], isr: [1], liveBrokers: [2, 3], measured: ends });
     const recovered = snapshot([2, 3], { orders: [[2, [1, 2, 3], [2]]] });
     expect(digestOf(preconditionsFor(p, recovered, ends))).not.toBe(p.fingerprint);
@@ -344,11 +347,11 @@ describe('planLeaderOverride: choice and steps', () => {
     expect(digestOf(preconditionsFor(p, { ...again, clusterId: 'c2' }, ends))).not.toBe(p.fingerprint);
   });
 
-  it('a replica wiped and back before approval (same metadata, another measured end) no longer matches the fingerprint', () => {
+  it('a replica wiped and back before approval (same metadata, another size) no longer matches the fingerprint', () => {
     const p = plan(planLeaderOverride(leaderless, { topic: 'orders', partition: 0 }, inputs(measured)));
-    const wiped = leaderOverride.preconditions(p.params, leaderless, { unit: 'messages', ends: [{ broker: 1, end: null }, { broker: 2, end: 1000 }, { broker: 3, end: 0 }] });
+    const wiped = leaderOverride.preconditions(p.params, leaderless, boundSizes([1, 2, 3], [{ brokerId: 2, sizeBytes: 10_887 }, { brokerId: 3, sizeBytes: 0 }]));
     expect(digestOf(wiped)).not.toBe(p.fingerprint);
-    const same = leaderOverride.preconditions(p.params, leaderless, { unit: 'messages', ends: [{ broker: 1, end: null }, { broker: 2, end: 1000 }, { broker: 3, end: 2000 }] });
+    const same = leaderOverride.preconditions(p.params, leaderless, boundSizes([1, 2, 3], [{ brokerId: 2, sizeBytes: 10_887 }, { brokerId: 3, sizeBytes: 22_882 }]));
     expect(digestOf(same)).toBe(p.fingerprint);
   });
 

@@ -92,14 +92,28 @@ async function approvedRestart(): Promise<{ host: FakeHost; id: string }> {
   return { host, id: await approved(await restartPlan(host)) };
 }
 
-/** A reporter that asks for the run's cancel (with `reason`) as soon as `step` has finished. */
-function cancelAfter(id: string, step: string, user: string, reason: string): RunReporter {
-  return {
-    ...quiet,
-    async step(r) {
-      if (r.name === step && r.status === 'ok') await approvals.requestCancel(id, user, reason);
-    },
+/**
+ * Runs `then` once `step` is audited as done, before the run goes on: what a
+ * person (or the world) does between two steps. The thread's posts run beside
+ * the run, so a reporter cannot be that hook.
+ */
+function afterAudit(step: string, then: () => Promise<unknown> | void): void {
+  const record = approvals.recordStep.bind(approvals);
+  let done = false;
+  approvals.recordStep = async (...args: Parameters<typeof record>) => {
+    const recorded = await record(...args);
+    if (!done && args[2].name === step && args[2].status === 'ok') {
+      done = true;
+      await then();
+    }
+    return recorded;
   };
+}
+
+/** Asks for the run's cancel (with `reason`) as soon as `step` has finished. */
+function cancelAfter(id: string, step: string, user: string, reason: string): RunReporter {
+  afterAudit(step, () => approvals.requestCancel(id, user, reason));
+  return quiet;
 }
 
 describe('edge 1: a restart run never ends with a broker stopped by us', () => {
@@ -118,14 +132,9 @@ describe('edge 1: a restart run never ends with a broker stopped by us', () => {
 
   it(`${MAX_CONSECUTIVE_ERRORS} errors in a row after the stop: FAILED, and the compensation starts the broker`, async () => {
     const { host, id } = await approvedRestart();
-    const report: RunReporter = {
-      ...quiet,
-      async step(r) {
-        // The host stops answering right after the stop was confirmed.
-        if (r.name === 'stop-broker' && r.status === 'ok') host.failStatus = MAX_CONSECUTIVE_ERRORS;
-      },
-    };
-    let result = await tick(id, { report });
+    // The host stops answering right after the stop was confirmed.
+    afterAudit('stop-broker', () => void (host.failStatus = MAX_CONSECUTIVE_ERRORS));
+    let result = await tick(id);
     for (let i = 0; i < MAX_CONSECUTIVE_ERRORS + 2 && result.kind === 'parked'; i++) result = await tick(id);
     expect(result).toMatchObject({ kind: 'finished', status: 'FAILED' });
     expect((result as { summary: string }).summary).toMatch(/stopped after 20 failed attempts in a row at step 3.*broker 1 started again/);
@@ -198,13 +207,8 @@ describe('edge 1b: a stopped broker never depends on reaching the cluster', () =
     const first = await approved(await restartPlan(one));
     const second = await approved(await restartPlan(one));
     let secondWhileFirstRan: Awaited<ReturnType<typeof tick>> | null = null;
-    const report: RunReporter = {
-      ...quiet,
-      async step(r) {
-        if (r.name === 'stop-broker' && r.status === 'ok' && !secondWhileFirstRan) secondWhileFirstRan = await tick(second);
-      },
-    };
-    expect(await tick(first, { report })).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+    afterAudit('stop-broker', async () => void (secondWhileFirstRan = await tick(second)));
+    expect(await tick(first)).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
     expect(secondWhileFirstRan).toMatchObject({ kind: 'parked' });
     expect(one.calls).toEqual(['stop', 'start']);
   });
@@ -297,14 +301,9 @@ describe('edge 7b: a rolling restart found STALE at a later broker says what had
     const planned = planRestart(await cluster.snapshot(null), { brokers: [1, 2], rolling: true, service: { unit: 'kafka', stopBoundSeconds: 60, readyTimeoutSeconds: 60 }, facts, assess: host.io().assess, activeControllerId: null });
     if (!planned.ok) throw new Error(refusalText(planned.refusal));
     const id = await approved(planned.plan);
-    const report: RunReporter = {
-      ...quiet,
-      async step(r) {
-        // Broker 1 is back; broker 2's check will say no.
-        if (r.name === 'wait-broker-ready' && r.status === 'ok') host.verdict = 'no';
-      },
-    };
-    expect((await tick(id, { report })).kind).toBe('parked');
+    // Broker 1 is back; broker 2's check will say no.
+    afterAudit('wait-broker-ready', () => void (host.verdict = 'no'));
+    expect((await tick(id)).kind).toBe('parked');
     const ran = (await approvals.get(id))!.run!.cursor;
     expect(ran).toBeGreaterThan(0);
     cluster.live.delete(3);

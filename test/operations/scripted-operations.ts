@@ -23,8 +23,8 @@ export async function fakePlan(request: OpsRequest, snapshot: ClusterSnapshot, c
         ? { kind: request.kind, params: { broker: r.broker, partial: r.partial, throttleBytesPerSec: 1_048_576 } }
         : { kind: request.kind, params: { topic: r.topic, replicationFactor: r.replicationFactor, throttleBytesPerSec: 1_048_576 } }
   ) as unknown as PlanTarget;
-  // A leader override's fingerprint binds each replica's measured end: measured here as the runner will.
-  const measured = target.kind === 'leader-override' ? await leaderOverride.measure!(cluster, target as never, snapshot) : undefined;
+  // A leader override's fingerprint binds each replica's size: measured here as the runner will.
+  const measured = target.kind === 'leader-override' ? await leaderOverride.measure!(cluster, target as never, { admin: await cluster.openAdmin(), snapshot: async () => snapshot }) : undefined;
   return {
     id: `plan-${Math.random().toString(36).slice(2, 10)}`,
     ...target,

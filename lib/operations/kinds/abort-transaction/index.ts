@@ -168,13 +168,8 @@ export const abortTransaction: OperationKind<'abort-transaction'> = {
       await admin.close();
     }
   },
-  async measure(io, plan, snapshot) {
-    const admin = await io.openAdmin();
-    try {
-      return measuredOf(await readLive(admin, snapshot, plan.params.topic, plan.params.partition), plan.params);
-    } finally {
-      await admin.close();
-    }
+  async measure(_io, plan, live) {
+    return measuredOf(await readLive(live.admin, await live.snapshot(), plan.params.topic, plan.params.partition), plan.params);
   },
   preconditions,
   recheckOnResume: () => true,

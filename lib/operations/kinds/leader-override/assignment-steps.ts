@@ -60,6 +60,9 @@ export function overrideSteps(tp: TopicPartition, chosen: number, a: NewAssignme
     partitions: [tp],
   });
   steps.push({ action: 'verify-leaders', description: `verify broker ${chosen} leads ${name} and is in its ISR`, expected: [{ ...tp, leader: chosen }] });
+  // What ends the outage comes first; restoring replicas and committing offsets can wait for it.
+  steps.push({ action: 'verify-writable', description: `verify ${name} takes acks=all writes (its ISR holds min.insync.replicas)`, ...tp, leader: chosen });
+  if (a.reorder) steps.push({ action: 'wait-reassignment', description: `wait until the reorder of ${name} completes`, reassignStep: 0 });
   const idle = beyond.filter((g) => g.committedByPlan).map((g) => g.groupId);
   if (idle.length) {
     steps.push({
@@ -72,7 +75,6 @@ export function overrideSteps(tp: TopicPartition, chosen: number, a: NewAssignme
       groups: idle,
     });
   }
-  if (a.reorder) steps.push({ action: 'wait-reassignment', description: `wait until the reorder of ${name} completes`, reassignStep: 0 });
   return steps;
 }
 

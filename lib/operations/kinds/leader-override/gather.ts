@@ -84,7 +84,7 @@ export async function gatherLeaderOverrideInputs(deps: LeaderOverrideDeps, topic
     replicaTransactions(deps.admin, tp, replicas, timeouts.logDirsMs),
   ]);
   const merged = mergeReplicaData([...onHosts, ...sizes]);
-  return { replicaData: replicas.map((r) => merged.get(r)!), ...groups, transactions };
+  return { replicaData: replicas.map((r) => merged.get(r)!), ...groups, transactions, logDirSizes: sizes };
 }
 
 /**
@@ -122,7 +122,7 @@ async function measureOnHosts(hosts: NonNullable<LeaderOverrideDeps['hosts']>, t
 }
 
 /** Each broker asked on its own: a dead one (it cannot answer) must not cost the others' answers. */
-async function replicaSizes(admin: LeaderOverrideAdmin, tp: TopicPartition, replicas: readonly number[], ms: number): Promise<ReplicaData[]> {
+export async function replicaSizes(admin: LeaderOverrideAdmin, tp: TopicPartition, replicas: readonly number[], ms: number): Promise<ReplicaData[]> {
   return Promise.all(
     replicas.map(async (brokerId): Promise<ReplicaData> => {
       const unknown = (error: string): ReplicaData => ({ brokerId, logEndOffset: null, sizeBytes: null, source: 'describe-log-dirs', error });

@@ -7,8 +7,8 @@
 import { reassignmentCompensation } from '../../compensation.ts';
 import type { Notice } from '../../failures.ts';
 import { trailingCluster, type OperationIo, type OperationKind } from '../../kind.ts';
-import { leaderOverridePreconditions, measuredEnds, planLeaderOverride, type LeaderOverrideNotice, type LeaderOverrideParams } from './plan.ts';
-import { gatherLeaderOverrideInputs } from './gather.ts';
+import { boundSizes, leaderOverridePreconditions, planLeaderOverride, type LeaderOverrideNotice, type LeaderOverrideParams } from './plan.ts';
+import { gatherLeaderOverrideInputs, replicaSizes } from './gather.ts';
 import type { ReplicaHost } from './replica-data.ts';
 import { LEADER_OVERRIDE_STEPS } from './run-steps.ts';
 import type { Executor } from '../../../hosts/types.ts';
@@ -19,7 +19,8 @@ import { tpName } from '../../../kafka/partitions.ts';
 import { formatBytes, formatCount } from '../../../runtime/format.ts';
 import type { LeaderCandidate, PlanOf, PlanResult } from '../../types.ts';
 import { LeaderOverrideRequest } from './request.ts';
-import { plural } from '../../planners.ts';
+import { liveIds, plural } from '../../planners.ts';
+import type { ClusterSnapshot } from '../../../kafka/types.ts';
 
 declare module '../../types.ts' {
   interface PlanParamsByKind {
@@ -36,6 +37,21 @@ declare module '../../capabilities.ts' {
 
 
 type Plan = PlanOf<'leader-override'>;
+
+/** A broker that stops answering during the re-check must not hold the election back long: a size unread is bound as null. */
+const RECHECK_LOG_DIRS_MS = 5_000;
+
+/** The replicas and live brokers the plan was made against, from its stored preconditions (absent when they were summarized). */
+function plannedReplicas(pre: Record<string, unknown>): { replicas: number[]; live: Set<number> } | null {
+  const { replicas, liveBrokers } = pre;
+  const ids = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'number');
+  return ids(replicas) && ids(liveBrokers) ? { replicas: replicas as number[], live: new Set(liveBrokers as number[]) } : null;
+}
+
+function replicasIn(s: ClusterSnapshot, tp: { topic: string; partition: number }): { replicas: number[]; live: Set<number> } | null {
+  const part = s.topics.find((t) => t.name === tp.topic)?.partitions.find((p) => p.partition === tp.partition);
+  return part ? { replicas: part.replicas, live: new Set(liveIds(s)) } : null;
+}
 
 /** Replica data and committed offsets for one partition, through the admin (and the hosts, where there is access). */
 async function gather(io: OperationIo, topic: string, partition: number, replicas: number[]): Promise<LeaderOverrideInputs> {
@@ -143,10 +159,14 @@ export const leaderOverride: OperationKind<'leader-override'> = {
     if (!part) return planLeaderOverride(s, r, { replicaData: [], groups: [] });
     return planLeaderOverride(s, r, await gather(io, r.topic, r.partition, part.replicas));
   },
-  async measure(io, plan, snapshot) {
-    const part = snapshot.topics.find((t) => t.name === plan.params.topic)?.partitions.find((p) => p.partition === plan.params.partition);
-    if (!part) return null;
-    return measuredEnds(part.replicas, (await gather(io, plan.params.topic, plan.params.partition, part.replicas)).replicaData);
+  async measure(_io, plan, live) {
+    const tp = { topic: plan.params.topic, partition: plan.params.partition };
+    const planned = plannedReplicas((plan.preconditions ?? {}) as Record<string, unknown>);
+    const at = planned ?? replicasIn(await live.snapshot(), tp);
+    if (!at) return null;
+    // Only brokers live when planned are asked: a broker dead then was bound as unread, and one back since changes the fingerprint anyway.
+    const sizes = await replicaSizes(live.admin, tp, at.replicas.filter((r) => at.live.has(r)), RECHECK_LOG_DIRS_MS);
+    return boundSizes(at.replicas, sizes);
   },
   preconditions: (params, s, measured) => leaderOverridePreconditions(params, s, measured),
   recheckOnResume: () => false,

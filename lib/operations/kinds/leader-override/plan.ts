@@ -52,6 +52,8 @@ export interface LeaderOverrideInputs {
   groupsIncomplete?: string;
   /** Transactional producers in each replica's log (DescribeProducers at that broker); absent when not read. */
   transactions?: ReplicaTransactions[];
+  /** Each replica's size as DescribeLogDirs alone reported it (what the fingerprint binds); absent: taken from replicaData. */
+  logDirSizes?: ReplicaData[];
 }
 
 export type { ReplicaTransactions } from './assignment-steps.ts';
@@ -96,18 +98,22 @@ export interface LeaderOverrideParams {
   requestedReplica: number | null;
 }
 
-/** Each replica's measured end, as the fingerprint binds it: a replica wiped (or refilled) before the run is caught as STALE. */
-export function measuredEnds(replicas: readonly number[], replicaData: readonly ReplicaData[]): { unit: LossUnit; ends: { broker: number; end: number | null }[] } {
-  const data = mergeReplicaData(replicaData);
-  const unit = lossUnitOf(replicas, data);
-  return {
-    unit,
-    ends: replicas.map((broker) => {
-      const d = data.get(broker);
-      const end = unit === 'messages' ? d?.logEndOffset : d?.sizeBytes;
-      return { broker, end: typeof end === 'number' ? end : null };
-    }),
-  };
+/** What the fingerprint binds of each replica: its size as DescribeLogDirs reports it (null where it could not be read). */
+export interface BoundSizes {
+  unit: 'bytes';
+  sizes: { broker: number; bytes: number | null }[];
+}
+
+/**
+ * Each replica's size, as the fingerprint binds it. A leaderless partition
+ * takes no writes, so a size that changed means a replica was wiped, refilled
+ * or truncated since the plan: the run is STALE. Sizes come over the Kafka
+ * protocol in one round trip per broker, so the re-check before the election
+ * costs milliseconds; a log end offset needs a tool started on each host.
+ */
+export function boundSizes(replicas: readonly number[], sizes: readonly Pick<ReplicaData, 'brokerId' | 'sizeBytes'>[]): BoundSizes {
+  const byBroker = new Map(sizes.map((d) => [d.brokerId, d.sizeBytes]));
+  return { unit: 'bytes', sizes: replicas.map((broker) => ({ broker, bytes: byBroker.get(broker) ?? null })) };
 }
 
 export function leaderOverridePreconditions(params: Pick<LeaderOverrideParams, 'topic' | 'partition'>, s: ClusterSnapshot, measured: unknown): Record<string, unknown> {
@@ -152,7 +158,7 @@ export function planLeaderOverride(snapshot: ClusterSnapshot, request: unknown, 
   const assignment = newAssignment(p, live, chosen);
 
   const params: LeaderOverrideParams = { topic, partition, replica: chosen, requestedReplica: replica ?? null };
-  const measured = measuredEnds(p.replicas, inputs.replicaData);
+  const measured = boundSizes(p.replicas, inputs.logDirSizes ?? inputs.replicaData);
   return {
     ok: true,
     plan: finishPlan(snapshot, 'leader-override', params, leaderOverridePreconditions(params, snapshot, measured), {

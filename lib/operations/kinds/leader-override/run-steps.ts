@@ -1,14 +1,28 @@
-// The leader override's own steps, after the election: committing idle groups
-// at the new log end (commit-offsets), and checking the partition for hanging
-// transactions (check-transactions), whose aborts the run's report proposes.
+// The leader override's own steps, after the election: confirming the
+// partition takes acks=all writes again (verify-writable), committing idle
+// groups at the new log end (commit-offsets), and checking the partition for
+// hanging transactions (check-transactions), whose aborts the run's report proposes.
 import type { PlanStep } from '../../types.ts';
-import type { StepContext, StepHandlers, StepOutcome } from '../../step-context.ts';
+import { WATCH_METADATA_MS, type StepContext, type StepHandlers, type StepOutcome } from '../../step-context.ts';
 import { fatal } from '../../failures.ts';
 import { tpName } from '../../../kafka/partitions.ts';
 import { readTransactions, transactionVerdict } from '../../../kafka/transactions.ts';
 
 declare module '../../types.ts' {
   interface PlanStepsByAction {
+    'verify-writable': {
+      /**
+       * Leader override, right after the election: the partition takes an
+       * acks=all write again, i.e. the chosen replica leads and the ISR holds
+       * min.insync.replicas (what the leader checks before appending). Read
+       * from Metadata, watched every 50 ms; nothing is written into the topic.
+       */
+      action: 'verify-writable';
+      description: string;
+      topic: string;
+      partition: number;
+      leader: number;
+    };
     'commit-offsets': {
       /**
        * Leader override: groups whose committed offset lies beyond the new log
@@ -123,5 +137,37 @@ async function commitOffsets(step: Extract<PlanStep, { action: 'commit-offsets' 
   return { status: 'done', detail: text, data: { newEnd, committed: committed.length, skipped: skipped.length } };
 }
 
+/** How long the followers may take to rejoin the ISR before the run says the partition takes only acks=1 writes, and goes on. */
+export const WRITABLE_WAIT_MS = 2 * 60_000;
+
+/**
+ * The outage ends when an acks=all producer is answered: the leader appends
+ * only while the ISR holds min.insync.replicas. After an unclean election the
+ * ISR is the new leader alone until the followers truncate and catch up.
+ * Never fails the run (the election is done); says what it saw.
+ */
+async function verifyWritable(step: Extract<PlanStep, { action: 'verify-writable' }>, ctx: StepContext): Promise<StepOutcome> {
+  const name = tpName(step);
+  const snapshot = await ctx.snapshot();
+  const topic = snapshot.topics.find((t) => t.name === step.topic);
+  const p = topic?.partitions.find((x) => x.partition === step.partition);
+  const minIsr = topic?.config?.minInsyncReplicas ?? null;
+  const isr = p?.isr.join(',') || 'empty';
+  const leads = p?.leader === step.leader && p.isr.includes(step.leader);
+  if (leads && minIsr === null) return { status: 'done', detail: `broker ${step.leader} leads ${name}, ISR ${isr}; min.insync.replicas could not be read: acks=all writes not confirmed`, data: { writable: null } };
+  if (leads && p.isr.length >= minIsr!) return { status: 'done', detail: `${name} takes acks=all writes: leader ${step.leader}, ISR ${isr} (min.insync.replicas ${minIsr})`, data: { writable: true }, phase: 'writable' };
+  // Only a live broker can join the ISR: with fewer live replicas than min.insync.replicas no wait ends it.
+  const live = new Set(snapshot.brokers.map((b) => b.id));
+  const liveReplicas = p?.replicas.filter((r) => live.has(r)).length ?? 0;
+  if (p && minIsr !== null && liveReplicas < minIsr) {
+    return { status: 'done', detail: `${name} has ${liveReplicas} live replicas, fewer than min.insync.replicas ${minIsr}: acks=all writes are refused until a replica is added (raise-rf) or a broker is back; acks=1 writes are taken`, data: { writable: false } };
+  }
+  const waiting = `leader ${p ? (p.leader < 0 ? 'none' : p.leader) : '?'}, ISR ${isr} of min.insync.replicas ${minIsr ?? '?'}`;
+  if (ctx.now() - ctx.run.stepStartedAt > WRITABLE_WAIT_MS) {
+    return { status: 'done', detail: `${name} does not take acks=all writes yet (${waiting}): its followers have not caught up; acks=1 writes are taken`, data: { writable: false } };
+  }
+  return { status: 'waiting', progress: `waiting for ${name} to take acks=all writes: ${waiting}`, lookAgainMs: WATCH_METADATA_MS };
+}
+
 /** The leader override's own step actions, registered with the kind. */
-export const LEADER_OVERRIDE_STEPS: StepHandlers = { 'commit-offsets': commitOffsets, 'check-transactions': checkTransactionsStep };
+export const LEADER_OVERRIDE_STEPS: StepHandlers = { 'verify-writable': verifyWritable, 'commit-offsets': commitOffsets, 'check-transactions': checkTransactionsStep };
