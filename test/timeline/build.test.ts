@@ -31,6 +31,30 @@ function request(events: [number, AuditEvent['type'], string, string][]): Approv
 }
 
 describe('the postmortem timeline (pure)', () => {
+  it("marks the run's phases (re-checked, elected, writable, done) with their milliseconds after the last approval", () => {
+    const ms = (n: number) => n / 1000;
+    const req = {
+      ...request([
+        [0, 'requested', 'U0REQ', 'plan requested'],
+        [60, 'approved', 'U0ALICE', 'approved (1 of 2)'],
+        [120, 'approved', 'U0BOB', 'approved (2 of 2)'],
+        [120 + ms(60), 'step', 'worker:1', 'step 0 check preconditions: ok'],
+        [120 + ms(240), 'step', 'worker:1', 'step 3 verify-leaders: ok'],
+        [120 + ms(310), 'step', 'worker:1', 'step 4 verify-writable: ok'],
+        [120 + ms(900), 'succeeded', 'worker:1', 'broker 3 leads orders-0'],
+      ]),
+      outcome: { status: 'SUCCEEDED', summary: 'broker 3 leads orders-0', at: T0 + 120_900 },
+    };
+    const phases = ['re-checked', 'elected', 'writable'];
+    for (const [i, e] of req.events.filter((x) => x.type === 'step').entries()) e.data = { index: i, name: 'x', status: 'ok', phase: phases[i] };
+    const md = renderTimelineMarkdown(buildTimeline(meta, [], [{ requestId: 'req1', request: req }]), at(1000));
+    expect(md).toMatch(/Step: step 0 check preconditions: ok — \*\*re-checked\*\*, 60 ms after the last approval/);
+    expect(md).toMatch(/verify-leaders: ok — \*\*elected\*\*, 240 ms after the last approval/);
+    expect(md).toMatch(/verify-writable: ok — \*\*writable\*\*, 310 ms after the last approval/);
+    expect(md).toMatch(/Operation SUCCEEDED: broker 3 leads orders-0 — \*\*done\*\*, 900 ms after the last approval/);
+    expect(md.match(/after the last approval/g)).toHaveLength(4);
+  });
+
   it('orders alerts, diagnoses with findings first seen / changed / cleared, changes and the audit trail by time', () => {
     const events: IncidentEvent[] = [
       // Recorded out of order on purpose: the list index returns newest first.
