@@ -4,7 +4,7 @@
 // of the chat.postMessage / chat.update that carried it).
 import { slashBody } from '../../test/slack/helpers/signed.ts';
 import { SlackStub, type StubMessage } from '../../test/slack/helpers/slack-stub.ts';
-import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, requestIdOf, waitFor } from '../../test/operations/serve-harness.ts';
+import { ALICE, BOB, CHANNEL, REQUESTER, ServeHarness, requestIdOf, sleep, waitFor } from '../../test/operations/serve-harness.ts';
 
 const FINAL = /: (SUCCEEDED|FAILED|CANCELLED|STALE|EXPIRED)$/;
 
@@ -32,11 +32,19 @@ export class Bot {
     return this.harness.startupLine;
   }
 
-  /** Sends `/kafka <text>` and waits for its plan message (top level, REQUESTED). */
+  /**
+   * Sends `/kafka <text>` and waits for its plan message (top level, REQUESTED).
+   * Over the bot's plan-rate limit it waits the "try again in N s" it was told, as a user would.
+   */
   async plan(text: string, timeoutMs = 120_000): Promise<StubMessage> {
     const before = new Set(this.stub.topLevel(CHANNEL).map((m) => m.ts));
     const responsesBefore = this.stub.responses.length;
-    await this.harness.post('/slack/events', slashBody({ text, user: REQUESTER, channel: CHANNEL, responseUrl: this.stub.responseUrl(`slash-${Date.now()}`) }));
+    for (let attempt = 1; ; attempt++) {
+      const ack = await this.harness.post('/slack/events', slashBody({ text, user: REQUESTER, channel: CHANNEL, responseUrl: this.stub.responseUrl(`slash-${Date.now()}`) }));
+      const retry = /try again in (\d+) s/.exec(String(ack.text ?? ''));
+      if (!retry || attempt >= 5) break;
+      await sleep((Number(retry[1]) + 1) * 1_000);
+    }
     const isPlan = (m: StubMessage) => !before.has(m.ts) && [...m.history, m.text].some((t) => t.startsWith('REQUESTED: '));
     return waitFor('the plan message', () => this.stub.topLevel(CHANNEL).find(isPlan), timeoutMs, 50).catch((err: Error) => {
       const said = this.stub.responses.slice(responsesBefore).map((r) => String(r.body.text));
@@ -93,21 +101,4 @@ function blocksText(blocks: unknown[]): string {
   };
   walk(blocks);
   return out.join('\n');
-}
-
-/**
- * The run's own phase times in its summary, e.g. `re-checked 120 ms · elected
- * 310 ms · writable 420 ms · done 900 ms` (ms from the second approval): every
- * `<phase> <n> ms` pair (also `<n>ms`, `<phase>: <n> ms`), read loosely; phases keyed in lower case.
- */
-export function parsePhases(text: string): Map<string, number> {
-  const phases = new Map<string, number>();
-  const pair = /([A-Za-z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*)?)(?:\s*[:=]\s*|\s+)(\d+(?:[.,]\d+)?)\s*ms\b/g;
-  for (const m of text.matchAll(pair)) {
-    // Only the last word names the phase ("after re-checked 120 ms" → re-checked).
-    const name = m[1]!.toLowerCase().split(' ').at(-1)!;
-    const n = Number(m[2]!.replace(',', '.'));
-    if (!phases.has(name)) phases.set(name, n);
-  }
-  return phases;
 }

@@ -43,6 +43,7 @@ export function report(results: OperationResult[], header: string[]): string {
       out.push("  Kafka's kafka-leader-election.sh (t0 = spawn):");
       for (const figure of Object.keys(kafka[0]?.figures ?? {})) out.push(row(figure, kafka.map((s) => s.figures[figure])));
       out.push(row('metadata poll interval achieved', kafka.map((s) => s.pollMs)));
+      out.push(`    leader elected, per round: ours ${ours.map((s) => s.leader ?? '?').join(', ')}; Kafka's tool ${kafka.map((s) => s.leader ?? '?').join(', ')}`);
       const a = medianOf(ours, 'leader seen');
       const b = medianOf(kafka, 'leader seen');
       out.push(`  ratio ours/Kafka's, leader seen (median/median): ${a !== undefined && b ? (a / b).toFixed(2) : '?'}  (${ms(a)} ms / ${ms(b)} ms)`);

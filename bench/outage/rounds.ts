@@ -4,7 +4,7 @@
 // Kafka's tool, when it is spawned.
 import type { Sandbox } from '../../sandbox/cluster.ts';
 import type { Bot } from './bot.ts';
-import { parsePhases } from './bot.ts';
+import { parsePhases } from './phases.ts';
 import { leads, movedOff, observe, preferredLeads, settle, type PartitionPredicate } from './observe.ts';
 import { buildDrain, buildOutage, buildPreferred, runTool } from './setups.ts';
 
@@ -13,6 +13,8 @@ export interface Sample {
   figures: Record<string, number | undefined>;
   /** The run's own phases, parsed from its summary (ours only). */
   phases?: Map<string, number>;
+  /** Who leads the observed partition when the poller stopped. */
+  leader?: number;
   /** The Metadata poll interval achieved (mean ms between polls). */
   pollMs: number;
   note?: string;
@@ -49,7 +51,8 @@ async function ours(ctx: RoundContext, command: string, topic: string, partition
     if (write) figures['first acks=all write'] = since(t0, wrote?.at);
     figures['summary posted'] = summary.at - t0;
     const notes = [summary.status === 'SUCCEEDED' ? '' : `run ${summary.status}: ${summary.text.split('\n').slice(0, 3).join(' / ')}`, poll.at ? '' : `never seen; last metadata ${JSON.stringify(poll.last)}`].filter(Boolean);
-    return { figures, phases: parsePhases(summary.text), pollMs: poll.meanIntervalMs, ...(notes.length ? { note: notes.join('; ') } : {}) };
+    const leader = poll.last?.find((p) => p.partition === partition)?.leader;
+    return { figures, phases: parsePhases(summary.text), pollMs: poll.meanIntervalMs, ...(leader !== undefined ? { leader } : {}), ...(notes.length ? { note: notes.join('; ') } : {}) };
   } finally {
     await Promise.all([observers.poller.stop(), observers.writer?.stop()]);
   }
@@ -66,7 +69,8 @@ async function kafkaTool(ctx: RoundContext, type: 'unclean' | 'preferred', topic
     if (write) figures['first acks=all write'] = since(t0, wrote?.at);
     figures['tool exited'] = tool.exitAt - t0;
     const note = tool.code === 0 ? undefined : `exit ${tool.code}: ${tool.output.slice(-300)}`;
-    return { figures, pollMs: poll.meanIntervalMs, ...(note ? { note } : {}) };
+    const leader = poll.last?.find((p) => p.partition === partition)?.leader;
+    return { figures, pollMs: poll.meanIntervalMs, ...(leader !== undefined ? { leader } : {}), ...(note ? { note } : {}) };
   } finally {
     await Promise.all([observers.poller.stop(), observers.writer?.stop()]);
   }
