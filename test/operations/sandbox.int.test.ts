@@ -105,7 +105,7 @@ describe.skipIf(!up)('operations over the Kafka protocol on the sandbox, no host
     const lines = leaderOverrideLossLines(plan);
     expect(lines[0]).toMatch(/^Loss: unknown/);
     expect(lines.join('\n')).not.toMatch(/\b0 (messages )?lost/);
-    expect(plan.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'wait-reassignment']);
+    expect(plan.steps.map((s) => s.action)).toEqual(['reassign', 'elect-leaders', 'verify-leaders', 'verify-writable', 'wait-reassignment']);
 
     const id = await approve(plan);
     const t0 = Date.now();

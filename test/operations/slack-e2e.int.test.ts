@@ -10,6 +10,7 @@
 // Skipped when the run has no sandbox (KR_SKIP_SANDBOX=1).
 import { execFileSync } from 'node:child_process';
 import { hasSandbox } from '../sandbox/helpers.ts';
+import { phasesText, runTiming } from '../../lib/approvals/run-timing.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';
@@ -157,11 +158,15 @@ describe.skipIf(!up)('two-person-approved operations from Slack on the sandbox',
     expect(thread.some((t) => /<@U0BOB> approved \(2 of 2\): ready to execute/.test(t))).toBe(true);
     expect(thread.filter((t) => /^step \d+ .*: ok$/.test(t)).length).toBeGreaterThanOrEqual(3);
     expect(thread.at(-1)).toMatch(/: SUCCEEDED$/);
+    // The summary says where the seconds went, as the audit trail recorded them.
+    const timing = runTiming((await approvals.get(id))!)!;
+    expect(timing.phases.map((p) => p.phase)).toEqual(['re-checked', 'elected', 'writable', 'done']);
+    expect(JSON.stringify(stub.thread(plan.ts).at(-1)!.blocks)).toContain(`*Timing* (from the last approval): ${phasesText(timing)}`);
     expect(plan.text).toMatch(/^SUCCEEDED: /);
     expect((plan.blocks as { type: string }[]).some((b) => b.type === 'actions')).toBe(false);
     const stored = await approvals.get(id);
     expect(stored?.status).toBe('SUCCEEDED');
-    expect(stored!.events.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'step', 'step', 'step', 'step', 'step', 'succeeded']);
+    expect(stored!.events.map((e) => e.type)).toEqual(['requested', 'approved', 'approved', 'claimed', 'step', 'step', 'step', 'step', 'step', 'step', 'succeeded']);
 
     // Exactly once: the same execute job delivered again (retry / second worker) runs nothing and says nothing.
     const posts = stub.callsTo('chat.postMessage').length;

@@ -43,7 +43,7 @@ describe('the postmortem timeline (pure)', () => {
         [120 + ms(310), 'step', 'worker:1', 'step 4 verify-writable: ok'],
         [120 + ms(900), 'succeeded', 'worker:1', 'broker 3 leads orders-0'],
       ]),
-      outcome: { status: 'SUCCEEDED', summary: 'broker 3 leads orders-0', at: T0 + 120_900 },
+      outcome: { status: 'SUCCEEDED' as const, summary: 'broker 3 leads orders-0', at: T0 + 120_900 },
     };
     const phases = ['re-checked', 'elected', 'writable'];
     for (const [i, e] of req.events.filter((x) => x.type === 'step').entries()) e.data = { index: i, name: 'x', status: 'ok', phase: phases[i] };
