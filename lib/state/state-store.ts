@@ -41,7 +41,8 @@ export interface StateStore {
    * Adds `by` to the counter at `key` in one atomic write, unless that would
    * take it past `limit` (no limit: always). True when counted.
    * Concurrent callers never lose a count nor retry against each other: a
-   * burst on one counter costs one write each (rate limits).
+   * burst on one counter costs a write or two, not one each (DynamoStateStore
+   * batches them, lib/state/count-batches.ts).
    */
   count(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean>;
 }
