@@ -22,10 +22,12 @@ import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
 import type { HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
+import { BackgroundWork } from '../runtime/after-answer.ts';
 import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { groupLister, webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
 import { startLocalApprovals } from './approvals.ts';
+import { RequestsInFlight } from './in-flight.ts';
 import { alertRoutes, toHttpEvent, type AlertRoute } from './http-events.ts';
 import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
 
@@ -70,6 +72,9 @@ export interface LocalServer {
   operations: { on: true; approvers: string } | { on: false; why: string };
   close(): Promise<void>;
 }
+
+/** How long a job may wait for serve's requests in flight to be answered before it starts anyway. */
+const JOB_START_MAX_WAIT_MS = 2_000;
 
 /** Slack's requests are small; alerts take what API Gateway's HTTP API takes (intake.ts). */
 const MAX_BODY = 1024 * 1024;
@@ -208,17 +213,22 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     { ...defaults, ...(opts.diagnoser ? { diagnoser: opts.diagnoser } : {}), ...(opts.operations ? { operations: opts.operations } : {}) },
   );
   const timeoutMs = (opts.workerTimeoutSeconds ?? DEPLOYED_WORKER_TIMEOUT_SECONDS) * 1000;
-  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs);
+  // Jobs start once the requests in flight are answered (a burst's acks first), 2 s at most later.
+  const inFlight = new RequestsInFlight();
+  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs, () => inFlight.quiet(JOB_START_MAX_WAIT_MS));
   const sweepMs = opts.sweepIntervalMs ?? 60_000;
   // One timer for what the deployed minute sweep runs: operations, and PagerDuty deliveries whose first enqueue was lost.
   const sweeps = [...(approvals ? [{ kind: OPS_JOB_KINDS.sweep, id: 'sweep' }] : []), ...(opts.config.pagerduty ? [{ kind: PAGERDUTY_JOB_KINDS.sweep, id: 'sweep-pd' }] : [])];
   const sweepTimer = sweeps.length && sweepMs > 0 ? setInterval(() => sweeps.forEach((s) => void queue.enqueue(newJob(s.kind, {}, `${s.id}-${Date.now()}`))), sweepMs) : undefined;
   sweepTimer?.unref();
+  // serve outlives its answers: what an answer need not wait for is done after it.
+  const background = new BackgroundWork(log);
   const slack = buildSlackHandler({
     config: opts.config,
     queue,
     store,
     log,
+    afterAnswer: background.after,
     signingSecret: opts.signingSecret,
     botToken: opts.botToken,
     ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
@@ -228,6 +238,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const route = router(slack, alerts, log);
 
   const server: Server = createServer((req, res) => {
+    inFlight.track(req, res);
     route(req).then(
       (r) => {
         res.writeHead(r.statusCode, Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k, String(v)])));
@@ -258,7 +269,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       clearInterval(sweepTimer);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       queue.close();
-      await queue.idle();
+      await Promise.all([queue.idle(), background.idle()]);
       await local?.close();
     },
   };
