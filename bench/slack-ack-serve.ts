@@ -11,6 +11,7 @@
 // With `--wait-jobs S` it then waits up to S seconds for every accepted
 // command to be answered in Slack (nothing acked is lost).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { signSlackRequest } from '../lib/slack/verify.ts';
 import { closedPort } from '../test/helpers/net.ts';
@@ -61,7 +62,20 @@ function sendCommand(url: string, body: string, timeoutMs: number): Promise<Ack>
   });
 }
 
-async function startServe(stub: SlackStub): Promise<{ url: string; logs: string[]; stop: () => Promise<void> }> {
+/**
+ * serve's CPU time so far (user + system, ms) from /proc (Linux; undefined elsewhere): on a shared
+ * machine the latency follows the load, the CPU a burst costs does not.
+ */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function startServe(stub: SlackStub): Promise<{ url: string; pid: number | undefined; logs: string[]; stop: () => Promise<void> }> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && MACHINE.test(k)) env[k] = v;
   Object.assign(env, { SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_API_URL: stub.apiUrl, KR_APPROVERS: 'U0APPROVER1,U0APPROVER2' });
@@ -82,7 +96,7 @@ async function startServe(stub: SlackStub): Promise<{ url: string; logs: string[
   const until = Date.now() + 60_000;
   for (;;) {
     const line = STARTUP_LINE.exec(logs.join(''));
-    if (line) return { url: line[1]!, logs, stop };
+    if (line) return { url: line[1]!, pid: child.pid, logs, stop };
     if (child.exitCode !== null || Date.now() > until) {
       await stop();
       throw new Error(`serve did not start:\n${logs.join('')}`);
@@ -106,9 +120,11 @@ export async function serveBurst(n: number, waitJobsSeconds: number): Promise<vo
     const bodies = Array.from({ length: n }, (_, i) =>
       slashBody({ text: 'diagnose', user: `U0B${String(i).padStart(5, '0')}`, channel: `C0B${i % CHANNELS}`, responseUrl: stub.responseUrl(`b${i}`) }).replace('trigger_id=123.456.abc', `trigger_id=${i}.${Date.now()}`),
     );
+    const cpuBefore = cpuMs(serve.pid);
     const started = performance.now();
     const acks = await Promise.all(bodies.map((b) => sendCommand(serve.url, b, 10_000)));
     const wallMs = performance.now() - started;
+    const cpuBurst = cpuMs(serve.pid)! - cpuBefore!;
     const ok = acks.filter((a) => a.status === 200 && a.body.length > 0);
     const failures = acks.filter((a) => !ok.includes(a));
     const refused = ok.filter((a) => /Too many diagnose requests/.test(a.body));
@@ -118,6 +134,7 @@ export async function serveBurst(n: number, waitJobsSeconds: number): Promise<vo
     console.log(`  failures ${failures.length}/${n}; acked ${ok.length}: ${accepted.length} accepted, ${refused.length} refused by the command budget, ${ok.length - accepted.length - refused.length} other`);
     for (const a of failures.slice(0, 5)) console.log(`    failure: HTTP ${a.status} ${a.error ?? a.body.slice(0, 120)}`);
     console.log(`  ack latency: median ${f(pct(ms, 50))}, p90 ${f(pct(ms, 90))}, p99 ${f(pct(ms, 99))}, max ${f(Math.max(...ms))}   (all ${n} answered in ${f(wallMs)})`);
+    if (!Number.isNaN(cpuBurst)) console.log(`  serve's CPU from the first command sent to the last ack received: ${f(cpuBurst)} (the machine's load average: ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]})`);
     console.log(`  target p99 < 1000 ms and no failures: ${pct(ms, 99) < 1000 && failures.length === 0 ? 'OK' : 'MISSED'}`);
     if (waitJobsSeconds > 0) {
       const ids = acks.map((a, i) => (/Diagnosing \*/.test(a.body) ? `b${i}` : '')).filter(Boolean);

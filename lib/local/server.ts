@@ -73,8 +73,8 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-/** How long a job may wait for serve's requests in flight to be answered before it starts anyway. */
-const JOB_START_MAX_WAIT_MS = 2_000;
+/** How long work that can wait (in-process jobs, give-backs) waits for the requests in flight to be answered before it starts anyway. */
+const DEFERRED_MAX_WAIT_MS = 2_000;
 
 /** Slack's requests are small; alerts take what API Gateway's HTTP API takes (intake.ts). */
 const MAX_BODY = 1024 * 1024;
@@ -215,14 +215,14 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const timeoutMs = (opts.workerTimeoutSeconds ?? DEPLOYED_WORKER_TIMEOUT_SECONDS) * 1000;
   // Jobs start once the requests in flight are answered (a burst's acks first), 2 s at most later.
   const inFlight = new RequestsInFlight();
-  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs, () => inFlight.quiet(JOB_START_MAX_WAIT_MS));
+  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs, () => inFlight.quiet(DEFERRED_MAX_WAIT_MS));
   const sweepMs = opts.sweepIntervalMs ?? 60_000;
   // One timer for what the deployed minute sweep runs: operations, and PagerDuty deliveries whose first enqueue was lost.
   const sweeps = [...(approvals ? [{ kind: OPS_JOB_KINDS.sweep, id: 'sweep' }] : []), ...(opts.config.pagerduty ? [{ kind: PAGERDUTY_JOB_KINDS.sweep, id: 'sweep-pd' }] : [])];
   const sweepTimer = sweeps.length && sweepMs > 0 ? setInterval(() => sweeps.forEach((s) => void queue.enqueue(newJob(s.kind, {}, `${s.id}-${Date.now()}`))), sweepMs) : undefined;
   sweepTimer?.unref();
-  // serve outlives its answers: what an answer need not wait for is done after it.
-  const background = new BackgroundWork(log);
+  // serve outlives its answers: what an answer need not wait for is done after it, once the requests in flight are answered.
+  const background = new BackgroundWork(log, () => inFlight.quiet(DEFERRED_MAX_WAIT_MS));
   const slack = buildSlackHandler({
     config: opts.config,
     queue,

@@ -14,14 +14,23 @@ export async function doAfterAnswer(after: AfterAnswer | undefined, log: Log, wh
   await work().catch((err: unknown) => log.warn(`${what} failed`, { error: errorMessage(err) }));
 }
 
-/** serve's AfterAnswer: the work starts after the pending I/O callbacks (other requests' answers); idle() waits for all of it. */
+/**
+ * serve's AfterAnswer: the work starts once `startGate` opens (serve: when the
+ * requests in flight are answered, so under a burst it does not take the CPU
+ * the other acks need); idle() waits for all of it. A gate that fails only
+ * lets the work start.
+ */
 export class BackgroundWork {
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly log: Log) {}
+  constructor(
+    private readonly log: Log,
+    private readonly startGate: () => Promise<void> = () => new Promise<void>((r) => setImmediate(r)),
+  ) {}
 
   readonly after: AfterAnswer = (what, work) => {
-    const p: Promise<void> = new Promise<void>((r) => setImmediate(r))
+    const p: Promise<void> = this.startGate()
+      .catch(() => undefined)
       .then(work)
       .catch((err: unknown) => this.log.warn(`${what} failed`, { error: errorMessage(err) }))
       .finally(() => this.pending.delete(p));
