@@ -25,7 +25,10 @@ import type { Log } from '../runtime/log.ts';
 import { BackgroundWork } from '../runtime/after-answer.ts';
 import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { groupLister, webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
+import { KeyRoutedStateStore } from '../state/key-routed-store.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
+import { REPLAY_KEY_PREFIX } from '../slack/receiver.ts';
+import { BUDGET_KEY_PREFIX } from '../slack/command-budget.ts';
 import { startLocalApprovals } from './approvals.ts';
 import { RequestsInFlight } from './in-flight.ts';
 import { alertRoutes, toHttpEvent, type AlertRoute } from './http-events.ts';
@@ -169,6 +172,19 @@ async function openApprovals(opts: LocalServerOptions): Promise<{ local: Awaited
   return { local, storeNote };
 }
 
+/**
+ * The bot state on serve's own store. An in-process dynalite is this process's
+ * memory: the ack path's short-lived marks (replay checks, command windows)
+ * are kept in a MemoryStateStore beside it, with the same lifetime and the same
+ * first-writer-wins answers, so that a burst of commands is not a queue of
+ * HTTP round trips to it (bench/slack-ack.ts --serve). A store that outlives
+ * serve (KR_APPROVALS_DYNAMODB_ENDPOINT) keeps them itself.
+ */
+function ackPathStore(local: Awaited<ReturnType<typeof startLocalApprovals>> | null): StateStore | undefined {
+  if (!local?.state || !local.inProcess) return local?.state;
+  return new KeyRoutedStateStore(local.state, new MemoryStateStore(), [REPLAY_KEY_PREFIX, BUDGET_KEY_PREFIX]);
+}
+
 /** The routes serve answers: health, Slack's three, and one per alert source (authenticated before a byte of the body is read). */
 function router(slack: ReturnType<typeof buildSlackHandler>, alerts: Map<string, AlertRoute>, log: Log) {
   return async (req: IncomingMessage): Promise<HttpResult> => {
@@ -205,7 +221,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     : approvals
       ? { on: true, approvers: approverText(opts.config) }
       : { on: false, why: `no approvals store: ${storeNote}` };
-  const store = opts.store ?? local?.state ?? new MemoryStateStore();
+  const store = opts.store ?? ackPathStore(local) ?? new MemoryStateStore();
   const defaults = defaultFeatureDeps(approvals);
   const worker = buildWorker(
     opts.config,

@@ -29,11 +29,14 @@ export type BudgetScope = 'user' | 'channel' | 'cluster';
 /** A code, not prose: commandBudgetReply() renders it. */
 export type BudgetAdmission = { ok: true } | { ok: false; scope: BudgetScope; limit: RateWindow; retryAfterSeconds: number };
 
+/** The windows' counter keys (the Slack role may write only these; `serve` keeps them in process memory beside an in-process dynalite). */
+export const BUDGET_KEY_PREFIX = 'cmd-budget:';
+
 /** The window `now` falls in: its counter's key and when it ends (ms). */
 export function budgetWindow(scope: BudgetScope, id: string, limit: RateWindow, now: number): { key: string; endsAt: number } {
   const windowMs = limit.windowSeconds * 1000;
   const start = Math.floor(now / windowMs) * windowMs;
-  return { key: `cmd-budget:${scope}:${id}:${start}`, endsAt: start + windowMs };
+  return { key: `${BUDGET_KEY_PREFIX}${scope}:${id}:${start}`, endsAt: start + windowMs };
 }
 
 export interface BudgetRequest {
