@@ -1,6 +1,7 @@
 // The requests serve is answering right now, so that work which can wait (the
-// in-process queue's jobs) starts once they are answered: under a burst of
-// slash commands the acks come first, the diagnoses right after.
+// in-process queue's jobs, a refusal's give-backs) starts once they are
+// answered: under a burst of slash commands the acks come first, the
+// diagnoses right after.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export class RequestsInFlight {

@@ -69,7 +69,7 @@ export async function admitCommand(deps: BudgetDeps, request: BudgetRequest, now
     ...(request.cluster ? ([['cluster', request.cluster, limits.perCluster]] as [BudgetScope, string, RateWindow][]) : []),
   ];
   const taken: string[] = [];
-  const releaseTaken = () => Promise.all(taken.map((k) => giveBack(deps.store, k, deps.log)));
+  const releaseTaken = async () => void (await Promise.all(taken.map((k) => giveBack(deps.store, k, deps.log))));
   for (const [scope, id, limit] of scopes) {
     const { key, endsAt } = budgetWindow(scope, id, limit, now);
     let counted: boolean;
@@ -81,9 +81,7 @@ export async function admitCommand(deps: BudgetDeps, request: BudgetRequest, now
       throw err;
     }
     if (!counted) {
-      if (taken.length) await doAfterAnswer(deps.afterAnswer, deps.log, 'giving command slots back', async () => {
-          await releaseTaken();
-        });
+      if (taken.length) await doAfterAnswer(deps.afterAnswer, deps.log, 'giving command slots back', releaseTaken);
       return { ok: false, scope, limit, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)) };
     }
     taken.push(key);
