@@ -1,5 +1,8 @@
 // Slack ack latency and Lambda bundle sizes.
-//   npx tsx bench/slack-ack.ts [--warm 200] [--cold 5]
+//   npx tsx bench/slack-ack.ts [--warm 200] [--cold 5] [--burst 200]
+//   npx tsx bench/slack-ack.ts --serve [200] [--wait-jobs 120]
+// --serve: only the burst against the installed `serve` (bench/slack-ack-serve.ts;
+// run `npm run build` first); the default run ends with that burst too.
 // Builds each Lambda handler exactly as serverless.yml does (esbuild, ESM,
 // minified, same plugins), then starts fresh node processes that import the
 // Slack bundle and answer one signed slash command: process start → ack is
@@ -18,14 +21,18 @@ import { join, resolve } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { startDynalite } from '../test/alerts/helpers/dynalite.ts';
+import { serveBurst } from './slack-ack-serve.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const flag = (name: string, def: number) => {
   const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] ? Number(args[i + 1]) : def;
+  return i >= 0 && /^\d+$/.test(args[i + 1] ?? '') ? Number(args[i + 1]) : def;
 };
 const WARM = flag('--warm', 200);
+const SERVE = args.includes('--serve');
+const BURST = SERVE ? flag('--serve', flag('--burst', 200)) : flag('--burst', 200);
+const WAIT_JOBS = flag('--wait-jobs', 0);
 const COLD = flag('--cold', 5);
 const SECRET = 'bench-signing-secret';
 
@@ -217,4 +224,6 @@ async function main() {
   }
 }
 
-await main();
+if (!SERVE) await main();
+console.log('');
+await serveBurst(BURST, WAIT_JOBS);

@@ -30,6 +30,8 @@ export interface LocalApprovals {
    * killed and started again picks running operations up where they were.
    */
   state?: StateStore;
+  /** The store is an in-process dynalite: in this process's memory, gone when it stops. */
+  inProcess: boolean;
   note: string;
   close(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function startLocalApprovals(
     } catch (err) {
       return {
         approvals: undefined,
+        inProcess: false,
         note: `dynalite could not be loaded (${errorMessage(err)}) and KR_APPROVALS_DYNAMODB_ENDPOINT is not set: bot state in process memory${withApprovals ? ', operations are off' : ''}`,
         close: none,
       };
@@ -95,6 +98,7 @@ export async function startLocalApprovals(
   return {
     approvals,
     state: new DynamoStateStore(client, stateTable),
+    inProcess: !env.KR_APPROVALS_DYNAMODB_ENDPOINT,
     note: `bot state (table ${stateTable})${withApprovals ? ` and approvals (table ${tableName})` : ''} in ${what}${withApprovals ? '' : '; no approvers configured (approvals.approvers / KR_APPROVERS): operations are off'}`,
     close: async () => {
       client.destroy();

@@ -22,10 +22,15 @@ import { buildWorker, defaultFeatureDeps } from '../root/worker.ts';
 import type { HttpResult } from '../runtime/lambda-types.ts';
 import { json } from '../runtime/lambda-types.ts';
 import type { Log } from '../runtime/log.ts';
+import { BackgroundWork } from '../runtime/after-answer.ts';
 import { ResponderError, errorMessage } from '../runtime/errors.ts';
 import { groupLister, webApiPoster, type DeliveryOptions, type SlackPoster } from '../slack/web.ts';
+import { KeyRoutedStateStore } from '../state/key-routed-store.ts';
 import { MemoryStateStore, type StateStore } from '../state/state-store.ts';
+import { REPLAY_KEY_PREFIX } from '../slack/receiver.ts';
+import { BUDGET_KEY_PREFIX } from '../slack/command-budget.ts';
 import { startLocalApprovals } from './approvals.ts';
+import { RequestsInFlight } from './in-flight.ts';
 import { alertRoutes, toHttpEvent, type AlertRoute } from './http-events.ts';
 import { DEPLOYED_WORKER_TIMEOUT_SECONDS } from './worker-timeout.ts';
 
@@ -70,6 +75,9 @@ export interface LocalServer {
   operations: { on: true; approvers: string } | { on: false; why: string };
   close(): Promise<void>;
 }
+
+/** How long work that can wait (in-process jobs, give-backs) waits for the requests in flight to be answered before it starts anyway. */
+const DEFERRED_MAX_WAIT_MS = 2_000;
 
 /** Slack's requests are small; alerts take what API Gateway's HTTP API takes (intake.ts). */
 const MAX_BODY = 1024 * 1024;
@@ -164,6 +172,19 @@ async function openApprovals(opts: LocalServerOptions): Promise<{ local: Awaited
   return { local, storeNote };
 }
 
+/**
+ * The bot state on serve's own store. An in-process dynalite is this process's
+ * memory: the ack path's short-lived marks (replay checks, command windows)
+ * are kept in a MemoryStateStore beside it, with the same lifetime and the same
+ * first-writer-wins answers, so that a burst of commands is not a queue of
+ * HTTP round trips to it (bench/slack-ack.ts --serve). A store that outlives
+ * serve (KR_APPROVALS_DYNAMODB_ENDPOINT) keeps them itself.
+ */
+function ackPathStore(local: Awaited<ReturnType<typeof startLocalApprovals>> | null): StateStore | undefined {
+  if (!local?.state || !local.inProcess) return local?.state;
+  return new KeyRoutedStateStore(local.state, new MemoryStateStore(), [REPLAY_KEY_PREFIX, BUDGET_KEY_PREFIX]);
+}
+
 /** The routes serve answers: health, Slack's three, and one per alert source (authenticated before a byte of the body is read). */
 function router(slack: ReturnType<typeof buildSlackHandler>, alerts: Map<string, AlertRoute>, log: Log) {
   return async (req: IncomingMessage): Promise<HttpResult> => {
@@ -200,7 +221,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     : approvals
       ? { on: true, approvers: approverText(opts.config) }
       : { on: false, why: `no approvals store: ${storeNote}` };
-  const store = opts.store ?? local?.state ?? new MemoryStateStore();
+  const store = opts.store ?? ackPathStore(local) ?? new MemoryStateStore();
   const defaults = defaultFeatureDeps(approvals);
   const worker = buildWorker(
     opts.config,
@@ -208,17 +229,22 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     { ...defaults, ...(opts.diagnoser ? { diagnoser: opts.diagnoser } : {}), ...(opts.operations ? { operations: opts.operations } : {}) },
   );
   const timeoutMs = (opts.workerTimeoutSeconds ?? DEPLOYED_WORKER_TIMEOUT_SECONDS) * 1000;
-  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs);
+  // Jobs start once the requests in flight are answered (a burst's acks first), 2 s at most later.
+  const inFlight = new RequestsInFlight();
+  const queue: InProcessJobQueue = new InProcessJobQueue((job, limits) => worker.run(job, { ...limits, queue }), log, timeoutMs, () => inFlight.quiet(DEFERRED_MAX_WAIT_MS));
   const sweepMs = opts.sweepIntervalMs ?? 60_000;
   // One timer for what the deployed minute sweep runs: operations, and PagerDuty deliveries whose first enqueue was lost.
   const sweeps = [...(approvals ? [{ kind: OPS_JOB_KINDS.sweep, id: 'sweep' }] : []), ...(opts.config.pagerduty ? [{ kind: PAGERDUTY_JOB_KINDS.sweep, id: 'sweep-pd' }] : [])];
   const sweepTimer = sweeps.length && sweepMs > 0 ? setInterval(() => sweeps.forEach((s) => void queue.enqueue(newJob(s.kind, {}, `${s.id}-${Date.now()}`))), sweepMs) : undefined;
   sweepTimer?.unref();
+  // serve outlives its answers: what an answer need not wait for is done after it, once the requests in flight are answered.
+  const background = new BackgroundWork(log, () => inFlight.quiet(DEFERRED_MAX_WAIT_MS));
   const slack = buildSlackHandler({
     config: opts.config,
     queue,
     store,
     log,
+    afterAnswer: background.after,
     signingSecret: opts.signingSecret,
     botToken: opts.botToken,
     ...(opts.slackApiUrl ? { slackApiUrl: opts.slackApiUrl } : {}),
@@ -228,6 +254,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
   const route = router(slack, alerts, log);
 
   const server: Server = createServer((req, res) => {
+    inFlight.track(req, res);
     route(req).then(
       (r) => {
         res.writeHead(r.statusCode, Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k, String(v)])));
@@ -258,7 +285,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       clearInterval(sweepTimer);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       queue.close();
-      await queue.idle();
+      await Promise.all([queue.idle(), background.idle()]);
       await local?.close();
     },
   };

@@ -61,6 +61,12 @@ export class InProcessJobQueue implements JobQueue {
     private readonly run: (job: Job, limits: JobLimits) => Promise<void>,
     private readonly log?: Log,
     private readonly timeoutMs = 15 * 60_000,
+    /**
+     * Awaited before each job starts (serve: until the requests in flight are
+     * answered, so a burst's jobs do not take the CPU its acks need). A gate
+     * that fails only lets the job start: no job is dropped by it.
+     */
+    private readonly startGate?: () => Promise<void>,
   ) {}
 
   async enqueue(job: Job, options: EnqueueOptions = {}): Promise<void> {
@@ -90,6 +96,7 @@ export class InProcessJobQueue implements JobQueue {
     const previous = this.tails.get(key) ?? Promise.resolve();
     const p = previous
       .then(() => new Promise<void>((r) => setImmediate(r)))
+      .then(() => this.startGate?.().catch(() => undefined))
       .then(() => this.runWithLimit(job))
       .catch((err) => this.log?.error('in-process job failed', { jobId: job.id, kind: job.kind, error: errorMessage(err) }))
       .finally(() => {

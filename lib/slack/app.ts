@@ -117,7 +117,7 @@ export function createSlackHandler(deps: SlackAppDeps): SlackHandler {
       return out.team?.enterprise_id || undefined;
     });
   registerFeatures(registry, deps.features({ listGroup }));
-  const ackDeps: AckDeps = { config: deps.config, queue: deps.queue, store: deps.store, log };
+  const ackDeps: AckDeps = { config: deps.config, queue: deps.queue, store: deps.store, log, ...(deps.afterAnswer ? { afterAnswer: deps.afterAnswer } : {}) };
 
   app.use(authorizationMiddleware({ config: deps.config, groups, workspaces, log, newCorrelationId }));
 

@@ -12,6 +12,7 @@
 // Checked on the ack path, before anything is recorded or enqueued: a refused
 // request costs the cluster nothing and is told when to try again.
 import type { Config } from '../config/schema.ts';
+import { doAfterAnswer, type AfterAnswer } from '../runtime/after-answer.ts';
 import { errorMessage } from '../runtime/errors.ts';
 import type { Log } from '../runtime/log.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -28,11 +29,14 @@ export type BudgetScope = 'user' | 'channel' | 'cluster';
 /** A code, not prose: commandBudgetReply() renders it. */
 export type BudgetAdmission = { ok: true } | { ok: false; scope: BudgetScope; limit: RateWindow; retryAfterSeconds: number };
 
+/** The windows' counter keys (the Slack role may write only these; `serve` keeps them in process memory beside an in-process dynalite). */
+export const BUDGET_KEY_PREFIX = 'cmd-budget:';
+
 /** The window `now` falls in: its counter's key and when it ends (ms). */
 export function budgetWindow(scope: BudgetScope, id: string, limit: RateWindow, now: number): { key: string; endsAt: number } {
   const windowMs = limit.windowSeconds * 1000;
   const start = Math.floor(now / windowMs) * windowMs;
-  return { key: `cmd-budget:${scope}:${id}:${start}`, endsAt: start + windowMs };
+  return { key: `${BUDGET_KEY_PREFIX}${scope}:${id}:${start}`, endsAt: start + windowMs };
 }
 
 export interface BudgetRequest {
@@ -42,13 +46,22 @@ export interface BudgetRequest {
   cluster?: string;
 }
 
+export interface BudgetDeps {
+  store: StateStore;
+  config: Config;
+  log: Log;
+  /** Where a refusal's give-backs go (serve: after the answer); absent, they are done before it. */
+  afterAnswer?: AfterAnswer;
+}
+
 /**
  * Counts a request against the user's, the channel's and the cluster's windows,
  * in that order (the narrowest first: one person's flood never eats the
  * channel's or the cluster's budget). A scope that refuses gives back the
- * slots the earlier ones took.
+ * slots the earlier ones took: the refusal does not depend on it, so where the
+ * process outlives its answer (deps.afterAnswer) that is done after the answer.
  */
-export async function admitCommand(deps: { store: StateStore; config: Config; log: Log }, request: BudgetRequest, now = Date.now()): Promise<BudgetAdmission> {
+export async function admitCommand(deps: BudgetDeps, request: BudgetRequest, now = Date.now()): Promise<BudgetAdmission> {
   const limits = deps.config.commandLimits;
   const scopes: [BudgetScope, string, RateWindow][] = [
     ['user', request.userId, limits.perUser],
@@ -56,7 +69,7 @@ export async function admitCommand(deps: { store: StateStore; config: Config; lo
     ...(request.cluster ? ([['cluster', request.cluster, limits.perCluster]] as [BudgetScope, string, RateWindow][]) : []),
   ];
   const taken: string[] = [];
-  const releaseTaken = () => Promise.all(taken.map((k) => giveBack(deps.store, k, deps.log)));
+  const releaseTaken = async () => void (await Promise.all(taken.map((k) => giveBack(deps.store, k, deps.log))));
   for (const [scope, id, limit] of scopes) {
     const { key, endsAt } = budgetWindow(scope, id, limit, now);
     let counted: boolean;
@@ -68,7 +81,7 @@ export async function admitCommand(deps: { store: StateStore; config: Config; lo
       throw err;
     }
     if (!counted) {
-      await releaseTaken();
+      if (taken.length) await doAfterAnswer(deps.afterAnswer, deps.log, 'giving command slots back', releaseTaken);
       return { ok: false, scope, limit, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)) };
     }
     taken.push(key);
@@ -102,7 +115,7 @@ export function commandBudgetReply(refusal: Extract<BudgetAdmission, { ok: false
  * cannot be read throws (the router answers "failed on my side"): a bound
  * that opened whenever DynamoDB throttled would open exactly under a flood.
  */
-export async function commandBudget(deps: { store: StateStore; config: Config; log: Log }, request: BudgetRequest, what: string): Promise<CommandReply | null> {
+export async function commandBudget(deps: BudgetDeps, request: BudgetRequest, what: string): Promise<CommandReply | null> {
   const admission = await admitCommand(deps, request);
   if (admission.ok) return null;
   deps.log.info('command over its limit', { what, scope: admission.scope, retryAfterSeconds: admission.retryAfterSeconds });

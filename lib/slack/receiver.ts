@@ -14,6 +14,8 @@ import { SIGNATURE_TOLERANCE_SECONDS, verifySlackSignature } from './verify.ts';
 
 /** A replay must find its signature's key: kept past both ends of the freshness window. */
 const REPLAY_KEY_TTL_SECONDS = 2 * SIGNATURE_TOLERANCE_SECONDS + 60;
+/** The replay marks' keys (`serve` keeps them in process memory beside an in-process dynalite). */
+export const REPLAY_KEY_PREFIX = 'slack-sig:';
 
 export interface LambdaSlackReceiverOptions {
   signingSecret: string;
@@ -74,7 +76,7 @@ export class LambdaSlackReceiver implements Receiver {
     // Within the 5-minute window a captured request would verify again: repeats lose the conditional write.
     let firstDelivery: boolean;
     try {
-      firstDelivery = await this.opts.store.create(`slack-sig:${verdict.signature}`, { ts: verdict.timestamp }, REPLAY_KEY_TTL_SECONDS);
+      firstDelivery = await this.opts.store.create(`${REPLAY_KEY_PREFIX}${verdict.signature}`, { ts: verdict.timestamp }, REPLAY_KEY_TTL_SECONDS);
     } catch (err) {
       // The store's own retries (throttling) are spent: refuse rather than skip the replay check.
       log.error('replay check unavailable; request refused', { path: event.rawPath, error: errorMessage(err) });

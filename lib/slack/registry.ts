@@ -2,6 +2,7 @@
 // actions (buttons) are looked up here; features contribute them through the
 // composition root (lib/root/slack.ts) without touching the router.
 import type { KnownBlock } from '@slack/types';
+import type { AfterAnswer } from '../runtime/after-answer.ts';
 import type { Config } from '../config/schema.ts';
 import type { JobQueue } from '../queue/job.ts';
 import type { Log } from '../runtime/log.ts';
@@ -13,6 +14,8 @@ export interface AckDeps {
   queue: JobQueue;
   store: StateStore;
   log: Log;
+  /** Where work the answer need not wait for goes (lib/runtime/after-answer.ts): serve gives one; a Lambda does it before answering. */
+  afterAnswer?: AfterAnswer;
 }
 
 export interface CommandInvocation {

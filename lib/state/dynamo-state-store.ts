@@ -6,6 +6,7 @@
 // the rest goes through the Document client (plain values, as in the approvals store).
 import { ConditionalCheckFailedException, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CountBatches } from './count-batches.ts';
 import { jitteredBackoffMs, nowSeconds, type ListedItem, type StateStore, type StoredItem } from './state-store.ts';
 
 export const LIST_INDEX = 'list-index';
@@ -58,6 +59,8 @@ export class DynamoStateStore implements StateStore {
   private readonly throttleAttempts: number;
   private readonly maxBackoffMs: number;
   private readonly client: DynamoDBDocumentClient;
+  /** Concurrent counts of one counter share a write (count-batches.ts). */
+  private readonly counts = new CountBatches({ add: (...a) => this.addToCounter(...a), read: (key) => this.readCounter(key) });
 
   constructor(
     client: DynamoDBClient,
@@ -128,7 +131,13 @@ export class DynamoStateStore implements StateStore {
     await this.send(() => this.client.send(new PutCommand({ TableName: this.tableName, Item: this.item(key, null, 1, nowSeconds()) })));
   }
 
-  async count(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean> {
+  count(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean> {
+    return this.counts.count(key, by, ttlSeconds, limit);
+  }
+
+  private async addToCounter(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean> {
+    // An absent counter passes the condition whatever it adds: more than the limit never fits.
+    if (limit !== undefined && by > limit) return false;
     // DynamoDB's own atomic ADD: no read, no version to race on. A counter
     // carries its window in its key, so its first expiry is kept.
     try {
@@ -149,6 +158,12 @@ export class DynamoStateStore implements StateStore {
       if (err instanceof ConditionalCheckFailedException || (err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
       throw err;
     }
+  }
+
+  private async readCounter(key: string): Promise<number> {
+    const out = await this.send(() => this.client.send(new GetCommand({ TableName: this.tableName, Key: { pk: key }, ConsistentRead: true, ProjectionExpression: 'counted' })));
+    const counted = (out.Item as { counted?: unknown } | undefined)?.counted;
+    return typeof counted === 'number' ? counted : 0;
   }
 
   async list<T>(list: string, limit: number): Promise<ListedItem<T>[]> {

@@ -41,7 +41,8 @@ export interface StateStore {
    * Adds `by` to the counter at `key` in one atomic write, unless that would
    * take it past `limit` (no limit: always). True when counted.
    * Concurrent callers never lose a count nor retry against each other: a
-   * burst on one counter costs one write each (rate limits).
+   * burst on one counter costs a write or two, not one each (DynamoStateStore
+   * batches them, lib/state/count-batches.ts).
    */
   count(key: string, by: number, ttlSeconds: number, limit?: number): Promise<boolean>;
 }
@@ -79,30 +80,39 @@ export async function mutate<T>(
 }
 
 /**
- * In-process store, used by `serve` only when its DynamoDB-compatible store
- * could not be opened (lib/local/approvals.ts): one process, so a plain Map gives the same
- * first-writer-wins answers. Production and every test of conditional writes
- * use DynamoStateStore (on dynalite in tests).
+ * In-process store: `serve` keeps its ack path's short-lived keys here when
+ * its DynamoDB is an in-process dynalite (lib/local/server.ts), and all its
+ * state when no DynamoDB-compatible store could be opened (lib/local/approvals.ts).
+ * One process, so a plain Map gives the same first-writer-wins answers: every
+ * check and its write happen in one synchronous step, so no two concurrent
+ * calls both win. Production and every test of conditional writes use
+ * DynamoStateStore (on dynalite in tests).
  */
 export class MemoryStateStore implements StateStore {
   private readonly items = new Map<string, StoredItem & { list?: string; listedAt?: number }>();
   private writes = 0;
 
-  async get<T>(key: string): Promise<StoredItem<T> | null> {
+  /** The unexpired item at `key`, read synchronously (no other call runs between a check and its write). */
+  private live(key: string) {
     const item = this.items.get(key);
-    if (!item || item.expiresAt <= nowSeconds()) return null;
+    return item && item.expiresAt > nowSeconds() ? item : undefined;
+  }
+
+  async get<T>(key: string): Promise<StoredItem<T> | null> {
+    const item = this.live(key);
+    if (!item) return null;
     return structuredClone({ value: item.value, version: item.version, expiresAt: item.expiresAt }) as StoredItem<T>;
   }
 
   async create<T>(key: string, value: T, ttlSeconds: number): Promise<boolean> {
     if (++this.writes % 1000 === 0) this.sweep();
-    if (await this.get(key)) return false;
+    if (this.live(key)) return false;
     this.items.set(key, { value: structuredClone(value), version: 1, expiresAt: nowSeconds() + ttlSeconds });
     return true;
   }
 
   async replace<T>(key: string, expectedVersion: number, value: T, ttlSeconds: number): Promise<boolean> {
-    const item = await this.get(key);
+    const item = this.live(key);
     if (!item || item.version !== expectedVersion) return false;
     this.items.set(key, { value: structuredClone(value), version: expectedVersion + 1, expiresAt: nowSeconds() + ttlSeconds });
     return true;
@@ -110,7 +120,7 @@ export class MemoryStateStore implements StateStore {
 
   async put<T>(key: string, value: T, ttlSeconds: number, list: string): Promise<void> {
     if (++this.writes % 1000 === 0) this.sweep();
-    const version = ((await this.get(key))?.version ?? 0) + 1;
+    const version = (this.live(key)?.version ?? 0) + 1;
     this.items.set(key, { value: structuredClone(value), version, expiresAt: nowSeconds() + ttlSeconds, list, listedAt: Date.now() });
   }
 

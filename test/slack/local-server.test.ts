@@ -62,6 +62,22 @@ describe('local server', () => {
     expect(stub.thread(parent!.ts)).toHaveLength(1);
   });
 
+  it('refuses a replay, also one sent at the same moment as the original (replay marks beside the in-process dynalite)', async () => {
+    const ts = Math.floor(Date.now() / 1000);
+    const body = slashBody({ text: 'help', user: 'U0REPLAY', responseUrl: stub.responseUrl('replay') });
+    const send = () =>
+      fetch(`${server.url}/slack/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlackRequest(SIGNING_SECRET, ts, body) },
+        body,
+      });
+    const statuses = (await Promise.all([send(), send(), send()])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 401, 401]);
+    const again = await send();
+    expect(again.status).toBe(401);
+    expect(await again.text()).toBe('replayed request');
+  });
+
   it('rejects an unsigned Slack request', async () => {
     const res = await fetch(`${server.url}/slack/events`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: slashBody({ text: 'help' }) });
     expect(res.status).toBe(401);
