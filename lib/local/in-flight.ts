@@ -5,33 +5,32 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export class RequestsInFlight {
-  private count = 0;
-  private waiters: (() => void)[] = [];
+  /** One promise per request being answered, settled when its answer is sent or its connection is gone. */
+  private readonly answering = new Set<Promise<void>>();
 
   /** Counts `req` until its answer is sent or its connection is gone. */
   track(req: IncomingMessage, res: ServerResponse): void {
-    this.count++;
-    let done = false;
-    const end = () => {
-      if (done) return;
-      done = true;
-      if (--this.count === 0) this.waiters.splice(0).forEach((wake) => wake());
+    let end!: () => void;
+    const answered = new Promise<void>((resolve) => (end = resolve));
+    this.answering.add(answered);
+    const done = () => {
+      this.answering.delete(answered);
+      end();
     };
-    res.once('finish', end);
-    res.once('close', end);
-    req.once('error', end);
+    res.once('finish', done);
+    res.once('close', done);
+    req.once('error', done);
   }
 
-  /** Resolves when no request is in flight, or after `maxWaitMs` at most (a steady stream of requests never holds work back for longer). */
+  /**
+   * Resolves once the requests in flight now are answered, or after
+   * `maxWaitMs` at most. Requests that arrive later are not waited for: a
+   * steady stream of alerts never holds an approved run back.
+   */
   quiet(maxWaitMs: number): Promise<void> {
-    if (this.count === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(wake, maxWaitMs);
-      function wake() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.waiters.push(wake);
-    });
+    if (this.answering.size === 0) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs)));
+    return Promise.race([Promise.all([...this.answering]).then(() => undefined), bound]).finally(() => clearTimeout(timer));
   }
 }
