@@ -160,6 +160,13 @@ class Tick {
   /** Opened when first needed: a Cancel, and a stopped broker's start, need only the host, never the cluster. */
   private openedAdmin = async (): Promise<KafkaAdmin> => (this.admin ??= await this.input.io.openAdmin());
   private text = (notice: Notice) => noticeText(notice, this.plan.kind);
+  /** The thread's posts, waited for until the invocation's deadline at most: a Slack that hangs never holds the worker past its time. */
+  private async postsSaid(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, this.input.deadline - Date.now()))));
+    await Promise.race([this.posts, bound]).finally(() => clearTimeout(timer));
+  }
+
   /** Queued behind the thread's earlier posts; the tick waits for them only at its end. */
   private tell(post: () => Promise<void> | undefined): void {
     this.posts = this.posts.then(() => quietly(post()));
@@ -185,7 +192,7 @@ class Tick {
       return await this.retryLater(err);
     } finally {
       await this.admin?.close().catch(() => undefined);
-      await this.posts;
+      await this.postsSaid();
     }
   }
 

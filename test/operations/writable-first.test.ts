@@ -128,6 +128,15 @@ describe('a leader override, writable first', () => {
     expect(posted).toEqual(['check preconditions', 'reassign', 'elect-leaders', 'verify-leaders', 'verify-writable', 'wait-reassignment', 'finished']);
   });
 
+  it("a Slack that never answers holds the worker no longer than the invocation's deadline", async () => {
+    const id = await approvedOverride();
+    const hung: RunReporter = { step: () => new Promise<void>(() => {}), progress: async () => {}, finished: async () => {} };
+    const result = await runTick({ approvals, io: cluster, requestId: id, workerId: 'w-1', deadline: Date.now() + 6_000, pollMs: 1, scheduleNext: async () => {}, report: hung, sleep: async () => void (cluster.partition('orders', 0).isr = [3, 2]) });
+    // The run itself finished; only its posts are still owed (the resumed run's thread says what it missed).
+    expect(result).toMatchObject({ kind: 'finished', status: 'SUCCEEDED' });
+    expect((await approvals.get(id))!.status).toBe('SUCCEEDED');
+  }, 20_000);
+
   it('the re-check reads in parallel: the snapshot and the replica sizes are both asked before either answers', async () => {
     const id = await approvedOverride();
     const order: string[] = [];
