@@ -19,6 +19,7 @@ export { planLeaderOverride } from './kinds/leader-override/plan.ts';
 export { planRestart } from './kinds/restart-brokers/plan.ts';
 export { noticeText, refusalText } from './render-text.ts';
 export { measureReplicas, type ReplicaHost } from './kinds/leader-override/replica-data.ts';
-export { runTick, cleanupFinishedRun, cancelOwnReassignments, type OperationIo, type OperationLock, type RunReporter, type TickInput, type TickResult } from './runner.ts';
+export { runTick, cleanupFinishedRun, cancelOwnReassignments, type OperationIo, type RunReporter, type TickInput, type TickResult } from './runner.ts';
+export type { OperationLock } from './run-lock.ts';
 export { runStep, type StepContext, type StepOutcome } from './steps.ts';
 export { applyThrottles, removeThrottles, throttleLedgerFor, type ThrottleLedger } from './throttles.ts';

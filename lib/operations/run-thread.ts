@@ -18,7 +18,8 @@ import type { OperationsContext } from './job-context.ts';
 import { refreshPlanMessage, type PlanMessageRef } from './plan-message.ts';
 import { renderFollowUps, renderPaused, renderStep, renderSummary } from './render-slack.ts';
 import { describeOpsRequest, type OpsPlanJob } from './requests.ts';
-import { operationLockOf, type RunReporter } from './runner.ts';
+import type { RunReporter } from './runner.ts';
+import { operationLockOf } from './run-lock.ts';
 import { kindOf } from './registry.ts';
 import type { Plan } from './types.ts';
 

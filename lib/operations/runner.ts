@@ -39,7 +39,6 @@ export { cancelOwnReassignments, reassignedPartitions } from './compensation.ts'
 export { describeChange } from './describe-change.ts';
 export { LEDGER_NAME } from './throttle-handover.ts';
 export { COMPENSATION_NAME, cleanupFinishedRun } from './run-compensation.ts';
-export { LOCK_WAIT_MS, operationLockOf, type OperationLock } from './run-lock.ts';
 
 /** What the thread hears about a run. Failures to post never stop the run. */
 export interface RunReporter {
@@ -235,11 +234,7 @@ class Tick {
     const startedAt = this.now();
     const reassigns = this.plan.steps.some((s) => s.action === 'reassign');
     // Of two approved runs, one takes the lock, checks and starts; the other waits for it (its reads are only reads).
-    const lockTaken = this.locks && !this.run.data?.locked ? this.lock!.take(this.clusterName, requestId).then((r) => {
-            if (r.ok) this.setData({ locked: true });
-            return r;
-          })
-        : null;
+    const lockTaken = this.locks && !this.run.data?.locked ? this.takeLock() : null;
     const snapshot = this.input.io.snapshot(this.topics);
     const [taken, live, measured, running] = await Promise.all([
       lockTaken,
@@ -323,6 +318,12 @@ class Tick {
     const looks = watch.polls + 1;
     const everyMs = Math.round((this.now() - watch.firstAt) / watch.polls);
     return { text: `watched: ${looks} looks, one every ${everyMs} ms`, data: { looks, everyMs } };
+  }
+
+  private async takeLock(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const taken = await this.lock!.take(this.clusterName, this.input.requestId);
+    if (taken.ok) this.setData({ locked: true });
+    return taken;
   }
 
   /** Transient trouble (the cluster, a host or a table unreachable): the run keeps its place and tries again later. */
