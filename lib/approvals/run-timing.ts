@@ -2,8 +2,8 @@
 // (recorded with the step) and end (its audit event), and the milestones an
 // outage is measured by, counted from the approval that let it run:
 // re-checked → elected → writable → done. A step says which milestone its
-// end reached (StepReport.phase); this only reads them. Pure; the thread's
-// summary and the postmortem timeline render it.
+// end reached (StepReport.phase); this only reads them. Pure codes and
+// numbers; the thread's summary and the postmortem timeline word them.
 import type { AuditEvent, RunPhase } from './types.ts';
 
 export type Phase = RunPhase | 'done';
@@ -53,16 +53,4 @@ export function runTiming(request: Timed): RunTiming | null {
   }
   if (request.outcome) phases.push({ phase: 'done', afterMs: request.outcome.at - approvedAt, seq: request.events.findLast((e) => FINISHED.has(e.type))?.seq ?? null });
   return { approvedAt, phases, steps };
-}
-
-/** "310 ms" below ten seconds (where the milliseconds matter), "12.4 s" below two minutes, then minutes. */
-export function elapsedText(ms: number): string {
-  if (ms < 10_000) return `${Math.round(ms)} ms`;
-  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.round(ms / 60_000)} min`;
-}
-
-/** "re-checked 120 ms · elected 310 ms · writable 420 ms · done 900 ms"; null when no phase was reached. */
-export function phasesText(t: RunTiming): string | null {
-  return t.phases.length ? t.phases.map((p) => `${p.phase} ${elapsedText(p.afterMs)}`).join(' · ') : null;
 }

@@ -5,7 +5,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, StepReport } from '../approvals/types.ts';
 import type { Notice } from './failures.ts';
-import { elapsedText, phasesText, runTiming } from '../approvals/run-timing.ts';
+import { runTiming, type RunTiming } from '../approvals/run-timing.ts';
+import { formatElapsed } from '../runtime/format.ts';
 import type { PlanSection } from './kind.ts';
 import { capped, pages } from './lists.ts';
 import { kindOf } from './registry.ts';
@@ -146,9 +147,15 @@ export function renderFollowUps(what: string[]): SlackMessage {
 export interface RunSummary {
   status: string;
   summary: string;
-  steps: StepReport[];
+  /** tookMs: from the step's recorded start to its audit event, when its start was recorded. */
+  steps: (StepReport & { tookMs?: number })[];
   audit: string[];
   durationMs: number;
+}
+
+/** "re-checked 120 ms · elected 310 ms · writable 420 ms · done 900 ms"; null when no phase was reached. */
+export function phasesText(t: RunTiming): string | null {
+  return t.phases.length ? t.phases.map((p) => `${p.phase} ${formatElapsed(p.afterMs)}`).join(' · ') : null;
 }
 
 export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMessage {
@@ -159,11 +166,8 @@ export function renderSummary(r: ApprovalRequest<Plan>, s: RunSummary): SlackMes
   const timing = runTiming(r);
   const phases = timing && phasesText(timing);
   if (phases) blocks.push(section(`*Timing* (from the last approval): ${phases}`));
-  const took = (i: number) => {
-    const t = timing?.steps[i];
-    return t && t.startedMs !== null ? ` (${elapsedText(t.endedMs - t.startedMs)})` : '';
-  };
-  if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st, i) => `• ${st.index < 0 ? 'check' : st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}${took(i)}`).join('\n')}`));
+  const took = (st: RunSummary['steps'][number]) => (st.tookMs !== undefined ? ` (${formatElapsed(st.tookMs)})` : '');
+  if (s.steps.length) blocks.push(section(`*What ran:*\n${s.steps.slice(0, 20).map((st) => `• ${st.index < 0 ? 'check' : st.index + 1}. ${escapeMrkdwn(st.name)}: ${st.status}${took(st)}`).join('\n')}`));
   if (s.audit.length) blocks.push(section(`*Audit trail (DynamoDB, request \`${r.id}\`):*\n${s.audit.slice(-25).map((a) => `• ${escapeMrkdwn(clip(a, 200))}`).join('\n')}`));
   return { text: clipEscaped(`${r.plan.title}: ${s.status}`, SLACK_LIMITS.fallbackText), blocks };
 }

@@ -108,7 +108,7 @@ export async function threadReporter(ctx: OperationsContext, requestId: string, 
         renderSummary(request, {
           status: outcome.status,
           summary: outcome.summary,
-          steps: request.events.filter((e) => e.type === 'step').map((e) => ({ index: Number(e.data?.index ?? 0), name: String(e.data?.name ?? 'step'), status: (e.data?.status as StepReport['status']) ?? 'ok' })),
+          steps: request.events.filter((e) => e.type === 'step').map((e) => ({ ...reportOf(e), ...(typeof e.data?.startedAt === 'number' ? { tookMs: e.at - e.data.startedAt } : {}) })),
           audit: request.events.map(auditLine),
           durationMs: at - started,
         }),

@@ -26,3 +26,10 @@ export function andMore(items: readonly string[], max: number, total = items.len
   const more = total - shown.length;
   return more > 0 ? `${shown.join(', ')} and ${formatCount(more)} more` : shown.join(', ');
 }
+
+/** An elapsed time: "310 ms" below ten seconds (where the milliseconds matter), "12.4 s" below two minutes, then minutes. */
+export function formatElapsed(ms: number): string {
+  if (ms < 10_000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}

@@ -5,7 +5,7 @@
 // is escaped so it cannot turn into markup or break the table.
 import { describeChange } from '../diagnose/render-changes.ts';
 import type { Timeline, TimelineEntry } from './build.ts';
-import { elapsedText } from '../approvals/run-timing.ts';
+import { formatElapsed } from '../runtime/format.ts';
 
 /** Markdown-inert text for one table cell. */
 function cell(text: string): string {
@@ -66,7 +66,7 @@ export function describeEntry(e: TimelineEntry): string {
       const who = actor(ev.actor);
       const what = AUDIT_WORDS[ev.type] ?? ev.type;
       if (ev.type === 'requested') return `${what} by ${who}: ${cell(e.planTitle)} (request \`${cell(e.requestId)}\`)`;
-      const phase = e.phase ? ` — **${e.phase.phase}**, ${elapsedText(e.phase.afterMs)} after the last approval` : '';
+      const phase = e.phase ? ` — **${e.phase.phase}**, ${formatElapsed(e.phase.afterMs)} after the last approval` : '';
       if (ev.type === 'step') return `${what}: ${cell(ev.message)}${phase}`;
       return `${what}${who === 'the bot' ? '' : ` by ${who}`}: ${cell(ev.message)}${phase}`;
     }

@@ -2,11 +2,11 @@
 // Timing line (ms from the last approval). No timing here.
 import { describe, expect, it } from 'vitest';
 import { parsePhases } from '../../bench/outage/phases.ts';
-import { elapsedText } from '../../lib/approvals/run-timing.ts';
+import { formatElapsed } from '../../lib/runtime/format.ts';
 
 describe("bench/outage: the run's own phases from its summary", () => {
   it('reads each phase of the Timing line, in ms, whatever unit the summary chose', () => {
-    const text = `*make broker 3 lead orders-0: SUCCEEDED* in 12.3 s\nbroker 3 leads orders-0\n*Timing* (from the last approval): re-checked 120 ms · elected 310 ms · writable ${elapsedText(420)} · done ${elapsedText(12_400)}`;
+    const text = `*make broker 3 lead orders-0: SUCCEEDED* in 12.3 s\nbroker 3 leads orders-0\n*Timing* (from the last approval): re-checked 120 ms · elected 310 ms · writable ${formatElapsed(420)} · done ${formatElapsed(12_400)}`;
     expect(Object.fromEntries(parsePhases(text))).toEqual({ 're-checked': 120, elected: 310, writable: 420, done: 12_400 });
   });
 

@@ -10,7 +10,8 @@
 // Skipped when the run has no sandbox (KR_SKIP_SANDBOX=1).
 import { execFileSync } from 'node:child_process';
 import { hasSandbox } from '../sandbox/helpers.ts';
-import { phasesText, runTiming } from '../../lib/approvals/run-timing.ts';
+import { runTiming } from '../../lib/approvals/run-timing.ts';
+import { phasesText } from '../../lib/operations/render-slack.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../sandbox/cluster.ts';
 import { binDir, bootstrapServers, sandboxSettings } from '../../sandbox/layout.ts';

@@ -4,14 +4,14 @@
 // run, never in its way; each step's start and end are audited, and the
 // phases (re-checked → elected → writable → done) are read back from them.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApprovalService } from '../../lib/approvals/service.ts';
-import { ApprovalStore } from '../../lib/approvals/store.ts';
+import type { ApprovalService } from '../../lib/approvals/service.ts';
 import { runTiming } from '../../lib/approvals/run-timing.ts';
 import { leaderOverride } from '../../lib/operations/kinds/leader-override/index.ts';
 import { runTick, type RunReporter } from '../../lib/operations/runner.ts';
 import { renderSummary } from '../../lib/operations/render-slack.ts';
 import type { Plan } from '../../lib/operations/types.ts';
 import { startLocalDynamo, type LocalDynamo } from '../approvals/local-dynamodb.ts';
+import { approvalsOn, approvedByTwo } from '../approvals/two-approvers.ts';
 import { FakeCluster } from './fake-cluster.ts';
 
 let dynamo: LocalDynamo;
@@ -26,9 +26,7 @@ afterAll(async () => {
   await dynamo.close();
 });
 beforeEach(async () => {
-  const store = new ApprovalStore(dynamo.client, { tableName: `writable-${++table}` });
-  await store.ensureTable();
-  approvals = new ApprovalService<Plan>({ store, policy: { approvers: new Set(['UALICE', 'UBOB']), requiredApprovals: 2, ttlMs: 600_000 } });
+  ({ approvals } = await approvalsOn(dynamo.client, `writable-${++table}`));
   // The outage: broker 1, the last in-sync leader, is gone; 2 and 3 are live and out of the ISR.
   cluster = new FakeCluster().addTopic('orders', [[1, 2, 3]]);
   cluster.live.delete(1);
@@ -39,11 +37,7 @@ beforeEach(async () => {
 async function approvedOverride(): Promise<string> {
   const planned = await leaderOverride.plan(cluster, { topic: 'orders', partition: 0, replica: 3 });
   if (!planned.ok) throw new Error(JSON.stringify(planned.refusal));
-  const created = await approvals.request(planned.plan as Plan, 'UREQ', { context: { cluster: 'fake' } });
-  if (!created.ok) throw new Error(created.message);
-  await approvals.approve(created.request.id, 'UALICE');
-  await approvals.approve(created.request.id, 'UBOB');
-  return created.request.id;
+  return approvedByTwo(approvals, planned.plan as Plan, 'fake');
 }
 
 const quiet: RunReporter = { step: async () => {}, progress: async () => {}, finished: async () => {} };
@@ -87,7 +81,8 @@ describe('a leader override, writable first', () => {
       expect(s.endedMs).toBeGreaterThanOrEqual(s.startedMs!);
       if (i > 0) expect(s.startedMs!).toBeGreaterThanOrEqual(timing.steps[i - 1]!.endedMs);
     }
-    const summary = JSON.stringify(renderSummary(done, { status: 'SUCCEEDED', summary: 'ok', steps: [], audit: [], durationMs: 1 }).blocks);
+    const summary = JSON.stringify(renderSummary(done, { status: 'SUCCEEDED', summary: 'ok', steps: [{ index: 3, name: 'verify-writable', status: 'ok', tookMs: 42 }], audit: [], durationMs: 1 }).blocks);
+    expect(summary).toContain('4. verify-writable: ok (42 ms)');
     expect(summary).toMatch(/\*Timing\* \(from the last approval\): re-checked \d+ ms · elected \d+ ms · writable \d+ ms · done \d+ ms/);
   });
 
